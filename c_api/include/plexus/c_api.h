@@ -1,0 +1,239 @@
+/* Plexus C API: embed the runtime from C, or from any language with a C FFI
+ * (Rust, Go, C#, Java, Python ctypes).
+ *
+ * Conventions
+ * -----------
+ * - Every symbol is px_<object>_<verb>. Objects are opaque handles made by a
+ *   px_*_create (or import/read) function and freed by the matching
+ *   px_*_destroy. Destroying NULL is a no-op.
+ * - Fallible functions return a px_code and also fill `status` (the last
+ *   parameter) when it is not NULL; PX_STATUS_OK (0) means success. Results
+ *   come back through out_* parameters, which are written only on success.
+ * - No C++ type, exception or allocator crosses this boundary. Strings
+ *   returned as `const char*` are borrowed: valid until the object they came
+ *   from is destroyed or changed, as each function says.
+ * - Thread safety: a px_runtime and a px_session may be used from several
+ *   threads at once; a px_status and a px_tensor must not be written by two
+ *   threads at once.
+ * - Data types use TensorFlow's DataType numbers (PX_DTYPE_FLOAT = 1, ...).
+ * - Tensors handed back by this API live in host memory.
+ */
+#ifndef PLEXUS_C_API_H_
+#define PLEXUS_C_API_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <dlpack/dlpack.h>
+
+#if defined(_WIN32)
+#define PX_C_EXPORT __declspec(dllexport)
+#else
+#define PX_C_EXPORT __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Status ------------------------------------------------------------ */
+
+/* Canonical codes (Abseil's numbers). */
+typedef enum px_code {
+  PX_STATUS_OK = 0,
+  PX_STATUS_CANCELLED = 1,
+  PX_STATUS_UNKNOWN = 2,
+  PX_STATUS_INVALID_ARGUMENT = 3,
+  PX_STATUS_DEADLINE_EXCEEDED = 4,
+  PX_STATUS_NOT_FOUND = 5,
+  PX_STATUS_ALREADY_EXISTS = 6,
+  PX_STATUS_PERMISSION_DENIED = 7,
+  PX_STATUS_RESOURCE_EXHAUSTED = 8,
+  PX_STATUS_FAILED_PRECONDITION = 9,
+  PX_STATUS_ABORTED = 10,
+  PX_STATUS_OUT_OF_RANGE = 11,
+  PX_STATUS_UNIMPLEMENTED = 12,
+  PX_STATUS_INTERNAL = 13,
+  PX_STATUS_UNAVAILABLE = 14,
+  PX_STATUS_DATA_LOSS = 15,
+  PX_STATUS_UNAUTHENTICATED = 16
+} px_code;
+
+typedef struct px_status px_status;
+
+PX_C_EXPORT px_status* px_status_create(void);
+PX_C_EXPORT void px_status_destroy(px_status* status);
+PX_C_EXPORT px_code px_status_code(const px_status* status);
+/* Borrowed; valid until the status is reused or destroyed. "" when OK. */
+PX_C_EXPORT const char* px_status_message(const px_status* status);
+
+/* ---- Data types -------------------------------------------------------- */
+
+typedef enum px_dtype {
+  PX_DTYPE_INVALID = 0,
+  PX_DTYPE_FLOAT = 1,
+  PX_DTYPE_DOUBLE = 2,
+  PX_DTYPE_INT32 = 3,
+  PX_DTYPE_UINT8 = 4,
+  PX_DTYPE_INT16 = 5,
+  PX_DTYPE_INT8 = 6,
+  PX_DTYPE_STRING = 7,
+  PX_DTYPE_COMPLEX64 = 8,
+  PX_DTYPE_INT64 = 9,
+  PX_DTYPE_BOOL = 10,
+  PX_DTYPE_BFLOAT16 = 14,
+  PX_DTYPE_UINT16 = 17,
+  PX_DTYPE_COMPLEX128 = 18,
+  PX_DTYPE_HALF = 19,
+  PX_DTYPE_UINT32 = 22,
+  PX_DTYPE_UINT64 = 23
+} px_dtype;
+
+/* Bytes per element; 0 for types without a fixed size. */
+PX_C_EXPORT size_t px_dtype_size(px_dtype dtype);
+/* Static string: "float", "int32", ... */
+PX_C_EXPORT const char* px_dtype_name(px_dtype dtype);
+
+/* ---- Tensors (host memory) --------------------------------------------- */
+
+typedef struct px_tensor px_tensor;
+
+/* A zero-filled tensor. `dims` may be NULL when ndim is 0 (a scalar). */
+PX_C_EXPORT px_code px_tensor_create(px_dtype dtype, const int64_t* dims, int ndim,
+                                     px_tensor** out_tensor, px_status* status);
+/* A tensor holding a copy of `data`, which must be exactly `byte_size` bytes
+ * of row-major elements. */
+PX_C_EXPORT px_code px_tensor_create_from_data(px_dtype dtype, const int64_t* dims, int ndim,
+                                               const void* data, size_t byte_size,
+                                               px_tensor** out_tensor, px_status* status);
+PX_C_EXPORT void px_tensor_destroy(px_tensor* tensor);
+PX_C_EXPORT px_dtype px_tensor_dtype(const px_tensor* tensor);
+PX_C_EXPORT int px_tensor_ndim(const px_tensor* tensor);
+/* Dimension i, or -1 when i is out of range. */
+PX_C_EXPORT int64_t px_tensor_dim(const px_tensor* tensor, int i);
+PX_C_EXPORT int64_t px_tensor_num_elements(const px_tensor* tensor);
+PX_C_EXPORT size_t px_tensor_byte_size(const px_tensor* tensor);
+/* The row-major element buffer, borrowed from the tensor (writable). */
+PX_C_EXPORT void* px_tensor_data(px_tensor* tensor);
+
+/* .npy files (numeric and bool dtypes, C order). */
+PX_C_EXPORT px_code px_tensor_read_npy(const char* path, px_tensor** out_tensor,
+                                       px_status* status);
+PX_C_EXPORT px_code px_tensor_write_npy(const px_tensor* tensor, const char* path,
+                                        px_status* status);
+
+/* DLPack exchange without copies. Export: *out_managed shares the tensor's
+ * buffer; the consumer calls its deleter when done (the px_tensor may be
+ * destroyed first). Import: on success the px_tensor takes ownership of
+ * `managed` and calls its deleter when destroyed; on failure ownership stays
+ * with the caller. Import accepts host (kDLCPU) row-major tensors only. */
+PX_C_EXPORT px_code px_tensor_to_dlpack(const px_tensor* tensor, DLManagedTensor** out_managed,
+                                        px_status* status);
+PX_C_EXPORT px_code px_tensor_from_dlpack(DLManagedTensor* managed, px_tensor** out_tensor,
+                                          px_status* status);
+
+/* ---- Runtime: plugins and devices -------------------------------------- */
+
+typedef struct px_runtime px_runtime;
+
+typedef struct px_runtime_options {
+  size_t struct_size; /* sizeof(px_runtime_options) */
+  /* Load every plugin in PLEXUS_PLUGIN_PATH and beside the library. */
+  int discover_plugins;
+  /* Plugins complete each launch before returning (debugging). */
+  int synchronous_debug;
+} px_runtime_options;
+
+/* `options` may be NULL: discover plugins, asynchronous launches. A plugin
+ * that fails to load does not fail this call: see px_runtime_load_report. */
+PX_C_EXPORT px_code px_runtime_create(const px_runtime_options* options,
+                                      px_runtime** out_runtime, px_status* status);
+/* Destroy every session of the runtime first. */
+PX_C_EXPORT void px_runtime_destroy(px_runtime* runtime);
+/* Loads a plugin file. A refusal is returned with its reason. */
+PX_C_EXPORT px_code px_runtime_load_plugin(px_runtime* runtime, const char* path,
+                                           px_status* status);
+
+typedef struct px_plugin_info {
+  size_t struct_size;     /* set by the caller */
+  const char* name;       /* borrowed from the runtime */
+  const char* version;
+  const char* path;
+  const char* device_type;
+  uint32_t abi_major;
+  uint32_t abi_minor;
+  size_t num_kernels;
+} px_plugin_info;
+
+typedef struct px_device_info {
+  size_t struct_size;     /* set by the caller */
+  const char* name;       /* "CPU:0"; borrowed from the runtime */
+  const char* type;       /* "CPU" */
+  const char* description;/* hardware name, e.g. the CPU model */
+  const char* vendor;
+  const char* plugin_name;
+  uint64_t total_memory_bytes;
+  uint64_t free_memory_bytes;
+} px_device_info;
+
+PX_C_EXPORT size_t px_runtime_num_plugins(const px_runtime* runtime);
+PX_C_EXPORT px_code px_runtime_plugin_info(const px_runtime* runtime, size_t index,
+                                           px_plugin_info* out_info, px_status* status);
+PX_C_EXPORT size_t px_runtime_num_devices(const px_runtime* runtime);
+PX_C_EXPORT px_code px_runtime_device_info(const px_runtime* runtime, size_t index,
+                                           px_device_info* out_info, px_status* status);
+/* Every plugin file the runtime tried, loaded or refused, in order.
+ * *out_message is borrowed from the runtime. */
+PX_C_EXPORT size_t px_runtime_num_load_reports(const px_runtime* runtime);
+PX_C_EXPORT px_code px_runtime_load_report(const px_runtime* runtime, size_t index,
+                                           int* out_loaded, const char** out_message,
+                                           px_status* status);
+
+/* ---- Graphs ------------------------------------------------------------ */
+
+typedef struct px_graph px_graph;
+
+typedef enum px_graph_format {
+  PX_GRAPH_FORMAT_AUTO = 0,   /* binary, else text */
+  PX_GRAPH_FORMAT_BINARY = 1,
+  PX_GRAPH_FORMAT_TEXT = 2
+} px_graph_format;
+
+/* Imports a TensorFlow GraphDef from memory (the bytes are copied). */
+PX_C_EXPORT px_code px_graph_import(const void* data, size_t size, px_graph_format format,
+                                    px_graph** out_graph, px_status* status);
+/* ".pbtxt" and ".txt" files are text; others binary (with a text fallback). */
+PX_C_EXPORT px_code px_graph_import_file(const char* path, px_graph** out_graph,
+                                         px_status* status);
+PX_C_EXPORT void px_graph_destroy(px_graph* graph);
+PX_C_EXPORT size_t px_graph_num_nodes(const px_graph* graph);
+
+/* ---- Sessions ---------------------------------------------------------- */
+
+typedef struct px_session px_session;
+
+/* `device` is a name such as "CPU:0", or NULL for the best device present.
+ * The session keeps what it needs of the graph: the graph may be destroyed
+ * right after. */
+PX_C_EXPORT px_code px_session_create(px_runtime* runtime, const px_graph* graph,
+                                      const char* device, px_session** out_session,
+                                      px_status* status);
+PX_C_EXPORT void px_session_destroy(px_session* session);
+/* Borrowed: the device the session runs on. */
+PX_C_EXPORT const char* px_session_device_name(const px_session* session);
+
+/* Runs the graph. Feeds are (tensor name, tensor) pairs; names are "node" or
+ * "node:k" and may name any tensor, not only placeholders. On success
+ * out_fetches[i] receives a new tensor the caller destroys. */
+PX_C_EXPORT px_code px_session_run(px_session* session,
+                                   const char* const* feed_names,
+                                   const px_tensor* const* feed_values, size_t num_feeds,
+                                   const char* const* fetch_names, size_t num_fetches,
+                                   const char* const* target_names, size_t num_targets,
+                                   px_tensor** out_fetches, px_status* status);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* PLEXUS_C_API_H_ */

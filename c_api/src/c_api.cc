@@ -1,0 +1,741 @@
+// The C API: thin wrappers over the core's C++ classes. Every entry point
+// validates its pointers, converts absl::Status to px_code + message, and
+// catches every C++ exception so none crosses into C.
+#include "plexus/c_api.h"
+
+#include <array>
+#include <climits>
+#include <cstddef>
+#include <cstring>
+#include <deque>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "graph.pb.h"
+#include "plexus/device.h"
+#include "plexus/dtype.h"
+#include "plexus/graph.h"
+#include "plexus/graph_import.h"
+#include "plexus/npy.h"
+#include "plexus/plugin_host.h"
+#include "plexus/runtime.h"
+#include "plexus/session.h"
+#include "plexus/status.h"
+#include "plexus/tensor.h"
+
+// ---- Handles ---------------------------------------------------------------
+
+struct px_status {
+  px_code code = PX_STATUS_OK;
+  std::string message;
+};
+
+struct px_tensor {
+  plexus::Tensor tensor;
+};
+
+struct px_graph {
+  std::shared_ptr<const plexus::Graph> graph;
+};
+
+struct px_session {
+  std::unique_ptr<plexus::Session> session;
+  std::string device_name;
+};
+
+namespace {
+
+struct PluginEntry {
+  std::string name, version, path, device_type;
+  uint32_t abi_major = 0, abi_minor = 0;
+  size_t num_kernels = 0;
+};
+
+struct DeviceEntry {
+  std::string name, type, description, vendor, plugin_name;
+  uint64_t total_memory_bytes = 0, free_memory_bytes = 0;
+};
+
+struct ReportEntry {
+  bool loaded = false;
+  std::string message;
+};
+
+}  // namespace
+
+// The runtime and copies of what it reports, so that the strings handed out
+// stay valid. The core only ever appends plugins, devices and reports (the C
+// API exposes no unload), so the caches are append-only deques: refreshing
+// them never moves an entry a caller may still be reading.
+struct px_runtime {
+  std::unique_ptr<plexus::Runtime> runtime;
+  mutable std::mutex mu;
+  std::deque<PluginEntry> plugins;
+  std::deque<DeviceEntry> devices;
+  std::deque<ReportEntry> reports;
+
+  template <typename Entries>
+  size_t CountOf(const Entries& entries) const noexcept {
+    try {
+      std::lock_guard<std::mutex> lock(mu);
+      return entries.size();
+    } catch (...) {
+      return 0;
+    }
+  }
+
+  void RefreshCache() {
+    std::vector<std::shared_ptr<plexus::Plugin>> core_plugins = runtime->plugins();
+    std::vector<std::shared_ptr<plexus::Device>> core_devices = runtime->devices();
+    std::vector<plexus::PluginLoadReport> core_reports = runtime->load_reports();
+    std::lock_guard<std::mutex> lock(mu);
+    for (size_t i = plugins.size(); i < core_plugins.size(); ++i) {
+      const plexus::Plugin& p = *core_plugins[i];
+      PluginEntry e;
+      e.name = p.name();
+      e.version = p.version();
+      e.path = p.path();
+      e.device_type = p.device_type();
+      e.abi_major = p.abi_major();
+      e.abi_minor = p.abi_minor();
+      e.num_kernels = p.kernels().size();
+      plugins.push_back(std::move(e));
+    }
+    for (size_t i = devices.size(); i < core_devices.size(); ++i) {
+      const plexus::Device& d = *core_devices[i];
+      DeviceEntry e;
+      e.name = d.name();
+      e.type = d.type();
+      e.description = d.info().name;
+      e.vendor = d.info().vendor;
+      e.plugin_name = d.plugin().name();
+      e.total_memory_bytes = d.info().total_memory_bytes;
+      e.free_memory_bytes = d.info().free_memory_bytes;
+      devices.push_back(std::move(e));
+    }
+    for (size_t i = reports.size(); i < core_reports.size(); ++i) {
+      reports.push_back({core_reports[i].loaded, core_reports[i].message});
+    }
+  }
+};
+
+namespace {
+
+px_code SetStatus(px_status* status, px_code code, std::string message) {
+  if (status != nullptr) {
+    status->code = code;
+    status->message = code == PX_STATUS_OK ? std::string() : std::move(message);
+  }
+  return code;
+}
+
+px_code Ok(px_status* status) { return SetStatus(status, PX_STATUS_OK, ""); }
+
+px_code FromAbsl(const absl::Status& s, px_status* status) {
+  if (s.ok()) return Ok(status);
+  return SetStatus(status, static_cast<px_code>(s.code()), std::string(s.message()));
+}
+
+px_code NullArgument(const char* function, const char* argument, px_status* status) {
+  return SetStatus(status, PX_STATUS_INVALID_ARGUMENT,
+                   absl::StrCat(function, ": argument '", argument, "' must not be NULL"));
+}
+
+// Runs `body` (returning px_code) and turns any escaping exception into a status.
+template <typename Body>
+px_code Guard(const char* function, px_status* status, Body&& body) noexcept {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    try {
+      return SetStatus(status, PX_STATUS_RESOURCE_EXHAUSTED,
+                       absl::StrCat(function, ": out of memory"));
+    } catch (...) {
+      if (status != nullptr) status->code = PX_STATUS_RESOURCE_EXHAUSTED;
+      return PX_STATUS_RESOURCE_EXHAUSTED;
+    }
+  } catch (const std::exception& e) {
+    try {
+      return SetStatus(status, PX_STATUS_INTERNAL,
+                       absl::StrCat(function, ": internal error: ", e.what()));
+    } catch (...) {
+    }
+  } catch (...) {
+    try {
+      return SetStatus(status, PX_STATUS_INTERNAL,
+                       absl::StrCat(function, ": internal error (unknown exception)"));
+    } catch (...) {
+    }
+  }
+  if (status != nullptr) status->code = PX_STATUS_INTERNAL;
+  return PX_STATUS_INTERNAL;
+}
+
+#define PX_REQUIRE_ARG(arg)                                              \
+  do {                                                                   \
+    if ((arg) == nullptr) return NullArgument(__func__, #arg, status);   \
+  } while (0)
+
+// True when a caller-allocated struct (led by struct_size) holds `field`.
+#define PX_HAS_FIELD(ptr, field)                                             \
+  (offsetof(std::remove_cv_t<std::remove_pointer_t<decltype(ptr)>>, field) + sizeof((ptr)->field) <= \
+   (ptr)->struct_size)
+
+// Validates dtype + dims and returns the shape, or an error status.
+px_code MakeShape(const char* function, px_dtype dtype, const int64_t* dims, int ndim,
+                  plexus::Shape* shape, size_t* byte_size, px_status* status) {
+  auto type = static_cast<plexus::DataType>(dtype);
+  if (dtype == PX_DTYPE_STRING) {
+    return SetStatus(status, PX_STATUS_INVALID_ARGUMENT,
+                     absl::StrCat(function, ": string tensors (PX_DTYPE_STRING) are not "
+                                  "supported by the C API; only fixed-size dtypes are"));
+  }
+  size_t element_size = plexus::DataTypeSize(type);
+  if (!plexus::IsKnownDataType(static_cast<int32_t>(dtype)) || element_size == 0 ||
+      static_cast<int32_t>(dtype) >= plexus::kRefTypeOffset) {
+    return SetStatus(status, PX_STATUS_INVALID_ARGUMENT,
+                     absl::StrCat(function, ": dtype ", static_cast<int>(dtype), " (",
+                                  plexus::DataTypeName(type),
+                                  ") is not a fixed-size data type"));
+  }
+  if (ndim < 0) {
+    return SetStatus(status, PX_STATUS_INVALID_ARGUMENT,
+                     absl::StrCat(function, ": ndim is ", ndim, "; it must be >= 0"));
+  }
+  if (ndim > 0 && dims == nullptr) return NullArgument(function, "dims", status);
+  shape->assign(dims, dims + ndim);
+  size_t bytes = element_size;
+  for (int i = 0; i < ndim; ++i) {
+    if (dims[i] < 0) {
+      return SetStatus(status, PX_STATUS_INVALID_ARGUMENT,
+                       absl::StrCat(function, ": dimension ", i, " of shape ",
+                                    plexus::ShapeToString(*shape), " is negative"));
+    }
+    if (__builtin_mul_overflow(bytes, static_cast<uint64_t>(dims[i]), &bytes)) {
+      return SetStatus(status, PX_STATUS_INVALID_ARGUMENT,
+                       absl::StrCat(function, ": shape ", plexus::ShapeToString(*shape),
+                                    " is too large"));
+    }
+  }
+  *byte_size = bytes;
+  return Ok(status);
+}
+
+// DLPack export: the heap copy of the tensor keeps the buffer (and shape)
+// alive until the consumer calls the deleter.
+struct DlpackExport {
+  plexus::Tensor tensor;
+  DLManagedTensor managed;
+};
+
+void DeleteDlpackExport(DLManagedTensor* self) {
+  delete static_cast<DlpackExport*>(self->manager_ctx);
+}
+
+}  // namespace
+
+extern "C" {
+
+// ---- Status ------------------------------------------------------------------
+
+px_status* px_status_create(void) { return new (std::nothrow) px_status(); }
+
+void px_status_destroy(px_status* status) { delete status; }
+
+// A NULL status reads as OK, like a NULL status everywhere in Plexus.
+px_code px_status_code(const px_status* status) {
+  return status == nullptr ? PX_STATUS_OK : status->code;
+}
+
+const char* px_status_message(const px_status* status) {
+  return status == nullptr ? "" : status->message.c_str();
+}
+
+// ---- Data types ----------------------------------------------------------------
+
+size_t px_dtype_size(px_dtype dtype) {
+  return plexus::DataTypeSize(static_cast<plexus::DataType>(dtype));
+}
+
+const char* px_dtype_name(px_dtype dtype) {
+  // The core's names, computed once, kept for the process' lifetime.
+  static const auto* names = [] {
+    auto* table = new std::array<std::string, PX_DTYPE_UINT64 + 1>();
+    for (size_t i = 0; i < table->size(); ++i) {
+      (*table)[i] = plexus::DataTypeName(static_cast<plexus::DataType>(i));
+    }
+    return table;
+  }();
+  int index = static_cast<int>(dtype);
+  if (index < 0 || index >= static_cast<int>(names->size())) return "invalid";
+  return (*names)[index].c_str();
+}
+
+// ---- Tensors ---------------------------------------------------------------------
+
+px_code px_tensor_create(px_dtype dtype, const int64_t* dims, int ndim, px_tensor** out_tensor,
+                         px_status* status) {
+  return Guard(__func__, status, [&]() -> px_code {
+    PX_REQUIRE_ARG(out_tensor);
+    plexus::Shape shape;
+    size_t byte_size = 0;
+    px_code code = MakeShape(__func__, dtype, dims, ndim, &shape, &byte_size, status);
+    if (code != PX_STATUS_OK) return code;
+    auto tensor = plexus::Tensor::AllocateHost(static_cast<plexus::DataType>(dtype), shape);
+    if (!tensor.ok()) return FromAbsl(tensor.status(), status);
+    *out_tensor = new px_tensor{*std::move(tensor)};
+    return Ok(status);
+  });
+}
+
+px_code px_tensor_create_from_data(px_dtype dtype, const int64_t* dims, int ndim,
+                                   const void* data, size_t byte_size, px_tensor** out_tensor,
+                                   px_status* status) {
+  return Guard(__func__, status, [&]() -> px_code {
+    PX_REQUIRE_ARG(out_tensor);
+    plexus::Shape shape;
+    size_t expected = 0;
+    px_code code = MakeShape(__func__, dtype, dims, ndim, &shape, &expected, status);
+    if (code != PX_STATUS_OK) return code;
+    if (byte_size != expected) {
+      return SetStatus(
+          status, PX_STATUS_INVALID_ARGUMENT,
+          absl::StrCat(__func__, ": byte_size is ", byte_size, ", but a ", px_dtype_name(dtype),
+                       " tensor of shape ", plexus::ShapeToString(shape), " needs ", expected,
+                       " bytes (", plexus::NumElements(shape), " elements of ",
+                       px_dtype_size(dtype), " bytes)"));
+    }
+    if (expected > 0) PX_REQUIRE_ARG(data);
+    auto tensor = plexus::Tensor::AllocateHost(static_cast<plexus::DataType>(dtype), shape);
+    if (!tensor.ok()) return FromAbsl(tensor.status(), status);
+    if (expected > 0) std::memcpy(tensor->raw_data(), data, expected);
+    *out_tensor = new px_tensor{*std::move(tensor)};
+    return Ok(status);
+  });
+}
+
+void px_tensor_destroy(px_tensor* tensor) { delete tensor; }
+
+px_dtype px_tensor_dtype(const px_tensor* tensor) {
+  return tensor == nullptr ? PX_DTYPE_INVALID : static_cast<px_dtype>(tensor->tensor.dtype());
+}
+
+int px_tensor_ndim(const px_tensor* tensor) {
+  return tensor == nullptr ? 0 : static_cast<int>(tensor->tensor.dims());
+}
+
+int64_t px_tensor_dim(const px_tensor* tensor, int i) {
+  if (tensor == nullptr || i < 0 || i >= tensor->tensor.dims()) return -1;
+  return tensor->tensor.shape()[i];
+}
+
+int64_t px_tensor_num_elements(const px_tensor* tensor) {
+  return tensor == nullptr ? 0 : tensor->tensor.num_elements();
+}
+
+size_t px_tensor_byte_size(const px_tensor* tensor) {
+  return tensor == nullptr ? 0 : tensor->tensor.nbytes();
+}
+
+void* px_tensor_data(px_tensor* tensor) {
+  return tensor == nullptr ? nullptr : tensor->tensor.raw_data();
+}
+
+px_code px_tensor_read_npy(const char* path, px_tensor** out_tensor, px_status* status) {
+  return Guard(__func__, status, [&]() -> px_code {
+    PX_REQUIRE_ARG(path);
+    PX_REQUIRE_ARG(out_tensor);
+    auto tensor = plexus::ReadNpy(path);
+    if (!tensor.ok()) return FromAbsl(tensor.status(), status);
+    *out_tensor = new px_tensor{*std::move(tensor)};
+    return Ok(status);
+  });
+}
+
+px_code px_tensor_write_npy(const px_tensor* tensor, const char* path, px_status* status) {
+  return Guard(__func__, status, [&]() -> px_code {
+    PX_REQUIRE_ARG(tensor);
+    PX_REQUIRE_ARG(path);
+    return FromAbsl(plexus::WriteNpy(path, tensor->tensor), status);
+  });
+}
+
+px_code px_tensor_to_dlpack(const px_tensor* tensor, DLManagedTensor** out_managed,
+                            px_status* status) {
+  return Guard(__func__, status, [&]() -> px_code {
+    PX_REQUIRE_ARG(tensor);
+    PX_REQUIRE_ARG(out_managed);
+    const plexus::Tensor& t = tensor->tensor;
+    auto dl_type = plexus::ToDLDataType(t.dtype());
+    if (!dl_type.ok()) return FromAbsl(dl_type.status(), status);
+    if (!t.host_readable()) {
+      return SetStatus(status, PX_STATUS_FAILED_PRECONDITION,
+                       absl::StrCat(__func__, ": the tensor is not in host memory"));
+    }
+    auto holder = std::make_unique<DlpackExport>();
+    holder->tensor = t;  // shares the buffer
+    holder->managed.dl_tensor = holder->tensor.ToDLTensor();  // borrows the copy's shape
+    holder->managed.manager_ctx = holder.get();
+    holder->managed.deleter = &DeleteDlpackExport;
+    *out_managed = &holder.release()->managed;
+    return Ok(status);
+  });
+}
+
+px_code px_tensor_from_dlpack(DLManagedTensor* managed, px_tensor** out_tensor,
+                              px_status* status) {
+  return Guard(__func__, status, [&]() -> px_code {
+    PX_REQUIRE_ARG(managed);
+    PX_REQUIRE_ARG(out_tensor);
+    const DLTensor& dl = managed->dl_tensor;
+    auto refuse = [&](std::string why) {
+      return SetStatus(status, PX_STATUS_INVALID_ARGUMENT,
+                       absl::StrCat(__func__, ": ", why));
+    };
+    if (dl.device.device_type != kDLCPU) {
+      return refuse(absl::StrCat("only host (kDLCPU) tensors can be imported; this one has "
+                                 "DLPack device type ",
+                                 static_cast<int>(dl.device.device_type)));
+    }
+    if (dl.dtype.lanes != 1) {
+      return refuse(absl::StrCat("vector types are not supported (lanes = ", dl.dtype.lanes,
+                                 "; only 1 is)"));
+    }
+    auto dtype = plexus::FromDLDataType(dl.dtype);
+    if (!dtype.ok()) return FromAbsl(plexus::Annotate(dtype.status(), __func__), status);
+    if (dl.ndim < 0) return refuse(absl::StrCat("ndim is ", dl.ndim));
+    if (dl.ndim > 0 && dl.shape == nullptr) return refuse("shape is NULL but ndim > 0");
+    plexus::Shape shape(dl.shape, dl.shape + dl.ndim);
+    for (int64_t d : shape) {
+      if (d < 0) return refuse(absl::StrCat("shape ", plexus::ShapeToString(shape),
+                                            " has a negative dimension"));
+    }
+    int64_t num_elements = plexus::NumElements(shape);
+    // Compact row-major only; a dimension of size 1 may carry any stride.
+    if (dl.strides != nullptr && num_elements > 0) {
+      int64_t expected = 1;
+      for (int i = dl.ndim - 1; i >= 0; --i) {
+        if (shape[i] != 1 && dl.strides[i] != expected) {
+          return refuse(absl::StrCat("only compact row-major tensors can be imported; shape ",
+                                     plexus::ShapeToString(shape), " has stride ",
+                                     dl.strides[i], " in dimension ", i, " (expected ",
+                                     expected, ")"));
+        }
+        expected *= shape[i];
+      }
+    }
+    if (dl.data == nullptr && num_elements > 0) return refuse("data is NULL");
+    size_t byte_size =
+        static_cast<size_t>(num_elements) * plexus::DataTypeSize(*dtype);
+    void* data = static_cast<char*>(dl.data) + dl.byte_offset;
+
+    // Nothing below may fail once the buffer owns `managed`.
+    auto result = std::make_unique<px_tensor>();
+    auto buffer = std::make_shared<plexus::Buffer>(
+        data, byte_size, nullptr, [managed](void*) {
+          if (managed->deleter != nullptr) managed->deleter(managed);
+        });
+    result->tensor = plexus::Tensor(*dtype, std::move(shape), std::move(buffer));
+    *out_tensor = result.release();
+    return Ok(status);
+  });
+}
+
+// ---- Runtime -------------------------------------------------------------------
+
+px_code px_runtime_create(const px_runtime_options* options, px_runtime** out_runtime,
+                          px_status* status) {
+  return Guard(__func__, status, [&]() -> px_code {
+    PX_REQUIRE_ARG(out_runtime);
+    plexus::RuntimeOptions core_options;
+    if (options != nullptr) {
+      if (options->struct_size == 0) {
+        return SetStatus(status, PX_STATUS_INVALID_ARGUMENT,
+                         absl::StrCat(__func__, ": options->struct_size is 0; set it to "
+                                      "sizeof(px_runtime_options)"));
+      }
+      if (PX_HAS_FIELD(options, discover_plugins)) {
+        core_options.discover_plugins = options->discover_plugins != 0;
+      }
+      if (PX_HAS_FIELD(options, synchronous_debug)) {
+        core_options.synchronous_debug = options->synchronous_debug != 0;
+      }
+    }
+    auto runtime = plexus::Runtime::Create(std::move(core_options));
+    if (!runtime.ok()) return FromAbsl(runtime.status(), status);
+    auto result = std::make_unique<px_runtime>();
+    result->runtime = *std::move(runtime);
+    result->RefreshCache();
+    *out_runtime = result.release();
+    return Ok(status);
+  });
+}
+
+void px_runtime_destroy(px_runtime* runtime) { delete runtime; }
+
+px_code px_runtime_load_plugin(px_runtime* runtime, const char* path, px_status* status) {
+  return Guard(__func__, status, [&]() -> px_code {
+    PX_REQUIRE_ARG(runtime);
+    PX_REQUIRE_ARG(path);
+    auto plugin = runtime->runtime->LoadPlugin(path);
+    runtime->RefreshCache();  // a refusal adds a load report too
+    if (!plugin.ok()) return FromAbsl(plugin.status(), status);
+    return Ok(status);
+  });
+}
+
+size_t px_runtime_num_plugins(const px_runtime* runtime) {
+  return runtime == nullptr ? 0 : runtime->CountOf(runtime->plugins);
+}
+
+px_code px_runtime_plugin_info(const px_runtime* runtime, size_t index, px_plugin_info* out_info,
+                               px_status* status) {
+  return Guard(__func__, status, [&]() -> px_code {
+    PX_REQUIRE_ARG(runtime);
+    PX_REQUIRE_ARG(out_info);
+    if (out_info->struct_size == 0) {
+      return SetStatus(status, PX_STATUS_INVALID_ARGUMENT,
+                       absl::StrCat(__func__, ": out_info->struct_size is 0; set it to "
+                                    "sizeof(px_plugin_info)"));
+    }
+    std::lock_guard<std::mutex> lock(runtime->mu);
+    if (index >= runtime->plugins.size()) {
+      return SetStatus(status, PX_STATUS_OUT_OF_RANGE,
+                       absl::StrCat(__func__, ": plugin index ", index, " is out of range (",
+                                    runtime->plugins.size(), " plugins loaded)"));
+    }
+    const PluginEntry& e = runtime->plugins[index];
+    if (PX_HAS_FIELD(out_info, name)) out_info->name = e.name.c_str();
+    if (PX_HAS_FIELD(out_info, version)) out_info->version = e.version.c_str();
+    if (PX_HAS_FIELD(out_info, path)) out_info->path = e.path.c_str();
+    if (PX_HAS_FIELD(out_info, device_type)) out_info->device_type = e.device_type.c_str();
+    if (PX_HAS_FIELD(out_info, abi_major)) out_info->abi_major = e.abi_major;
+    if (PX_HAS_FIELD(out_info, abi_minor)) out_info->abi_minor = e.abi_minor;
+    if (PX_HAS_FIELD(out_info, num_kernels)) out_info->num_kernels = e.num_kernels;
+    return Ok(status);
+  });
+}
+
+size_t px_runtime_num_devices(const px_runtime* runtime) {
+  return runtime == nullptr ? 0 : runtime->CountOf(runtime->devices);
+}
+
+px_code px_runtime_device_info(const px_runtime* runtime, size_t index, px_device_info* out_info,
+                               px_status* status) {
+  return Guard(__func__, status, [&]() -> px_code {
+    PX_REQUIRE_ARG(runtime);
+    PX_REQUIRE_ARG(out_info);
+    if (out_info->struct_size == 0) {
+      return SetStatus(status, PX_STATUS_INVALID_ARGUMENT,
+                       absl::StrCat(__func__, ": out_info->struct_size is 0; set it to "
+                                    "sizeof(px_device_info)"));
+    }
+    std::lock_guard<std::mutex> lock(runtime->mu);
+    if (index >= runtime->devices.size()) {
+      return SetStatus(status, PX_STATUS_OUT_OF_RANGE,
+                       absl::StrCat(__func__, ": device index ", index, " is out of range (",
+                                    runtime->devices.size(), " devices present)"));
+    }
+    const DeviceEntry& e = runtime->devices[index];
+    if (PX_HAS_FIELD(out_info, name)) out_info->name = e.name.c_str();
+    if (PX_HAS_FIELD(out_info, type)) out_info->type = e.type.c_str();
+    if (PX_HAS_FIELD(out_info, description)) out_info->description = e.description.c_str();
+    if (PX_HAS_FIELD(out_info, vendor)) out_info->vendor = e.vendor.c_str();
+    if (PX_HAS_FIELD(out_info, plugin_name)) out_info->plugin_name = e.plugin_name.c_str();
+    if (PX_HAS_FIELD(out_info, total_memory_bytes)) {
+      out_info->total_memory_bytes = e.total_memory_bytes;
+    }
+    if (PX_HAS_FIELD(out_info, free_memory_bytes)) {
+      out_info->free_memory_bytes = e.free_memory_bytes;
+    }
+    return Ok(status);
+  });
+}
+
+size_t px_runtime_num_load_reports(const px_runtime* runtime) {
+  return runtime == nullptr ? 0 : runtime->CountOf(runtime->reports);
+}
+
+px_code px_runtime_load_report(const px_runtime* runtime, size_t index, int* out_loaded,
+                               const char** out_message, px_status* status) {
+  return Guard(__func__, status, [&]() -> px_code {
+    PX_REQUIRE_ARG(runtime);
+    PX_REQUIRE_ARG(out_loaded);
+    PX_REQUIRE_ARG(out_message);
+    std::lock_guard<std::mutex> lock(runtime->mu);
+    if (index >= runtime->reports.size()) {
+      return SetStatus(status, PX_STATUS_OUT_OF_RANGE,
+                       absl::StrCat(__func__, ": report index ", index, " is out of range (",
+                                    runtime->reports.size(), " reports)"));
+    }
+    const ReportEntry& e = runtime->reports[index];
+    *out_loaded = e.loaded ? 1 : 0;
+    *out_message = e.message.c_str();
+    return Ok(status);
+  });
+}
+
+// ---- Graphs --------------------------------------------------------------------
+
+px_code px_graph_import(const void* data, size_t size, px_graph_format format,
+                        px_graph** out_graph, px_status* status) {
+  return Guard(__func__, status, [&]() -> px_code {
+    if (size > 0) PX_REQUIRE_ARG(data);
+    PX_REQUIRE_ARG(out_graph);
+    std::string_view bytes(static_cast<const char*>(data), size);
+    constexpr std::string_view kSource = "<memory>";
+    absl::StatusOr<std::unique_ptr<plexus::Graph>> graph;
+    switch (format) {
+      case PX_GRAPH_FORMAT_AUTO:
+        graph = plexus::ImportGraphDefBytes(bytes, kSource, /*text=*/false);
+        break;
+      case PX_GRAPH_FORMAT_TEXT:
+        graph = plexus::ImportGraphDefBytes(bytes, kSource, /*text=*/true);
+        break;
+      case PX_GRAPH_FORMAT_BINARY: {
+        // The core's byte importer falls back to text; binary means binary.
+        if (size > static_cast<size_t>(INT_MAX)) {
+          return SetStatus(status, PX_STATUS_INVALID_ARGUMENT,
+                           absl::StrCat(kSource, ": graph of ", size, " bytes is too large"));
+        }
+        plexus::tf::GraphDef def;
+        google::protobuf::io::ArrayInputStream raw(data, static_cast<int>(size));
+        google::protobuf::io::CodedInputStream coded(&raw);
+        coded.SetRecursionLimit(200);
+        if (!def.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage()) {
+          return SetStatus(status, PX_STATUS_INVALID_ARGUMENT,
+                           absl::StrCat(kSource, ": not a binary GraphDef (", size,
+                                        " bytes could not be parsed)"));
+        }
+        graph = plexus::ImportGraphDef(def, kSource);
+        break;
+      }
+      default:
+        return SetStatus(status, PX_STATUS_INVALID_ARGUMENT,
+                         absl::StrCat(__func__, ": unknown graph format ",
+                                      static_cast<int>(format)));
+    }
+    if (!graph.ok()) return FromAbsl(graph.status(), status);
+    *out_graph = new px_graph{std::shared_ptr<const plexus::Graph>(*std::move(graph))};
+    return Ok(status);
+  });
+}
+
+px_code px_graph_import_file(const char* path, px_graph** out_graph, px_status* status) {
+  return Guard(__func__, status, [&]() -> px_code {
+    PX_REQUIRE_ARG(path);
+    PX_REQUIRE_ARG(out_graph);
+    auto graph = plexus::ImportGraphDefFile(path);
+    if (!graph.ok()) return FromAbsl(graph.status(), status);
+    *out_graph = new px_graph{std::shared_ptr<const plexus::Graph>(*std::move(graph))};
+    return Ok(status);
+  });
+}
+
+void px_graph_destroy(px_graph* graph) { delete graph; }
+
+size_t px_graph_num_nodes(const px_graph* graph) {
+  return graph == nullptr ? 0 : static_cast<size_t>(graph->graph->num_nodes());
+}
+
+// ---- Sessions ------------------------------------------------------------------
+
+px_code px_session_create(px_runtime* runtime, const px_graph* graph, const char* device,
+                          px_session** out_session, px_status* status) {
+  return Guard(__func__, status, [&]() -> px_code {
+    PX_REQUIRE_ARG(runtime);
+    PX_REQUIRE_ARG(graph);
+    PX_REQUIRE_ARG(out_session);
+    plexus::SessionOptions options;
+    if (device != nullptr) options.device = device;
+    auto session = plexus::Session::Create(runtime->runtime.get(), graph->graph, options);
+    if (!session.ok()) return FromAbsl(session.status(), status);
+    auto result = std::make_unique<px_session>();
+    result->session = *std::move(session);
+    result->device_name = result->session->device().name();
+    *out_session = result.release();
+    return Ok(status);
+  });
+}
+
+void px_session_destroy(px_session* session) { delete session; }
+
+const char* px_session_device_name(const px_session* session) {
+  return session == nullptr ? "" : session->device_name.c_str();
+}
+
+px_code px_session_run(px_session* session, const char* const* feed_names,
+                       const px_tensor* const* feed_values, size_t num_feeds,
+                       const char* const* fetch_names, size_t num_fetches,
+                       const char* const* target_names, size_t num_targets,
+                       px_tensor** out_fetches, px_status* status) {
+  return Guard(__func__, status, [&]() -> px_code {
+    PX_REQUIRE_ARG(session);
+    if (num_feeds > 0) {
+      PX_REQUIRE_ARG(feed_names);
+      PX_REQUIRE_ARG(feed_values);
+    }
+    if (num_fetches > 0) {
+      PX_REQUIRE_ARG(fetch_names);
+      PX_REQUIRE_ARG(out_fetches);
+    }
+    if (num_targets > 0) PX_REQUIRE_ARG(target_names);
+    auto null_entry = [&](const char* array, size_t i) {
+      return SetStatus(status, PX_STATUS_INVALID_ARGUMENT,
+                       absl::StrCat(__func__, ": ", array, "[", i, "] must not be NULL"));
+    };
+
+    std::vector<std::pair<std::string, plexus::Tensor>> feeds;
+    feeds.reserve(num_feeds);
+    for (size_t i = 0; i < num_feeds; ++i) {
+      if (feed_names[i] == nullptr) return null_entry("feed_names", i);
+      if (feed_values[i] == nullptr) return null_entry("feed_values", i);
+      feeds.emplace_back(feed_names[i], feed_values[i]->tensor);
+    }
+    std::vector<std::string> fetches;
+    fetches.reserve(num_fetches);
+    for (size_t i = 0; i < num_fetches; ++i) {
+      if (fetch_names[i] == nullptr) return null_entry("fetch_names", i);
+      fetches.emplace_back(fetch_names[i]);
+    }
+    std::vector<std::string> targets;
+    targets.reserve(num_targets);
+    for (size_t i = 0; i < num_targets; ++i) {
+      if (target_names[i] == nullptr) return null_entry("target_names", i);
+      targets.emplace_back(target_names[i]);
+    }
+
+    auto results = session->session->Run(feeds, fetches, targets);
+    if (!results.ok()) return FromAbsl(results.status(), status);
+    if (results->size() != num_fetches) {
+      return SetStatus(status, PX_STATUS_INTERNAL,
+                       absl::StrCat(__func__, ": the session returned ", results->size(),
+                                    " tensors for ", num_fetches, " fetches"));
+    }
+    // Build every handle first: out_fetches is written all at once or not at all.
+    std::vector<std::unique_ptr<px_tensor>> handles;
+    handles.reserve(num_fetches);
+    for (plexus::Tensor& t : *results) {
+      if (!t.host_readable()) {
+        auto host = plexus::CopyTensorTo(t, nullptr);
+        if (!host.ok()) return FromAbsl(host.status(), status);
+        t = *std::move(host);
+      }
+      handles.push_back(std::make_unique<px_tensor>(px_tensor{std::move(t)}));
+    }
+    for (size_t i = 0; i < num_fetches; ++i) out_fetches[i] = handles[i].release();
+    return Ok(status);
+  });
+}
+
+}  // extern "C"

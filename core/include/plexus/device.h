@@ -1,0 +1,74 @@
+// A device of a loaded plugin: its description, memory, default stream and
+// copies to and from the host. A Device keeps its plugin loaded; buffers keep
+// their device. Devices open lazily, on first use.
+#ifndef PLEXUS_DEVICE_H_
+#define PLEXUS_DEVICE_H_
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "plexus/plugin_api.h"
+#include "plexus/tensor.h"
+
+namespace plexus {
+
+class Plugin;
+
+class Device : public std::enable_shared_from_this<Device> {
+ public:
+  Device(std::shared_ptr<Plugin> plugin, int ordinal, const PX_DeviceInfo& info);
+  ~Device();  // destroys the stream and closes the device
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+
+  // "CPU:0", "CUDA:1".
+  const std::string& name() const { return name_; }
+  const std::string& type() const { return type_; }
+  int ordinal() const { return ordinal_; }
+  const PX_DeviceInfo& info() const { return info_; }
+  bool host_accessible() const { return info_.host_accessible != 0; }
+  Plugin& plugin() const { return *plugin_; }
+  const std::shared_ptr<Plugin>& plugin_ref() const { return plugin_; }
+
+  // Opens the device and creates its stream (once; thread-safe).
+  absl::Status Open();
+  PX_Device* handle() const { return handle_; }
+  PX_Stream* stream() const { return stream_; }
+
+  // Device memory, freed when the last reference drops. Out of memory is
+  // RESOURCE_EXHAUSTED naming the device and size.
+  absl::StatusOr<std::shared_ptr<Buffer>> Allocate(size_t bytes);
+  // A tensor of the given dtype and shape in this device's memory.
+  absl::StatusOr<Tensor> AllocateTensor(DataType dtype, const Shape& shape);
+
+  absl::Status CopyHostToDevice(void* dst, const void* src, size_t bytes);
+  absl::Status CopyDeviceToHost(void* dst, const void* src, size_t bytes);
+  absl::Status CopyDeviceToDevice(void* dst, const void* src, size_t bytes);
+  // Waits for the stream; returns its sticky error, if any.
+  absl::Status Synchronize();
+
+  // Converts a plugin status to absl::Status (and frees it), prefixing the
+  // device's name and `what`.
+  absl::Status Check(PX_Status* status, absl::string_view what) const;
+
+ private:
+  std::shared_ptr<Plugin> plugin_;
+  int ordinal_;
+  PX_DeviceInfo info_;
+  std::string type_;
+  std::string name_;
+  std::once_flag open_once_;
+  absl::Status open_status_;
+  PX_Device* handle_ = nullptr;
+  PX_Stream* stream_ = nullptr;
+};
+
+// Copies `tensor` to `device` (null = host memory). Returns the same tensor
+// when no copy is needed (already there, or both sides host-accessible).
+absl::StatusOr<Tensor> CopyTensorTo(const Tensor& tensor, Device* device);
+
+}  // namespace plexus
+
+#endif  // PLEXUS_DEVICE_H_

@@ -1,0 +1,43 @@
+// Imports TensorFlow GraphDefs (binary or text format) into a Graph. Graph
+// files are untrusted input: every field is validated, and every error names
+// the file and the node involved.
+#ifndef PLEXUS_GRAPH_IMPORT_H_
+#define PLEXUS_GRAPH_IMPORT_H_
+
+#include <memory>
+#include <string>
+#include "absl/strings/string_view.h"
+
+#include "absl/status/statusor.h"
+#include "graph.pb.h"
+#include "plexus/graph.h"
+
+namespace plexus {
+
+// The consumer version of this build, for the GraphDef versions check.
+inline constexpr int kGraphDefConsumerVersion = 2000;
+
+absl::StatusOr<std::unique_ptr<Graph>> ImportGraphDef(const tf::GraphDef& def,
+                                                      absl::string_view source);
+
+// Parses `bytes` as a binary GraphDef, or as text when it is not valid binary
+// (or when `text` is true).
+absl::StatusOr<std::unique_ptr<Graph>> ImportGraphDefBytes(absl::string_view bytes,
+                                                           absl::string_view source,
+                                                           bool text = false);
+
+// Reads a file: ".pbtxt"/".txt" are text, anything else binary with a text
+// fallback.
+absl::StatusOr<std::unique_ptr<Graph>> ImportGraphDefFile(const std::string& path);
+
+// Parses "name" / "name:k" / "^name" (control) as used in NodeDef.input.
+struct TensorRef {
+  std::string node;
+  int index = 0;
+  bool control = false;
+};
+absl::StatusOr<TensorRef> ParseTensorRef(absl::string_view text);
+
+}  // namespace plexus
+
+#endif  // PLEXUS_GRAPH_IMPORT_H_

@@ -1,0 +1,73 @@
+// Loading device plugins: dlopen, probe, version negotiation, validation of
+// the table the plugin fills, kernel registration, and unload. A plugin that
+// cannot be used is refused with a message naming its file and the reason;
+// the process carries on.
+#ifndef PLEXUS_PLUGIN_HOST_H_
+#define PLEXUS_PLUGIN_HOST_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "plexus/kernel_registry.h"
+#include "plexus/plugin_api.h"
+
+namespace plexus {
+
+// The ABI range this core speaks.
+inline constexpr uint32_t kHostAbiMajor = PX_ABI_VERSION_MAJOR;
+inline constexpr uint32_t kHostAbiMinMinor = 0;
+inline constexpr uint32_t kHostAbiMaxMinor = PX_ABI_VERSION_MINOR;
+
+class Plugin {
+ public:
+  ~Plugin();  // plugin_shutdown, then dlclose
+  Plugin(const Plugin&) = delete;
+  Plugin& operator=(const Plugin&) = delete;
+
+  const std::string& path() const { return path_; }
+  const std::string& name() const { return name_; }
+  std::string version() const;
+  uint32_t abi_major() const { return abi_major_; }
+  uint32_t abi_minor() const { return table_.abi_minor; }
+  int32_t score() const { return score_; }
+  std::string device_type() const;
+  const PX_PluginTable& table() const { return table_; }
+  const KernelRegistry& kernels() const { return kernels_; }
+  KernelRegistry& mutable_kernels() { return kernels_; }
+  // Per-plugin host context (logging attribution).
+  const std::string& log_prefix() const { return log_prefix_; }
+
+ private:
+  friend class PluginLoader;
+  Plugin() = default;
+
+  std::string path_;
+  std::string name_;
+  std::string log_prefix_;
+  uint32_t abi_major_ = 0;
+  int32_t score_ = 0;
+  void* handle_ = nullptr;
+  bool initialized_ = false;
+  PX_HostServices services_{};
+  PX_PluginTable table_{};
+  KernelRegistry kernels_;
+};
+
+class PluginLoader {
+ public:
+  // Loads, negotiates, validates and registers kernels. Errors name `path`.
+  static absl::StatusOr<std::shared_ptr<Plugin>> Load(const std::string& path,
+                                                      bool synchronous_debug);
+  // Plugin files in the search path, in order: each entry of
+  // PLEXUS_PLUGIN_PATH (a file, or a folder scanned for *.so), then the
+  // plexus-plugins folder beside the core library.
+  static std::vector<std::string> DiscoverFiles();
+  // The plexus-plugins folder beside the core library.
+  static std::string DefaultPluginDir();
+};
+
+}  // namespace plexus
+
+#endif  // PLEXUS_PLUGIN_HOST_H_

@@ -1,0 +1,64 @@
+// Sessions run a graph: feeds (which may override any tensor, not only
+// placeholders), fetches and targets. A session places every node on one
+// device (falling back to the host device for ops that device lacks, with a
+// report), prunes the graph to what the request needs, and caches one
+// executor per (feeds, fetches, targets) signature.
+#ifndef PLEXUS_SESSION_H_
+#define PLEXUS_SESSION_H_
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "plexus/graph.h"
+#include "plexus/runtime.h"
+
+namespace plexus {
+
+class Executor;
+
+struct SessionOptions {
+  // Device name ("CPU:0", "cuda"); empty = the runtime's default device.
+  std::string device;
+};
+
+class Session {
+ public:
+  static absl::StatusOr<std::unique_ptr<Session>> Create(
+      Runtime* runtime, std::shared_ptr<const Graph> graph,
+      SessionOptions options = {});
+  ~Session();
+
+  // Runs the graph. `feeds` are (tensor name, value), tensor names "node" or
+  // "node:k". `fetches` are tensor names; results come back in host memory in
+  // the same order. `targets` are node names run for their effects.
+  absl::StatusOr<std::vector<Tensor>> Run(
+      const std::vector<std::pair<std::string, Tensor>>& feeds,
+      const std::vector<std::string>& fetches,
+      const std::vector<std::string>& targets = {});
+
+  const Graph& graph() const { return *graph_; }
+  Device& device() const { return *device_; }
+  // Placement decisions of the last executor built, one line per node that
+  // was not placed on the session's device ("node 'x' (op Foo): ...").
+  std::vector<std::string> placement_notes() const;
+
+ private:
+  Session(Runtime* runtime, std::shared_ptr<const Graph> graph,
+          std::shared_ptr<Device> device);
+
+  Runtime* runtime_;
+  std::shared_ptr<const Graph> graph_;
+  std::shared_ptr<Device> device_;
+  mutable std::mutex mu_;
+  std::map<std::string, std::shared_ptr<Executor>> executors_;
+  std::vector<std::string> placement_notes_;
+};
+
+}  // namespace plexus
+
+#endif  // PLEXUS_SESSION_H_

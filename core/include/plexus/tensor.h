@@ -1,0 +1,114 @@
+// Tensors: a dtype, a shape and a reference-counted buffer that lives either
+// in host memory (allocated by the core) or in a device's memory (allocated by
+// its plugin). Copying a Tensor shares the buffer.
+#ifndef PLEXUS_TENSOR_H_
+#define PLEXUS_TENSOR_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "dlpack/dlpack.h"
+#include "plexus/dtype.h"
+
+namespace plexus {
+
+class Device;
+
+using Shape = std::vector<int64_t>;
+
+// "[2,3]"; "[]" for a scalar.
+std::string ShapeToString(const Shape& shape);
+// Product of the dimensions; 1 for a scalar.
+int64_t NumElements(const Shape& shape);
+
+// A block of memory. device() is null for host memory owned by the core;
+// otherwise the buffer keeps its device (and so its plugin) alive and frees
+// itself through it.
+class Buffer {
+ public:
+  static absl::StatusOr<std::shared_ptr<Buffer>> AllocateHost(size_t bytes);
+  // Wraps memory owned elsewhere; `release` runs when the buffer dies.
+  Buffer(void* data, size_t size, std::shared_ptr<Device> device,
+         std::function<void(void*)> release);
+  ~Buffer();
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+
+  void* data() const { return data_; }
+  size_t size() const { return size_; }
+  Device* device() const { return device_.get(); }
+  const std::shared_ptr<Device>& device_ref() const { return device_; }
+  // True when the CPU can read and write the memory directly.
+  bool host_accessible() const;
+
+ private:
+  void* data_;
+  size_t size_;
+  std::shared_ptr<Device> device_;
+  std::function<void(void*)> release_;
+};
+
+class Tensor {
+ public:
+  Tensor() = default;  // an invalid (empty) tensor
+  Tensor(DataType dtype, Shape shape, std::shared_ptr<Buffer> buffer);
+
+  // A zero-initialized host tensor. Fails for non-numeric dtypes.
+  static absl::StatusOr<Tensor> AllocateHost(DataType dtype, Shape shape);
+  // A host tensor of strings (DT_STRING).
+  static Tensor FromStrings(Shape shape, std::vector<std::string> values);
+  // A host scalar or vector, for tests and small constants.
+  template <typename T>
+  static Tensor FromVector(DataType dtype, Shape shape,
+                           const std::vector<T>& values);
+
+  bool valid() const { return dtype_ != DataType::kInvalid; }
+  DataType dtype() const { return dtype_; }
+  const Shape& shape() const { return shape_; }
+  int64_t dims() const { return static_cast<int64_t>(shape_.size()); }
+  int64_t num_elements() const { return NumElements(shape_); }
+  size_t nbytes() const;
+
+  void* raw_data() const { return buffer_ ? buffer_->data() : nullptr; }
+  template <typename T>
+  T* data() const { return static_cast<T*>(raw_data()); }
+  const std::shared_ptr<Buffer>& buffer() const { return buffer_; }
+  const std::vector<std::string>& strings() const;
+
+  // Null for host memory.
+  Device* device() const { return buffer_ ? buffer_->device() : nullptr; }
+  // True when the CPU can read the data directly (host memory, or a device
+  // whose memory is host memory).
+  bool host_readable() const;
+
+  // A DLPack descriptor borrowing this tensor's shape and data.
+  DLTensor ToDLTensor() const;
+
+  // "float [2,3] {1, 2, 3, ...}" (values only when host_readable()).
+  std::string DebugString(int max_values = 8) const;
+
+ private:
+  DataType dtype_ = DataType::kInvalid;
+  Shape shape_;
+  std::shared_ptr<Buffer> buffer_;
+  std::shared_ptr<std::vector<std::string>> strings_;
+};
+
+template <typename T>
+Tensor Tensor::FromVector(DataType dtype, Shape shape,
+                          const std::vector<T>& values) {
+  Tensor t = AllocateHost(dtype, std::move(shape)).value();
+  T* out = t.data<T>();
+  for (size_t i = 0; i < values.size() && i < static_cast<size_t>(t.num_elements()); ++i) {
+    out[i] = values[i];
+  }
+  return t;
+}
+
+}  // namespace plexus
+
+#endif  // PLEXUS_TENSOR_H_

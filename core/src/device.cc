@@ -1,0 +1,130 @@
+#include "plexus/device.h"
+
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "host_services.h"
+#include "plexus/plugin_host.h"
+
+namespace plexus {
+
+Device::Device(std::shared_ptr<Plugin> plugin, int ordinal, const PX_DeviceInfo& info)
+    : plugin_(std::move(plugin)), ordinal_(ordinal), info_(info) {
+  type_ = plugin_->device_type();
+  name_ = absl::StrCat(type_, ":", ordinal_);
+}
+
+Device::~Device() {
+  const PX_PluginTable& t = plugin_->table();
+  if (stream_ != nullptr) t.stream_destroy(handle_, stream_);
+  if (handle_ != nullptr) t.device_close(t.plugin_state, handle_);
+}
+
+absl::Status Device::Check(PX_Status* status, absl::string_view what) const {
+  absl::Status s = TakePluginStatus(status);
+  if (s.ok()) return s;
+  return absl::Status(s.code(), absl::StrCat("device ", name_, ": ", what, ": ", s.message()));
+}
+
+absl::Status Device::Open() {
+  std::call_once(open_once_, [this] {
+    const PX_PluginTable& t = plugin_->table();
+    open_status_ = Check(t.device_open(t.plugin_state, ordinal_, &handle_), "open");
+    if (open_status_.ok()) {
+      open_status_ = Check(t.stream_create(handle_, &stream_), "create stream");
+    }
+  });
+  return open_status_;
+}
+
+absl::StatusOr<std::shared_ptr<Buffer>> Device::Allocate(size_t bytes) {
+  absl::Status open = Open();
+  if (!open.ok()) return open;
+  void* ptr = nullptr;
+  absl::Status status = Check(plugin_->table().allocate(handle_, bytes, 64, &ptr),
+                              absl::StrCat("allocating ", bytes, " bytes"));
+  if (!status.ok()) return status;
+  if (ptr == nullptr && bytes > 0) {
+    return absl::InternalError(absl::StrCat("device ", name_, ": allocate returned null for ",
+                                            bytes, " bytes"));
+  }
+  std::shared_ptr<Device> self = shared_from_this();
+  PX_Device* handle = handle_;
+  return std::make_shared<Buffer>(ptr, bytes, self, [self, handle](void* p) {
+    if (p != nullptr) self->plugin().table().deallocate(handle, p);
+  });
+}
+
+absl::StatusOr<Tensor> Device::AllocateTensor(DataType dtype, const Shape& shape) {
+  size_t element_size = DataTypeSize(dtype);
+  if (element_size == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "device ", name_, ": cannot hold tensors of type ", DataTypeName(dtype)));
+  }
+  auto buffer = Allocate(static_cast<size_t>(NumElements(shape)) * element_size);
+  if (!buffer.ok()) return buffer.status();
+  return Tensor(dtype, shape, *std::move(buffer));
+}
+
+absl::Status Device::CopyHostToDevice(void* dst, const void* src, size_t bytes) {
+  absl::Status open = Open();
+  if (!open.ok()) return open;
+  return Check(plugin_->table().memcpy_h2d(handle_, dst, src, bytes), "copy host to device");
+}
+
+absl::Status Device::CopyDeviceToHost(void* dst, const void* src, size_t bytes) {
+  absl::Status open = Open();
+  if (!open.ok()) return open;
+  return Check(plugin_->table().memcpy_d2h(handle_, dst, src, bytes), "copy device to host");
+}
+
+absl::Status Device::CopyDeviceToDevice(void* dst, const void* src, size_t bytes) {
+  absl::Status open = Open();
+  if (!open.ok()) return open;
+  return Check(plugin_->table().memcpy_d2d(handle_, dst, src, bytes), "copy on device");
+}
+
+absl::Status Device::Synchronize() {
+  absl::Status open = Open();
+  if (!open.ok()) return open;
+  return Check(plugin_->table().stream_synchronize(handle_, stream_), "stream");
+}
+
+absl::StatusOr<Tensor> CopyTensorTo(const Tensor& tensor, Device* device) {
+  Device* from = tensor.device();
+  if (from == device) return tensor;
+  bool target_host = device == nullptr || device->host_accessible();
+  if (tensor.host_readable() && target_host) return tensor;
+  if (tensor.dtype() == DataType::kString) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "string tensors cannot be copied to device ", device->name()));
+  }
+  const size_t bytes = tensor.nbytes();
+  if (device == nullptr || device->host_accessible()) {
+    // Device to host.
+    absl::StatusOr<Tensor> out = device == nullptr
+        ? Tensor::AllocateHost(tensor.dtype(), tensor.shape())
+        : device->AllocateTensor(tensor.dtype(), tensor.shape());
+    if (!out.ok()) return out.status();
+    absl::Status sync = from->Synchronize();
+    if (!sync.ok()) return sync;
+    absl::Status copy = from->CopyDeviceToHost(out->raw_data(), tensor.raw_data(), bytes);
+    if (!copy.ok()) return copy;
+    return out;
+  }
+  auto out = device->AllocateTensor(tensor.dtype(), tensor.shape());
+  if (!out.ok()) return out.status();
+  if (tensor.host_readable()) {
+    absl::Status copy = device->CopyHostToDevice(out->raw_data(), tensor.raw_data(), bytes);
+    if (!copy.ok()) return copy;
+    return out;
+  }
+  // Between two devices that are not host-accessible: stage through the host.
+  auto staged = CopyTensorTo(tensor, nullptr);
+  if (!staged.ok()) return staged.status();
+  absl::Status copy = device->CopyHostToDevice(out->raw_data(), staged->raw_data(), bytes);
+  if (!copy.ok()) return copy;
+  return out;
+}
+
+}  // namespace plexus

@@ -1,0 +1,301 @@
+#include "executor.h"
+
+#include <algorithm>
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "host_services.h"
+#include "plexus/logging.h"
+#include "plexus/plugin_host.h"
+#include "plexus/status.h"
+
+namespace plexus {
+namespace {
+
+std::string EndpointName(const Endpoint& e) { return absl::StrCat(e.node->name, ":", e.index); }
+
+// "node 'x' (op Y) on CPU:0"
+std::string Where(const Node& node, const Device& device) {
+  return absl::StrCat(node.Describe(), " on ", device.name());
+}
+
+// Why no kernel matched, for the error message.
+std::string KernelMismatch(const Node& node, const Plugin& plugin) {
+  std::vector<std::string> types;
+  for (const auto& [name, value] : node.attrs) {
+    if (value.value_case() == tf::AttrValue::kType) {
+      types.push_back(absl::StrCat(name, "=", DataTypeName(BaseType(value.type()))));
+    }
+  }
+  std::vector<std::string> have;
+  for (const KernelRegistration* reg : plugin.kernels().ForOp(node.op)) have.push_back(reg->Describe());
+  return absl::StrCat("plugin '", plugin.name(), "' has no kernel for op ", node.op,
+                      types.empty() ? "" : absl::StrCat(" with ", absl::StrJoin(types, ", ")),
+                      have.empty() ? "" : absl::StrCat(" (it has: ", absl::StrJoin(have, "; "), ")"));
+}
+
+}  // namespace
+
+absl::StatusOr<std::shared_ptr<Executor>> Executor::Create(const Graph& graph,
+                                                           const Runtime& runtime,
+                                                           std::shared_ptr<Device> device,
+                                                           Request request) {
+  std::shared_ptr<Executor> exec(new Executor());
+  exec->request_ = std::move(request);
+  const Request& req = exec->request_;
+
+  // Which endpoints are fed.
+  std::map<std::pair<int, int>, int> fed;
+  for (size_t i = 0; i < req.feeds.size(); ++i) {
+    auto key = std::make_pair(req.feeds[i].node->id, req.feeds[i].index);
+    if (!fed.emplace(key, static_cast<int>(i)).second) {
+      return absl::InvalidArgumentError(absl::StrCat("tensor '", EndpointName(req.feeds[i]),
+                                                     "' is fed more than once"));
+    }
+  }
+
+  // Prune: a node runs when it is a target, when one of its unfed outputs is
+  // needed, or when a running node depends on it through a control edge.
+  std::vector<char> runs(graph.num_nodes(), 0);
+  std::vector<const Node*> work;
+  auto mark = [&](const Node* n) {
+    if (!runs[n->id]) {
+      runs[n->id] = 1;
+      work.push_back(n);
+    }
+  };
+  for (const Endpoint& f : req.fetches) {
+    if (!fed.count({f.node->id, f.index})) mark(f.node);
+  }
+  for (const Node* t : req.targets) mark(t);
+  while (!work.empty()) {
+    const Node* n = work.back();
+    work.pop_back();
+    for (const Endpoint& in : n->inputs) {
+      if (!fed.count({in.node->id, in.index})) mark(in.node);
+    }
+    for (const Node* c : n->control_inputs) mark(c);
+  }
+
+  // Topological order of the running nodes (Kahn over the pruned subgraph).
+  std::vector<int> pending(graph.num_nodes(), 0);
+  std::vector<const Node*> order;
+  for (const auto& node : graph.nodes()) {
+    if (!runs[node->id]) continue;
+    for (const Endpoint& in : node->inputs) {
+      if (runs[in.node->id] && !fed.count({in.node->id, in.index})) ++pending[node->id];
+    }
+    for (const Node* c : node->control_inputs) pending[node->id] += runs[c->id];
+    if (pending[node->id] == 0) order.push_back(node.get());
+  }
+  for (size_t i = 0; i < order.size(); ++i) {
+    const Node* n = order[i];
+    for (const Node* consumer : n->consumers) {
+      if (!runs[consumer->id]) continue;
+      int edges = 0;
+      for (const Endpoint& in : consumer->inputs) {
+        edges += in.node == n && !fed.count({n->id, in.index});
+      }
+      for (const Node* c : consumer->control_inputs) edges += c == n;
+      if (edges == 0) continue;
+      pending[consumer->id] -= edges;
+      if (pending[consumer->id] == 0) order.push_back(consumer);
+    }
+  }
+  long running = std::count(runs.begin(), runs.end(), 1);
+  if (static_cast<long>(order.size()) != running) {
+    return absl::UnimplementedError("the graph to run has a cycle; loops are not supported yet");
+  }
+
+  // Place each node and create its kernel.
+  std::shared_ptr<Device> host = runtime.HostDevice();
+  std::vector<int> item_of(graph.num_nodes(), -1);
+  exec->devices_.push_back(device);
+  for (const Node* node : order) {
+    Item item;
+    item.node = node;
+    item.device = device.get();
+    item.kernel = device->plugin().kernels().Find(*node);
+    if (item.kernel == nullptr && host != nullptr && host != device) {
+      item.kernel = host->plugin().kernels().Find(*node);
+      if (item.kernel != nullptr) {
+        item.device = host.get();
+        if (std::find(exec->devices_.begin(), exec->devices_.end(), host) == exec->devices_.end()) {
+          exec->devices_.push_back(host);
+        }
+        exec->notes_.push_back(absl::StrCat(node->Describe(), ": no kernel on ", device->name(),
+                                            ", placed on ", host->name()));
+        Log(LogLevel::kInfo, exec->notes_.back());
+      }
+    }
+    if (item.kernel == nullptr) {
+      return absl::NotFoundError(absl::StrCat(Where(*node, *device), ": ",
+                                              KernelMismatch(*node, device->plugin())));
+    }
+    PX_RETURN_IF_ERROR(item.device->Open());
+    if (item.kernel->create != nullptr) {
+      PX_NodeView view{node, {}, {}};
+      absl::Status s = TakePluginStatus(
+          item.kernel->create(item.kernel->user_data, &view, &item.instance));
+      if (!s.ok()) {
+        return absl::Status(s.code(), absl::StrCat(Where(*node, *item.device),
+                                                   ": kernel creation failed: ", s.message()));
+      }
+    }
+    item.first_slot = exec->num_slots_;
+    exec->num_slots_ += node->num_outputs();
+    item_of[node->id] = static_cast<int>(exec->items_.size());
+    exec->items_.push_back(std::move(item));
+  }
+
+  // Wire inputs and count the uses of each slot.
+  exec->slot_uses_.assign(exec->num_slots_, 0);
+  auto source_of = [&](const Endpoint& e) {
+    Source s;
+    auto it = fed.find({e.node->id, e.index});
+    if (it != fed.end()) {
+      s.feed = it->second;
+    } else {
+      s.item = item_of[e.node->id];
+      s.output = e.index;
+      exec->slot_uses_[exec->items_[s.item].first_slot + s.output]++;
+    }
+    return s;
+  };
+  for (Item& item : exec->items_) {
+    for (const Endpoint& in : item.node->inputs) item.inputs.push_back(source_of(in));
+  }
+  for (const Endpoint& f : req.fetches) exec->fetch_sources_.push_back(source_of(f));
+  return exec;
+}
+
+Executor::~Executor() {
+  for (Item& item : items_) {
+    if (item.instance != nullptr && item.kernel->destroy != nullptr) {
+      item.kernel->destroy(item.instance);
+    }
+  }
+}
+
+absl::Status Executor::CheckFeed(int index, const Tensor& value) const {
+  const Endpoint& e = request_.feeds[index];
+  DataType expected = e.node->output_types[e.index];
+  if (!value.valid()) {
+    return absl::InvalidArgumentError(absl::StrCat("feed '", EndpointName(e), "' is empty"));
+  }
+  if (value.dtype() != expected) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "feed '", EndpointName(e), "' has dtype ", DataTypeName(value.dtype()), ", but ",
+        e.node->Describe(), " produces ", DataTypeName(expected)));
+  }
+  const PartialShape& declared = e.node->output_shapes[e.index];
+  bool compatible = !declared.rank_known() || declared.rank() == value.dims();
+  for (int64_t d = 0; compatible && declared.rank_known() && d < declared.rank(); ++d) {
+    compatible = declared.dim(d) < 0 || declared.dim(d) == value.shape()[d];
+  }
+  if (!compatible) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "feed '", EndpointName(e), "' has shape ", ShapeToString(value.shape()), ", but ",
+        e.node->Describe(), " declares shape ", declared.ToString()));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<Tensor>> Executor::Run(const std::vector<Tensor>& feed_values) const {
+  if (feed_values.size() != request_.feeds.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("expected ", request_.feeds.size(),
+                                                   " feed values, got ", feed_values.size()));
+  }
+  for (size_t i = 0; i < feed_values.size(); ++i) {
+    PX_RETURN_IF_ERROR(CheckFeed(static_cast<int>(i), feed_values[i]));
+  }
+  std::vector<Tensor> slots(num_slots_);
+  std::vector<int> uses = slot_uses_;
+  auto value_of = [&](const Source& s) -> const Tensor& {
+    return s.item < 0 ? feed_values[s.feed] : slots[items_[s.item].first_slot + s.output];
+  };
+
+  std::vector<Tensor> inputs;
+  std::vector<DLTensor> input_descs;
+  std::vector<Tensor> outputs;
+  std::vector<DLTensor> output_descs;
+  for (const Item& item : items_) {
+    const Node& node = *item.node;
+    Device& device = *item.device;
+    // Inputs, moved to where the kernel wants them.
+    inputs.clear();
+    for (size_t k = 0; k < item.inputs.size(); ++k) {
+      const Tensor& value = value_of(item.inputs[k]);
+      Device* target = item.kernel->InputInHostMemory(static_cast<int>(k)) ? nullptr : &device;
+      auto moved = CopyTensorTo(value, target);
+      if (!moved.ok()) return Annotate(moved.status(), absl::StrCat(Where(node, device), ": input ", k));
+      if (moved->dtype() == DataType::kString) {
+        return absl::UnimplementedError(absl::StrCat(
+            Where(node, device), ": string tensors cannot be passed to plugin kernels yet"));
+      }
+      inputs.push_back(*std::move(moved));
+    }
+    // Output shapes from the shape function, now that input shapes are exact.
+    std::vector<PartialShape> input_shapes;
+    std::vector<const Tensor*> input_values;
+    for (const Tensor& t : inputs) {
+      input_shapes.push_back(PartialShape(t.shape()));
+      input_values.push_back(t.host_readable() ? &t : nullptr);
+    }
+    InferenceContext ctx(node, std::move(input_shapes), std::move(input_values));
+    PX_RETURN_IF_ERROR(Annotate(InferShapes(ctx), absl::StrCat("on ", device.name())));
+    outputs.assign(node.num_outputs(), Tensor());
+    output_descs.assign(node.num_outputs(), DLTensor{});
+    for (int k = 0; k < node.num_outputs(); ++k) {
+      const PartialShape& shape = ctx.output(k);
+      if (!shape.fully_defined()) {
+        output_descs[k].ndim = -1;  // the kernel allocates it
+        continue;
+      }
+      auto allocated = item.kernel->OutputInHostMemory(k)
+                           ? Tensor::AllocateHost(node.output_types[k], shape.dims())
+                           : device.AllocateTensor(node.output_types[k], shape.dims());
+      if (!allocated.ok()) {
+        return Annotate(allocated.status(), absl::StrCat(Where(node, device), ": output ", k));
+      }
+      outputs[k] = *std::move(allocated);
+      output_descs[k] = outputs[k].ToDLTensor();
+    }
+    input_descs.clear();
+    for (const Tensor& t : inputs) input_descs.push_back(t.ToDLTensor());
+
+    PX_KernelContext kctx{&node, &device, item.kernel, &outputs, output_descs.data(),
+                          output_descs.size()};
+    absl::Status status = TakePluginStatus(item.kernel->compute(
+        item.instance, &kctx, input_descs.data(), input_descs.size(), output_descs.data(),
+        output_descs.size(), device.stream()));
+    if (!status.ok()) {
+      return absl::Status(status.code(), absl::StrCat(Where(node, device), ": ", status.message()));
+    }
+    for (int k = 0; k < node.num_outputs(); ++k) {
+      if (!outputs[k].valid()) {
+        return absl::InternalError(absl::StrCat(Where(node, device), ": the kernel returned without "
+                                                "allocating output ", k));
+      }
+      slots[item.first_slot + k] = std::move(outputs[k]);
+    }
+    // Free inputs nobody else needs.
+    for (const Source& s : item.inputs) {
+      if (s.item >= 0 && --uses[items_[s.item].first_slot + s.output] == 0) {
+        slots[items_[s.item].first_slot + s.output] = Tensor();
+      }
+    }
+  }
+  for (const auto& device : devices_) {
+    PX_RETURN_IF_ERROR(device->Synchronize());
+  }
+  std::vector<Tensor> results;
+  for (const Source& s : fetch_sources_) {
+    PX_ASSIGN_OR_RETURN(Tensor host, CopyTensorTo(value_of(s), nullptr));
+    results.push_back(std::move(host));
+  }
+  return results;
+}
+
+}  // namespace plexus

@@ -1,0 +1,346 @@
+#include "plexus/graph_import.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/tokenizer.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "google/protobuf/text_format.h"
+#include "plexus/logging.h"
+#include "plexus/status.h"
+
+namespace plexus {
+namespace {
+
+// Graph files are untrusted: cap their size before parsing.
+constexpr size_t kMaxGraphBytes = size_t{2} << 30;
+
+bool TypeAllowed(const AttrSpec& spec, DataType type) {
+  if (spec.allowed_types.empty()) return true;
+  for (DataType allowed : spec.allowed_types) {
+    if (allowed == type) return true;
+  }
+  return false;
+}
+
+// Fills defaults and checks every declared attribute is present and of the
+// declared kind.
+absl::Status CheckAttrs(Node* node) {
+  for (const AttrSpec& spec : node->def->attrs) {
+    auto it = node->attrs.find(spec.name);
+    if (it == node->attrs.end()) {
+      if (!spec.has_default) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            node->Describe(), ": required attribute '", spec.name, "' is missing"));
+      }
+      node->attrs.emplace(spec.name, spec.default_value);
+      continue;
+    }
+    const tf::AttrValue& value = it->second;
+    if (spec.type == "type") {
+      if (value.value_case() != tf::AttrValue::kType) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            node->Describe(), ": attribute '", spec.name, "' must be a type"));
+      }
+      if (!IsKnownDataType(value.type())) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            node->Describe(), ": attribute '", spec.name, "' has unknown data type ",
+            static_cast<int>(value.type())));
+      }
+      DataType type = BaseType(value.type());
+      if (!TypeAllowed(spec, type)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            node->Describe(), ": attribute '", spec.name, "' = ", DataTypeName(type),
+            " is not an allowed type for this op"));
+      }
+    } else if (spec.type == "int" && value.value_case() != tf::AttrValue::kI) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          node->Describe(), ": attribute '", spec.name, "' must be an int"));
+    } else if (spec.type == "bool" && value.value_case() != tf::AttrValue::kB) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          node->Describe(), ": attribute '", spec.name, "' must be a bool"));
+    } else if (spec.type == "tensor" && value.value_case() != tf::AttrValue::kTensor) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          node->Describe(), ": attribute '", spec.name, "' must be a tensor"));
+    } else if (spec.type == "string" && value.value_case() != tf::AttrValue::kS) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          node->Describe(), ": attribute '", spec.name, "' must be a string"));
+    } else if (spec.type == "shape" && value.value_case() != tf::AttrValue::kShape) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          node->Describe(), ": attribute '", spec.name, "' must be a shape"));
+    }
+    if (spec.type == "int" && spec.has_minimum && value.i() < spec.minimum) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          node->Describe(), ": attribute '", spec.name, "' = ", value.i(),
+          " is below its minimum ", spec.minimum));
+    }
+  }
+  for (const auto& [name, value] : node->attrs) {
+    if (node->def->FindAttr(name) == nullptr && !absl::StartsWith(name, "_")) {
+      Log(LogLevel::kDebug, absl::StrCat(node->Describe(), ": ignoring undeclared attribute '",
+                                         name, "'"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Expands the op's argument specs into one dtype per input or output.
+absl::Status ExpandArgTypes(const Node& node, const std::vector<ArgSpec>& args,
+                            std::vector<DataType>* types) {
+  for (const ArgSpec& arg : args) {
+    int64_t count = 1;
+    if (!arg.number_attr.empty()) {
+      PX_ASSIGN_OR_RETURN(count, GetAttrInt(node, arg.number_attr));
+      if (count < 0) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            node.Describe(), ": attribute '", arg.number_attr, "' is negative"));
+      }
+    }
+    if (arg.fixed_type != DataType::kInvalid) {
+      types->insert(types->end(), count, arg.fixed_type);
+    } else if (!arg.type_attr.empty()) {
+      PX_ASSIGN_OR_RETURN(DataType type, GetAttrType(node, arg.type_attr));
+      types->insert(types->end(), count, type);
+    } else {
+      const tf::AttrValue* list = node.FindAttr(arg.type_list_attr);
+      if (list == nullptr) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            node.Describe(), ": attribute '", arg.type_list_attr, "' is missing"));
+      }
+      for (int t : list->list().type()) {
+        if (!IsKnownDataType(t)) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              node.Describe(), ": attribute '", arg.type_list_attr,
+              "' has unknown data type ", t));
+        }
+        types->push_back(BaseType(t));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Kahn's algorithm over data and control edges. Fails on a cycle, naming a
+// node on it.
+absl::StatusOr<std::vector<Node*>> TopologicalOrder(const Graph& graph) {
+  std::vector<int> pending(graph.num_nodes(), 0);
+  for (const auto& node : graph.nodes()) {
+    pending[node->id] = node->num_inputs() + static_cast<int>(node->control_inputs.size());
+  }
+  std::vector<Node*> order;
+  order.reserve(graph.num_nodes());
+  for (const auto& node : graph.nodes()) {
+    if (pending[node->id] == 0) order.push_back(node.get());
+  }
+  for (size_t i = 0; i < order.size(); ++i) {
+    Node* node = order[i];
+    // Consumers are deduplicated, so count each edge from the consumer side.
+    for (Node* consumer : node->consumers) {
+      int edges = 0;
+      for (const Endpoint& in : consumer->inputs) edges += in.node == node;
+      for (Node* control : consumer->control_inputs) edges += control == node;
+      pending[consumer->id] -= edges;
+      if (pending[consumer->id] == 0) order.push_back(consumer);
+    }
+  }
+  if (static_cast<int>(order.size()) != graph.num_nodes()) {
+    for (const auto& node : graph.nodes()) {
+      if (pending[node->id] > 0) {
+        return absl::UnimplementedError(absl::StrCat(
+            node->Describe(), " is part of a cycle; TensorFlow v1 control-flow loops "
+            "(Enter/Merge/NextIteration) are not supported yet"));
+      }
+    }
+  }
+  return order;
+}
+
+absl::Status ImportNodes(const tf::GraphDef& def, Graph* graph) {
+  const OpRegistry& registry = OpRegistry::Global();
+  for (const tf::NodeDef& node_def : def.node()) {
+    if (node_def.name().empty()) {
+      return absl::InvalidArgumentError("a node has an empty name");
+    }
+    if (graph->FindNode(node_def.name()) != nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("node name '", node_def.name(), "' is used twice"));
+    }
+    Node* node = graph->AddNode(node_def.name(), node_def.op());
+    node->def = registry.Find(node_def.op());
+    if (node->def == nullptr) {
+      return absl::NotFoundError(absl::StrCat(
+          node->Describe(), ": op '", node_def.op(), "' is not registered in Plexus"));
+    }
+    node->requested_device = node_def.device();
+    for (const auto& [name, value] : node_def.attr()) node->attrs.emplace(name, value);
+    PX_RETURN_IF_ERROR(CheckAttrs(node));
+    PX_RETURN_IF_ERROR(ExpandArgTypes(*node, node->def->inputs, &node->input_types));
+    PX_RETURN_IF_ERROR(ExpandArgTypes(*node, node->def->outputs, &node->output_types));
+  }
+  // Second pass: edges, now that every node exists.
+  for (int i = 0; i < def.node_size(); ++i) {
+    const tf::NodeDef& node_def = def.node(i);
+    Node* node = graph->nodes()[i].get();
+    for (const std::string& input : node_def.input()) {
+      PX_ASSIGN_OR_RETURN(TensorRef ref, ParseTensorRef(input));
+      Node* source = graph->FindNode(ref.node);
+      if (source == nullptr) {
+        return absl::NotFoundError(absl::StrCat(node->Describe(), ": input '", input,
+                                                "' names no node in the graph"));
+      }
+      if (ref.control) {
+        node->control_inputs.push_back(source);
+      } else {
+        if (!node->control_inputs.empty()) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              node->Describe(), ": data input '", input, "' follows a control input"));
+        }
+        if (ref.index >= source->num_outputs()) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              node->Describe(), ": input '", input, "' asks for output ", ref.index,
+              " of ", source->Describe(), ", which has ", source->num_outputs()));
+        }
+        node->inputs.push_back(Endpoint{source, ref.index});
+      }
+      bool seen = false;
+      for (Node* c : source->consumers) seen = seen || c == node;
+      if (!seen) source->consumers.push_back(node);
+    }
+    if (node->num_inputs() != static_cast<int>(node->input_types.size())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          node->Describe(), ": expects ", node->input_types.size(), " data input(s), got ",
+          node->num_inputs()));
+    }
+    for (int k = 0; k < node->num_inputs(); ++k) {
+      const Endpoint& in = node->inputs[k];
+      DataType produced = in.node->output_types[in.index];
+      if (produced != node->input_types[k]) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            node->Describe(), ": input ", k, " ('", in.node->name, ":", in.index, "') is ",
+            DataTypeName(produced), " but the op expects ", DataTypeName(node->input_types[k])));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status InferStaticShapes(Graph* graph) {
+  PX_ASSIGN_OR_RETURN(std::vector<Node*> order, TopologicalOrder(*graph));
+  for (Node* node : order) {
+    std::vector<PartialShape> inputs;
+    for (const Endpoint& in : node->inputs) {
+      inputs.push_back(in.node->output_shapes[in.index]);
+    }
+    InferenceContext ctx(*node, std::move(inputs));
+    PX_RETURN_IF_ERROR(InferShapes(ctx));
+    node->output_shapes = std::move(ctx.outputs());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckVersions(const tf::GraphDef& def) {
+  if (!def.has_versions()) return absl::OkStatus();
+  const tf::VersionDef& v = def.versions();
+  if (v.min_consumer() > kGraphDefConsumerVersion) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the graph needs a consumer of version ", v.min_consumer(), " or newer; Plexus reads ",
+        kGraphDefConsumerVersion));
+  }
+  for (int bad : v.bad_consumers()) {
+    if (bad == kGraphDefConsumerVersion) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "the graph disallows consumer version ", kGraphDefConsumerVersion));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<TensorRef> ParseTensorRef(absl::string_view text) {
+  TensorRef ref;
+  if (!text.empty() && text[0] == '^') {
+    ref.control = true;
+    text.remove_prefix(1);
+  }
+  size_t colon = text.rfind(':');
+  if (colon != absl::string_view::npos && !ref.control) {
+    int index;
+    if (!absl::SimpleAtoi(text.substr(colon + 1), &index) || index < 0) {
+      return absl::InvalidArgumentError(absl::StrCat("malformed tensor reference '", text, "'"));
+    }
+    ref.index = index;
+    text = text.substr(0, colon);
+  }
+  if (text.empty()) return absl::InvalidArgumentError("empty tensor reference");
+  ref.node = std::string(text);
+  return ref;
+}
+
+absl::StatusOr<std::unique_ptr<Graph>> ImportGraphDef(const tf::GraphDef& def,
+                                                      absl::string_view source) {
+  auto graph = std::make_unique<Graph>();
+  graph->source = std::string(source);
+  graph->producer_version = def.has_versions() ? def.versions().producer() : 0;
+  graph->library = def.library();
+  absl::Status status = CheckVersions(def);
+  if (status.ok()) status = ImportNodes(def, graph.get());
+  if (status.ok()) status = InferStaticShapes(graph.get());
+  if (!status.ok()) return Annotate(status, absl::StrCat("importing ", source));
+  return graph;
+}
+
+absl::StatusOr<std::unique_ptr<Graph>> ImportGraphDefBytes(absl::string_view bytes,
+                                                           absl::string_view source,
+                                                           bool text) {
+  if (bytes.size() > kMaxGraphBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(source, ": graph file is too large"));
+  }
+  tf::GraphDef def;
+  bool parsed = false;
+  if (!text) {
+    google::protobuf::io::ArrayInputStream raw(bytes.data(), static_cast<int>(bytes.size()));
+    google::protobuf::io::CodedInputStream coded(&raw);
+    coded.SetRecursionLimit(200);
+    parsed = def.ParseFromCodedStream(&coded) && coded.ConsumedEntireMessage();
+  }
+  if (!parsed) {
+    def.Clear();
+    google::protobuf::TextFormat::Parser parser;
+    parser.AllowUnknownField(true);
+    // Silence the parser's own stderr report; the status says it all.
+    class Collector : public google::protobuf::io::ErrorCollector {
+     public:
+      void AddError(int line, int column, const std::string& message) override {
+        if (first.empty()) first = absl::StrCat("line ", line + 1, ", column ", column + 1, ": ", message);
+      }
+      std::string first;
+    } collector;
+    parser.RecordErrorsTo(&collector);
+    std::string copy(bytes);
+    if (!parser.ParseFromString(copy, &def)) {
+      if (text) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            source, ": not a valid text GraphDef (", collector.first, ")"));
+      }
+      return absl::InvalidArgumentError(absl::StrCat(
+          source, ": not a valid GraphDef (neither binary nor text format)"));
+    }
+  }
+  return ImportGraphDef(def, source);
+}
+
+absl::StatusOr<std::unique_ptr<Graph>> ImportGraphDefFile(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return absl::NotFoundError(absl::StrCat("cannot open graph file '", path, "'"));
+  std::ostringstream contents;
+  contents << file.rdbuf();
+  bool text = absl::EndsWith(path, ".pbtxt") || absl::EndsWith(path, ".txt");
+  return ImportGraphDefBytes(contents.str(), path, text);
+}
+
+}  // namespace plexus

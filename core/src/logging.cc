@@ -1,0 +1,54 @@
+#include "plexus/logging.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "plexus/status.h"
+
+namespace plexus {
+namespace {
+
+LogLevel ThresholdFromEnvironment() {
+  const char* env = std::getenv("PLEXUS_LOG_LEVEL");
+  if (env == nullptr) return LogLevel::kWarning;
+  if (std::strcmp(env, "debug") == 0) return LogLevel::kDebug;
+  if (std::strcmp(env, "info") == 0) return LogLevel::kInfo;
+  if (std::strcmp(env, "error") == 0) return LogLevel::kError;
+  return LogLevel::kWarning;
+}
+
+const char* LevelName(LogLevel level) {
+  switch (level) {
+    case LogLevel::kDebug: return "debug";
+    case LogLevel::kInfo: return "info";
+    case LogLevel::kWarning: return "warning";
+    case LogLevel::kError: return "error";
+  }
+  return "?";
+}
+
+}  // namespace
+
+bool LogEnabled(LogLevel level) {
+  static const LogLevel threshold = ThresholdFromEnvironment();
+  return level >= threshold;
+}
+
+void Log(LogLevel level, absl::string_view message) {
+  if (!LogEnabled(level)) return;
+  static std::mutex mu;
+  std::lock_guard<std::mutex> lock(mu);
+  std::fprintf(stderr, "plexus %s: %.*s\n", LevelName(level),
+               static_cast<int>(message.size()), message.data());
+}
+
+absl::Status Annotate(const absl::Status& status, absl::string_view prefix) {
+  if (status.ok()) return status;
+  return absl::Status(status.code(), absl::StrCat(prefix, ": ", status.message()));
+}
+
+}  // namespace plexus

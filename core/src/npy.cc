@@ -1,0 +1,151 @@
+#include "plexus/npy.h"
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+
+namespace plexus {
+namespace {
+
+struct Descr {
+  const char* text;
+  DataType type;
+};
+
+// '=' and '<' both mean little-endian here (all supported hosts are).
+constexpr Descr kDescrs[] = {
+    {"f4", DataType::kFloat}, {"f8", DataType::kDouble}, {"f2", DataType::kHalf},
+    {"i4", DataType::kInt32}, {"i8", DataType::kInt64},  {"i2", DataType::kInt16},
+    {"i1", DataType::kInt8},  {"u1", DataType::kUInt8},  {"u2", DataType::kUInt16},
+    {"u4", DataType::kUInt32}, {"u8", DataType::kUInt64}, {"b1", DataType::kBool},
+    {"c8", DataType::kComplex64}, {"c16", DataType::kComplex128},
+};
+
+absl::Status Bad(absl::string_view source, absl::string_view why) {
+  return absl::InvalidArgumentError(absl::StrCat(source, ": not a valid .npy file: ", why));
+}
+
+// Finds the value text after 'key': in the header dict.
+bool FindValue(absl::string_view header, absl::string_view key, absl::string_view* value) {
+  std::string quoted = absl::StrCat("'", key, "'");
+  size_t at = header.find(quoted);
+  if (at == absl::string_view::npos) return false;
+  size_t colon = header.find(':', at + quoted.size());
+  if (colon == absl::string_view::npos) return false;
+  *value = absl::StripLeadingAsciiWhitespace(header.substr(colon + 1));
+  return true;
+}
+
+}  // namespace
+
+absl::StatusOr<Tensor> ParseNpy(absl::string_view bytes, absl::string_view source) {
+  if (bytes.size() < 10 || std::memcmp(bytes.data(), "\x93NUMPY", 6) != 0) {
+    return Bad(source, "missing the \\x93NUMPY magic");
+  }
+  const uint8_t major = static_cast<uint8_t>(bytes[6]);
+  size_t header_len, header_start;
+  if (major == 1) {
+    header_len = static_cast<uint8_t>(bytes[8]) | (static_cast<uint8_t>(bytes[9]) << 8);
+    header_start = 10;
+  } else if (major == 2 || major == 3) {
+    if (bytes.size() < 12) return Bad(source, "truncated header");
+    header_len = 0;
+    for (int i = 0; i < 4; ++i) header_len |= static_cast<size_t>(static_cast<uint8_t>(bytes[8 + i])) << (8 * i);
+    header_start = 12;
+  } else {
+    return Bad(source, absl::StrCat("unsupported format version ", major));
+  }
+  if (header_start + header_len > bytes.size()) return Bad(source, "truncated header");
+  absl::string_view header = bytes.substr(header_start, header_len);
+
+  absl::string_view descr_text, order_text, shape_text;
+  if (!FindValue(header, "descr", &descr_text) || !FindValue(header, "fortran_order", &order_text) ||
+      !FindValue(header, "shape", &shape_text)) {
+    return Bad(source, "header lacks descr, fortran_order or shape");
+  }
+  if (descr_text.size() < 4 || descr_text[0] != '\'') return Bad(source, "bad descr");
+  char endian = descr_text[1];
+  size_t close = descr_text.find('\'', 1);
+  if (close == absl::string_view::npos) return Bad(source, "bad descr");
+  absl::string_view code = descr_text.substr(2, close - 2);
+  if (endian == '>') return Bad(source, "big-endian data is not supported");
+  DataType dtype = DataType::kInvalid;
+  for (const Descr& d : kDescrs) {
+    if (code == d.text) dtype = d.type;
+  }
+  if (dtype == DataType::kInvalid) {
+    return Bad(source, absl::StrCat("unsupported dtype '", descr_text.substr(0, close + 1), "'"));
+  }
+  if (absl::StartsWith(order_text, "True")) return Bad(source, "Fortran order is not supported");
+
+  if (shape_text.empty() || shape_text[0] != '(') return Bad(source, "bad shape");
+  size_t end = shape_text.find(')');
+  if (end == absl::string_view::npos) return Bad(source, "bad shape");
+  Shape shape;
+  for (absl::string_view dim : absl::StrSplit(shape_text.substr(1, end - 1), ',', absl::SkipWhitespace())) {
+    int64_t d;
+    if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(dim), &d) || d < 0) return Bad(source, "bad shape");
+    shape.push_back(d);
+  }
+  auto tensor = Tensor::AllocateHost(dtype, shape);
+  if (!tensor.ok()) return tensor.status();
+  size_t data_start = header_start + header_len;
+  if (bytes.size() - data_start != tensor->nbytes()) {
+    return Bad(source, absl::StrCat("holds ", bytes.size() - data_start, " data bytes, but ",
+                                    DataTypeName(dtype), " ", ShapeToString(shape), " needs ",
+                                    tensor->nbytes()));
+  }
+  std::memcpy(tensor->raw_data(), bytes.data() + data_start, tensor->nbytes());
+  return tensor;
+}
+
+absl::StatusOr<Tensor> ReadNpy(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return absl::NotFoundError(absl::StrCat("cannot open '", path, "'"));
+  std::ostringstream contents;
+  contents << file.rdbuf();
+  return ParseNpy(contents.str(), path);
+}
+
+absl::Status WriteNpy(const std::string& path, const Tensor& tensor) {
+  if (!tensor.valid() || !tensor.host_readable() || tensor.dtype() == DataType::kString) {
+    return absl::InvalidArgumentError(absl::StrCat("cannot write '", path,
+                                                   "': tensor is not a host numeric tensor"));
+  }
+  const char* code = nullptr;
+  for (const Descr& d : kDescrs) {
+    if (d.type == tensor.dtype()) code = d.text;
+  }
+  if (code == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat("cannot write '", path, "': dtype ",
+                                                   DataTypeName(tensor.dtype()), " has no .npy form"));
+  }
+  const char endian = (code[0] == 'i' || code[0] == 'u' || code[0] == 'b') && code[1] == '1' ? '|' : '<';
+  std::string shape;
+  for (int64_t d : tensor.shape()) absl::StrAppend(&shape, d, ",");
+  if (tensor.dims() > 1) shape.pop_back();
+  std::string header = absl::StrCat("{'descr': '", std::string(1, endian), code,
+                                    "', 'fortran_order': False, 'shape': (", shape, "), }");
+  // Pad with spaces so the data starts on a 64-byte boundary, ending in '\n'.
+  size_t total = 10 + header.size() + 1;
+  header.append((64 - total % 64) % 64, ' ');
+  header.push_back('\n');
+  std::ofstream file(path, std::ios::binary);
+  if (!file) return absl::PermissionDeniedError(absl::StrCat("cannot write '", path, "'"));
+  const uint16_t len = static_cast<uint16_t>(header.size());
+  file.write("\x93NUMPY\x01\x00", 8);
+  const char len_bytes[2] = {static_cast<char>(len & 0xff), static_cast<char>(len >> 8)};
+  file.write(len_bytes, 2);
+  file.write(header.data(), header.size());
+  file.write(static_cast<const char*>(tensor.raw_data()), tensor.nbytes());
+  if (!file) return absl::DataLossError(absl::StrCat("failed writing '", path, "'"));
+  return absl::OkStatus();
+}
+
+}  // namespace plexus

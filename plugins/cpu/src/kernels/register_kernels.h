@@ -1,0 +1,26 @@
+// One register function per op family; cpu_plugin.cc calls each from the
+// plugin's register_kernels slot.
+#ifndef PLEXUS_PLUGINS_CPU_KERNELS_REGISTER_KERNELS_H_
+#define PLEXUS_PLUGINS_CPU_KERNELS_REGISTER_KERNELS_H_
+
+#include "plexus/plugin_api.h"
+
+namespace plexus::cpu {
+
+// Const, Placeholder, Identity, NoOp.
+PX_Status* RegisterBasicKernels(const PX_HostServices* host,
+                                PX_KernelRegistrar* registrar);
+// Add, AddV2, Sub, Mul.
+PX_Status* RegisterBinaryKernels(const PX_HostServices* host,
+                                 PX_KernelRegistrar* registrar);
+PX_Status* RegisterMatMulKernels(const PX_HostServices* host,
+                                 PX_KernelRegistrar* registrar);
+PX_Status* RegisterBiasAddKernels(const PX_HostServices* host,
+                                  PX_KernelRegistrar* registrar);
+// Relu, Softmax.
+PX_Status* RegisterActivationKernels(const PX_HostServices* host,
+                                     PX_KernelRegistrar* registrar);
+
+}  // namespace plexus::cpu
+
+#endif  // PLEXUS_PLUGINS_CPU_KERNELS_REGISTER_KERNELS_H_

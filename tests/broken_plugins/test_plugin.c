@@ -1,0 +1,169 @@
+/* A small but working plugin for the ABI tests, built several times with one
+ * BROKEN_* macro each to make it fail in one precise way:
+ *
+ *   (none)               works: one host-memory device "TESTDEV:0" and an
+ *                        int32 AddV2 kernel
+ *   BROKEN_WRONG_MAJOR   probe and init claim ABI major 99
+ *   BROKEN_MISSING_SLOT  leaves the required slot memcpy_d2h NULL
+ *   BROKEN_INIT_FAILS    PX_PluginInitialize refuses with INTERNAL
+ *   BROKEN_KERNEL_ERROR  its AddV2 kernel returns an error
+ *   BROKEN_OUT_OF_MEMORY every allocation fails with RESOURCE_EXHAUSTED
+ *   BROKEN_NO_PROBE      exports no probe symbol (not a plugin)
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "plexus/plugin_api.h"
+#include "plexus/sdk/plugin_sdk.h"
+
+#ifndef TEST_PLUGIN_NAME
+#define TEST_PLUGIN_NAME "test"
+#endif
+
+#ifdef BROKEN_WRONG_MAJOR
+#define ABI_MAJOR 99
+#else
+#define ABI_MAJOR PX_ABI_VERSION_MAJOR
+#endif
+
+static const PX_HostServices* g_host = NULL;
+static int g_device_token;
+
+static PX_Status* register_kernels(void* plugin, PX_KernelRegistrar* registrar);
+
+static PX_Status* device_count(void* p, int32_t* out) { (void)p; *out = 1; return NULL; }
+static PX_Status* device_get_info(void* p, int32_t ordinal, PX_DeviceInfo* info) {
+  (void)p;
+  if (ordinal != 0) return px_sdk_error(g_host, PX_CODE_INVALID_ARGUMENT, "bad ordinal %d", ordinal);
+  strcpy(info->name, "Test device");
+  strcpy(info->vendor, "Plexus tests");
+  info->total_memory_bytes = 1 << 20;
+  info->host_accessible = 1;
+  return NULL;
+}
+static PX_Status* device_open(void* p, int32_t ordinal, PX_Device** out) {
+  (void)p; (void)ordinal;
+  *out = (PX_Device*)&g_device_token;
+  return NULL;
+}
+static void device_close(void* p, PX_Device* d) { (void)p; (void)d; }
+static PX_Status* allocate(PX_Device* d, size_t bytes, size_t alignment, void** out) {
+  (void)d;
+#ifdef BROKEN_OUT_OF_MEMORY
+  (void)alignment; (void)out;
+  return px_sdk_error(g_host, PX_CODE_RESOURCE_EXHAUSTED, "out of memory allocating %zu bytes", bytes);
+#else
+  size_t rounded = (bytes + alignment - 1) / alignment * alignment;
+  *out = aligned_alloc(alignment, rounded ? rounded : alignment);
+  return *out ? NULL : px_sdk_error(g_host, PX_CODE_RESOURCE_EXHAUSTED, "out of memory");
+#endif
+}
+static void deallocate(PX_Device* d, void* ptr) { (void)d; free(ptr); }
+static PX_Status* copy(PX_Device* d, void* dst, const void* src, size_t n) {
+  (void)d;
+  memcpy(dst, src, n);
+  return NULL;
+}
+static PX_Status* stream_create(PX_Device* d, PX_Stream** out) {
+  (void)d;
+  *out = (PX_Stream*)&g_device_token;
+  return NULL;
+}
+static void stream_destroy(PX_Device* d, PX_Stream* s) { (void)d; (void)s; }
+static PX_Status* stream_sync(PX_Device* d, PX_Stream* s) { (void)d; (void)s; return NULL; }
+static PX_Status* event_create(PX_Device* d, PX_Event** out) {
+  (void)d;
+  *out = (PX_Event*)&g_device_token;
+  return NULL;
+}
+static void event_destroy(PX_Device* d, PX_Event* e) { (void)d; (void)e; }
+static PX_Status* event_record(PX_Device* d, PX_Stream* s, PX_Event* e) { (void)d; (void)s; (void)e; return NULL; }
+static PX_Status* event_sync(PX_Device* d, PX_Event* e) { (void)d; (void)e; return NULL; }
+static PX_Status* wait_event(PX_Device* d, PX_Stream* s, PX_Event* e) { (void)d; (void)s; (void)e; return NULL; }
+
+static PX_Status* add_int32(void* kernel, PX_KernelContext* ctx, const DLTensor* in, size_t num_in,
+                            DLTensor* out, size_t num_out, PX_Stream* stream) {
+  (void)kernel; (void)stream;
+#ifdef BROKEN_KERNEL_ERROR
+  (void)in; (void)num_in; (void)out; (void)num_out; (void)ctx;
+  return px_sdk_error(g_host, PX_CODE_INTERNAL, "injected kernel failure");
+#else
+  if (num_in != 2 || num_out != 1) return px_sdk_error(g_host, PX_CODE_INVALID_ARGUMENT, "arity");
+  if (out[0].data == NULL) {
+    PX_Status* s = g_host->output_allocate(ctx, 0, in[0].ndim, in[0].shape);
+    if (s) return s;
+  }
+  if (px_sdk_num_elements(&in[0]) != px_sdk_num_elements(&in[1])) {
+    return px_sdk_error(g_host, PX_CODE_UNIMPLEMENTED, "the test plugin does not broadcast");
+  }
+  const int32_t* a = (const int32_t*)px_sdk_data(&in[0]);
+  const int32_t* b = (const int32_t*)px_sdk_data(&in[1]);
+  int32_t* c = (int32_t*)px_sdk_data(&out[0]);
+  for (int64_t i = 0; i < px_sdk_num_elements(&in[0]); ++i) c[i] = a[i] + b[i];
+  return NULL;
+#endif
+}
+
+static PX_Status* register_kernels(void* plugin, PX_KernelRegistrar* registrar) {
+  (void)plugin;
+  static const PX_DataType kInt32[] = {PX_DT_INT32};
+  PX_TypeConstraint constraint = {sizeof(PX_TypeConstraint), "T", kInt32, 1};
+  PX_KernelDef def;
+  memset(&def, 0, sizeof(def));
+  def.struct_size = sizeof(def);
+  def.op_name = "AddV2";
+  def.type_constraints = &constraint;
+  def.num_type_constraints = 1;
+  def.compute = add_int32;
+  return g_host->kernel_register(registrar, &def);
+}
+
+#ifndef BROKEN_NO_PROBE
+PX_PLUGIN_EXPORT void PX_PluginProbe(PX_PluginProbeInfo* info) {
+  info->plugin_name = TEST_PLUGIN_NAME;
+  info->abi_major = ABI_MAJOR;
+  info->abi_min_minor = 0;
+  info->abi_max_minor = PX_ABI_VERSION_MINOR;
+  info->score = 10; /* preferred over cpu, so sessions use it by default */
+}
+#endif
+
+PX_PLUGIN_EXPORT PX_Status* PX_PluginInitialize(const PX_HostInitArgs* args, PX_PluginTable* t) {
+  g_host = args->services;
+#ifdef BROKEN_INIT_FAILS
+  (void)t;
+  return px_sdk_error(g_host, PX_CODE_INTERNAL, "injected initialization failure");
+#else
+  uint32_t minor = 0;
+  PX_Status* s = px_sdk_negotiate(args, 0, PX_ABI_VERSION_MINOR, &minor);
+  if (s) return s;
+  t->abi_minor = minor;
+  t->plugin_name = TEST_PLUGIN_NAME;
+  t->plugin_version = "test";
+  t->platform_name = "Test";
+  t->device_type = "TESTDEV";
+  t->dlpack_device_type = kDLCPU;
+  t->register_kernels = register_kernels;
+  t->device_count = device_count;
+  t->device_get_info = device_get_info;
+  t->device_open = device_open;
+  t->device_close = device_close;
+  t->allocate = allocate;
+  t->deallocate = deallocate;
+  t->memcpy_h2d = copy;
+#ifndef BROKEN_MISSING_SLOT
+  t->memcpy_d2h = copy;
+#endif
+  t->memcpy_d2d = copy;
+  t->stream_create = stream_create;
+  t->stream_destroy = stream_destroy;
+  t->stream_synchronize = stream_sync;
+  t->stream_get_status = stream_sync;
+  t->event_create = event_create;
+  t->event_destroy = event_destroy;
+  t->event_record = event_record;
+  t->event_synchronize = event_sync;
+  t->stream_wait_event = wait_event;
+  return NULL;
+#endif
+}
