@@ -19,6 +19,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "graph.pb.h"
@@ -183,12 +184,13 @@ px_code Guard(const char* function, px_status* status, Body&& body) noexcept {
 
 #define PX_REQUIRE_ARG(arg)                                              \
   do {                                                                   \
-    if ((arg) == nullptr) return NullArgument(__func__, #arg, status);   \
+    if ((arg) == nullptr) return NullArgument(fn, #arg, status);         \
   } while (0)
 
 // True when a caller-allocated struct (led by struct_size) holds `field`.
-#define PX_HAS_FIELD(ptr, field)                                             \
-  (offsetof(std::remove_cv_t<std::remove_pointer_t<decltype(ptr)>>, field) + sizeof((ptr)->field) <= \
+#define PX_HAS_FIELD(ptr, field)                                               \
+  (offsetof(std::remove_cv_t<std::remove_pointer_t<decltype(ptr)>>, field) +   \
+       sizeof((ptr)->field) <=                                                 \
    (ptr)->struct_size)
 
 // Validates dtype + dims and returns the shape, or an error status.
@@ -285,11 +287,12 @@ const char* px_dtype_name(px_dtype dtype) {
 
 px_code px_tensor_create(px_dtype dtype, const int64_t* dims, int ndim, px_tensor** out_tensor,
                          px_status* status) {
-  return Guard(__func__, status, [&]() -> px_code {
+  const char* const fn = __func__;
+  return Guard(fn, status, [&]() -> px_code {
     PX_REQUIRE_ARG(out_tensor);
     plexus::Shape shape;
     size_t byte_size = 0;
-    px_code code = MakeShape(__func__, dtype, dims, ndim, &shape, &byte_size, status);
+    px_code code = MakeShape(fn, dtype, dims, ndim, &shape, &byte_size, status);
     if (code != PX_STATUS_OK) return code;
     auto tensor = plexus::Tensor::AllocateHost(static_cast<plexus::DataType>(dtype), shape);
     if (!tensor.ok()) return FromAbsl(tensor.status(), status);
@@ -301,16 +304,17 @@ px_code px_tensor_create(px_dtype dtype, const int64_t* dims, int ndim, px_tenso
 px_code px_tensor_create_from_data(px_dtype dtype, const int64_t* dims, int ndim,
                                    const void* data, size_t byte_size, px_tensor** out_tensor,
                                    px_status* status) {
-  return Guard(__func__, status, [&]() -> px_code {
+  const char* const fn = __func__;
+  return Guard(fn, status, [&]() -> px_code {
     PX_REQUIRE_ARG(out_tensor);
     plexus::Shape shape;
     size_t expected = 0;
-    px_code code = MakeShape(__func__, dtype, dims, ndim, &shape, &expected, status);
+    px_code code = MakeShape(fn, dtype, dims, ndim, &shape, &expected, status);
     if (code != PX_STATUS_OK) return code;
     if (byte_size != expected) {
       return SetStatus(
           status, PX_STATUS_INVALID_ARGUMENT,
-          absl::StrCat(__func__, ": byte_size is ", byte_size, ", but a ", px_dtype_name(dtype),
+          absl::StrCat(fn, ": byte_size is ", byte_size, ", but a ", px_dtype_name(dtype),
                        " tensor of shape ", plexus::ShapeToString(shape), " needs ", expected,
                        " bytes (", plexus::NumElements(shape), " elements of ",
                        px_dtype_size(dtype), " bytes)"));
@@ -352,7 +356,8 @@ void* px_tensor_data(px_tensor* tensor) {
 }
 
 px_code px_tensor_read_npy(const char* path, px_tensor** out_tensor, px_status* status) {
-  return Guard(__func__, status, [&]() -> px_code {
+  const char* const fn = __func__;
+  return Guard(fn, status, [&]() -> px_code {
     PX_REQUIRE_ARG(path);
     PX_REQUIRE_ARG(out_tensor);
     auto tensor = plexus::ReadNpy(path);
@@ -363,7 +368,8 @@ px_code px_tensor_read_npy(const char* path, px_tensor** out_tensor, px_status* 
 }
 
 px_code px_tensor_write_npy(const px_tensor* tensor, const char* path, px_status* status) {
-  return Guard(__func__, status, [&]() -> px_code {
+  const char* const fn = __func__;
+  return Guard(fn, status, [&]() -> px_code {
     PX_REQUIRE_ARG(tensor);
     PX_REQUIRE_ARG(path);
     return FromAbsl(plexus::WriteNpy(path, tensor->tensor), status);
@@ -372,7 +378,8 @@ px_code px_tensor_write_npy(const px_tensor* tensor, const char* path, px_status
 
 px_code px_tensor_to_dlpack(const px_tensor* tensor, DLManagedTensor** out_managed,
                             px_status* status) {
-  return Guard(__func__, status, [&]() -> px_code {
+  const char* const fn = __func__;
+  return Guard(fn, status, [&]() -> px_code {
     PX_REQUIRE_ARG(tensor);
     PX_REQUIRE_ARG(out_managed);
     const plexus::Tensor& t = tensor->tensor;
@@ -380,7 +387,7 @@ px_code px_tensor_to_dlpack(const px_tensor* tensor, DLManagedTensor** out_manag
     if (!dl_type.ok()) return FromAbsl(dl_type.status(), status);
     if (!t.host_readable()) {
       return SetStatus(status, PX_STATUS_FAILED_PRECONDITION,
-                       absl::StrCat(__func__, ": the tensor is not in host memory"));
+                       absl::StrCat(fn, ": the tensor is not in host memory"));
     }
     auto holder = std::make_unique<DlpackExport>();
     holder->tensor = t;  // shares the buffer
@@ -394,13 +401,14 @@ px_code px_tensor_to_dlpack(const px_tensor* tensor, DLManagedTensor** out_manag
 
 px_code px_tensor_from_dlpack(DLManagedTensor* managed, px_tensor** out_tensor,
                               px_status* status) {
-  return Guard(__func__, status, [&]() -> px_code {
+  const char* const fn = __func__;
+  return Guard(fn, status, [&]() -> px_code {
     PX_REQUIRE_ARG(managed);
     PX_REQUIRE_ARG(out_tensor);
     const DLTensor& dl = managed->dl_tensor;
     auto refuse = [&](std::string why) {
       return SetStatus(status, PX_STATUS_INVALID_ARGUMENT,
-                       absl::StrCat(__func__, ": ", why));
+                       absl::StrCat(fn, ": ", why));
     };
     if (dl.device.device_type != kDLCPU) {
       return refuse(absl::StrCat("only host (kDLCPU) tensors can be imported; this one has "
@@ -412,7 +420,7 @@ px_code px_tensor_from_dlpack(DLManagedTensor* managed, px_tensor** out_tensor,
                                  "; only 1 is)"));
     }
     auto dtype = plexus::FromDLDataType(dl.dtype);
-    if (!dtype.ok()) return FromAbsl(plexus::Annotate(dtype.status(), __func__), status);
+    if (!dtype.ok()) return FromAbsl(plexus::Annotate(dtype.status(), fn), status);
     if (dl.ndim < 0) return refuse(absl::StrCat("ndim is ", dl.ndim));
     if (dl.ndim > 0 && dl.shape == nullptr) return refuse("shape is NULL but ndim > 0");
     plexus::Shape shape(dl.shape, dl.shape + dl.ndim);
@@ -455,13 +463,14 @@ px_code px_tensor_from_dlpack(DLManagedTensor* managed, px_tensor** out_tensor,
 
 px_code px_runtime_create(const px_runtime_options* options, px_runtime** out_runtime,
                           px_status* status) {
-  return Guard(__func__, status, [&]() -> px_code {
+  const char* const fn = __func__;
+  return Guard(fn, status, [&]() -> px_code {
     PX_REQUIRE_ARG(out_runtime);
     plexus::RuntimeOptions core_options;
     if (options != nullptr) {
       if (options->struct_size == 0) {
         return SetStatus(status, PX_STATUS_INVALID_ARGUMENT,
-                         absl::StrCat(__func__, ": options->struct_size is 0; set it to "
+                         absl::StrCat(fn, ": options->struct_size is 0; set it to "
                                       "sizeof(px_runtime_options)"));
       }
       if (PX_HAS_FIELD(options, discover_plugins)) {
@@ -484,7 +493,8 @@ px_code px_runtime_create(const px_runtime_options* options, px_runtime** out_ru
 void px_runtime_destroy(px_runtime* runtime) { delete runtime; }
 
 px_code px_runtime_load_plugin(px_runtime* runtime, const char* path, px_status* status) {
-  return Guard(__func__, status, [&]() -> px_code {
+  const char* const fn = __func__;
+  return Guard(fn, status, [&]() -> px_code {
     PX_REQUIRE_ARG(runtime);
     PX_REQUIRE_ARG(path);
     auto plugin = runtime->runtime->LoadPlugin(path);
@@ -500,18 +510,19 @@ size_t px_runtime_num_plugins(const px_runtime* runtime) {
 
 px_code px_runtime_plugin_info(const px_runtime* runtime, size_t index, px_plugin_info* out_info,
                                px_status* status) {
-  return Guard(__func__, status, [&]() -> px_code {
+  const char* const fn = __func__;
+  return Guard(fn, status, [&]() -> px_code {
     PX_REQUIRE_ARG(runtime);
     PX_REQUIRE_ARG(out_info);
     if (out_info->struct_size == 0) {
       return SetStatus(status, PX_STATUS_INVALID_ARGUMENT,
-                       absl::StrCat(__func__, ": out_info->struct_size is 0; set it to "
+                       absl::StrCat(fn, ": out_info->struct_size is 0; set it to "
                                     "sizeof(px_plugin_info)"));
     }
     std::lock_guard<std::mutex> lock(runtime->mu);
     if (index >= runtime->plugins.size()) {
       return SetStatus(status, PX_STATUS_OUT_OF_RANGE,
-                       absl::StrCat(__func__, ": plugin index ", index, " is out of range (",
+                       absl::StrCat(fn, ": plugin index ", index, " is out of range (",
                                     runtime->plugins.size(), " plugins loaded)"));
     }
     const PluginEntry& e = runtime->plugins[index];
@@ -532,18 +543,19 @@ size_t px_runtime_num_devices(const px_runtime* runtime) {
 
 px_code px_runtime_device_info(const px_runtime* runtime, size_t index, px_device_info* out_info,
                                px_status* status) {
-  return Guard(__func__, status, [&]() -> px_code {
+  const char* const fn = __func__;
+  return Guard(fn, status, [&]() -> px_code {
     PX_REQUIRE_ARG(runtime);
     PX_REQUIRE_ARG(out_info);
     if (out_info->struct_size == 0) {
       return SetStatus(status, PX_STATUS_INVALID_ARGUMENT,
-                       absl::StrCat(__func__, ": out_info->struct_size is 0; set it to "
+                       absl::StrCat(fn, ": out_info->struct_size is 0; set it to "
                                     "sizeof(px_device_info)"));
     }
     std::lock_guard<std::mutex> lock(runtime->mu);
     if (index >= runtime->devices.size()) {
       return SetStatus(status, PX_STATUS_OUT_OF_RANGE,
-                       absl::StrCat(__func__, ": device index ", index, " is out of range (",
+                       absl::StrCat(fn, ": device index ", index, " is out of range (",
                                     runtime->devices.size(), " devices present)"));
     }
     const DeviceEntry& e = runtime->devices[index];
@@ -568,14 +580,15 @@ size_t px_runtime_num_load_reports(const px_runtime* runtime) {
 
 px_code px_runtime_load_report(const px_runtime* runtime, size_t index, int* out_loaded,
                                const char** out_message, px_status* status) {
-  return Guard(__func__, status, [&]() -> px_code {
+  const char* const fn = __func__;
+  return Guard(fn, status, [&]() -> px_code {
     PX_REQUIRE_ARG(runtime);
     PX_REQUIRE_ARG(out_loaded);
     PX_REQUIRE_ARG(out_message);
     std::lock_guard<std::mutex> lock(runtime->mu);
     if (index >= runtime->reports.size()) {
       return SetStatus(status, PX_STATUS_OUT_OF_RANGE,
-                       absl::StrCat(__func__, ": report index ", index, " is out of range (",
+                       absl::StrCat(fn, ": report index ", index, " is out of range (",
                                     runtime->reports.size(), " reports)"));
     }
     const ReportEntry& e = runtime->reports[index];
@@ -589,11 +602,12 @@ px_code px_runtime_load_report(const px_runtime* runtime, size_t index, int* out
 
 px_code px_graph_import(const void* data, size_t size, px_graph_format format,
                         px_graph** out_graph, px_status* status) {
-  return Guard(__func__, status, [&]() -> px_code {
+  const char* const fn = __func__;
+  return Guard(fn, status, [&]() -> px_code {
     if (size > 0) PX_REQUIRE_ARG(data);
     PX_REQUIRE_ARG(out_graph);
-    std::string_view bytes(static_cast<const char*>(data), size);
-    constexpr std::string_view kSource = "<memory>";
+    absl::string_view bytes(static_cast<const char*>(data), size);
+    const char* const kSource = "<memory>";
     absl::StatusOr<std::unique_ptr<plexus::Graph>> graph;
     switch (format) {
       case PX_GRAPH_FORMAT_AUTO:
@@ -622,7 +636,7 @@ px_code px_graph_import(const void* data, size_t size, px_graph_format format,
       }
       default:
         return SetStatus(status, PX_STATUS_INVALID_ARGUMENT,
-                         absl::StrCat(__func__, ": unknown graph format ",
+                         absl::StrCat(fn, ": unknown graph format ",
                                       static_cast<int>(format)));
     }
     if (!graph.ok()) return FromAbsl(graph.status(), status);
@@ -632,7 +646,8 @@ px_code px_graph_import(const void* data, size_t size, px_graph_format format,
 }
 
 px_code px_graph_import_file(const char* path, px_graph** out_graph, px_status* status) {
-  return Guard(__func__, status, [&]() -> px_code {
+  const char* const fn = __func__;
+  return Guard(fn, status, [&]() -> px_code {
     PX_REQUIRE_ARG(path);
     PX_REQUIRE_ARG(out_graph);
     auto graph = plexus::ImportGraphDefFile(path);
@@ -652,7 +667,8 @@ size_t px_graph_num_nodes(const px_graph* graph) {
 
 px_code px_session_create(px_runtime* runtime, const px_graph* graph, const char* device,
                           px_session** out_session, px_status* status) {
-  return Guard(__func__, status, [&]() -> px_code {
+  const char* const fn = __func__;
+  return Guard(fn, status, [&]() -> px_code {
     PX_REQUIRE_ARG(runtime);
     PX_REQUIRE_ARG(graph);
     PX_REQUIRE_ARG(out_session);
@@ -679,7 +695,8 @@ px_code px_session_run(px_session* session, const char* const* feed_names,
                        const char* const* fetch_names, size_t num_fetches,
                        const char* const* target_names, size_t num_targets,
                        px_tensor** out_fetches, px_status* status) {
-  return Guard(__func__, status, [&]() -> px_code {
+  const char* const fn = __func__;
+  return Guard(fn, status, [&]() -> px_code {
     PX_REQUIRE_ARG(session);
     if (num_feeds > 0) {
       PX_REQUIRE_ARG(feed_names);
@@ -692,7 +709,7 @@ px_code px_session_run(px_session* session, const char* const* feed_names,
     if (num_targets > 0) PX_REQUIRE_ARG(target_names);
     auto null_entry = [&](const char* array, size_t i) {
       return SetStatus(status, PX_STATUS_INVALID_ARGUMENT,
-                       absl::StrCat(__func__, ": ", array, "[", i, "] must not be NULL"));
+                       absl::StrCat(fn, ": ", array, "[", i, "] must not be NULL"));
     };
 
     std::vector<std::pair<std::string, plexus::Tensor>> feeds;
@@ -719,7 +736,7 @@ px_code px_session_run(px_session* session, const char* const* feed_names,
     if (!results.ok()) return FromAbsl(results.status(), status);
     if (results->size() != num_fetches) {
       return SetStatus(status, PX_STATUS_INTERNAL,
-                       absl::StrCat(__func__, ": the session returned ", results->size(),
+                       absl::StrCat(fn, ": the session returned ", results->size(),
                                     " tensors for ", num_fetches, " fetches"));
     }
     // Build every handle first: out_fetches is written all at once or not at all.

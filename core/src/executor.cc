@@ -108,8 +108,16 @@ absl::StatusOr<std::shared_ptr<Executor>> Executor::Create(const Graph& graph,
     return absl::UnimplementedError("the graph to run has a cycle; loops are not supported yet");
   }
 
-  // Place each node and create its kernel.
-  std::shared_ptr<Device> host = runtime.HostDevice();
+  // Place each node: on the session's device when it has a kernel, else on
+  // another device (host-accessible ones first, where copies are free), and
+  // say so. A placer with a cost model comes later.
+  std::vector<std::shared_ptr<Device>> fallbacks;
+  for (const auto& d : runtime.devices()) {
+    if (d != device && d->host_accessible()) fallbacks.push_back(d);
+  }
+  for (const auto& d : runtime.devices()) {
+    if (d != device && !d->host_accessible()) fallbacks.push_back(d);
+  }
   std::vector<int> item_of(graph.num_nodes(), -1);
   exec->devices_.push_back(device);
   for (const Node* node : order) {
@@ -117,24 +125,27 @@ absl::StatusOr<std::shared_ptr<Executor>> Executor::Create(const Graph& graph,
     item.node = node;
     item.device = device.get();
     item.kernel = device->plugin().kernels().Find(*node);
-    if (item.kernel == nullptr && host != nullptr && host != device) {
-      item.kernel = host->plugin().kernels().Find(*node);
-      if (item.kernel != nullptr) {
-        item.device = host.get();
-        if (std::find(exec->devices_.begin(), exec->devices_.end(), host) == exec->devices_.end()) {
-          exec->devices_.push_back(host);
-        }
-        exec->notes_.push_back(absl::StrCat(node->Describe(), ": no kernel on ", device->name(),
-                                            ", placed on ", host->name()));
-        Log(LogLevel::kInfo, exec->notes_.back());
+    for (size_t f = 0; item.kernel == nullptr && f < fallbacks.size(); ++f) {
+      const std::shared_ptr<Device>& other = fallbacks[f];
+      item.kernel = other->plugin().kernels().Find(*node);
+      if (item.kernel == nullptr) continue;
+      item.device = other.get();
+      if (std::find(exec->devices_.begin(), exec->devices_.end(), other) == exec->devices_.end()) {
+        exec->devices_.push_back(other);
       }
+      exec->notes_.push_back(absl::StrCat(node->Describe(), ": no kernel on ", device->name(),
+                                          ", placed on ", other->name()));
+      Log(LogLevel::kInfo, exec->notes_.back());
     }
     if (item.kernel == nullptr) {
       return absl::NotFoundError(absl::StrCat(Where(*node, *device), ": ",
-                                              KernelMismatch(*node, device->plugin())));
+                                              KernelMismatch(*node, device->plugin()),
+                                              fallbacks.empty() ? "" : ", nor does any other device"));
     }
     PX_RETURN_IF_ERROR(item.device->Open());
+    item.instance = item.kernel->user_data;  // stateless kernels get user_data
     if (item.kernel->create != nullptr) {
+      item.instance = nullptr;
       PX_NodeView view{node, {}, {}};
       absl::Status s = TakePluginStatus(
           item.kernel->create(item.kernel->user_data, &view, &item.instance));
@@ -172,7 +183,8 @@ absl::StatusOr<std::shared_ptr<Executor>> Executor::Create(const Graph& graph,
 
 Executor::~Executor() {
   for (Item& item : items_) {
-    if (item.instance != nullptr && item.kernel->destroy != nullptr) {
+    if (item.kernel->create != nullptr && item.instance != nullptr &&
+        item.kernel->destroy != nullptr) {
       item.kernel->destroy(item.instance);
     }
   }

@@ -91,7 +91,9 @@ absl::StatusOr<AttrSpec> ParseAttr(absl::string_view op, absl::string_view spec)
   if (!s.ok()) return s;
   absl::string_view type_text = rest;
   absl::string_view default_text;
+  // The default follows the first '=' that is not part of ">=".
   size_t eq = rest.find('=');
+  while (eq != std::string::npos && eq > 0 && rest[eq - 1] == '>') eq = rest.find('=', eq + 1);
   if (eq != std::string::npos) {
     type_text = absl::StripAsciiWhitespace(absl::string_view(rest).substr(0, eq));
     default_text = absl::StripAsciiWhitespace(absl::string_view(rest).substr(eq + 1));

@@ -295,7 +295,6 @@ static px_runtime* make_runtime(const char* plugin_path) {
     CHECK(info.name != NULL && strcmp(info.name, "cpu") == 0);
     CHECK(info.path != NULL && strcmp(info.path, plugin_path) == 0);
     CHECK(info.version != NULL && info.device_type != NULL);
-    CHECK(info.abi_major >= 1);
     CHECK(info.num_kernels > 0);
     printf("plugin %s %s (ABI %u.%u, %zu kernels, device type %s)\n", info.name, info.version,
            info.abi_major, info.abi_minor, info.num_kernels, info.device_type);

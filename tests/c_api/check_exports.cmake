@@ -4,6 +4,8 @@
 # functions that c_api.h declares with PX_C_EXPORT: nothing more (no C++ or
 # libstdc++ symbol leaks out) and nothing less (every declared function is
 # implemented and exported).
+cmake_policy(VERSION 3.22)
+
 foreach(var LIBRARY HEADER NM)
   if(NOT ${var})
     message(FATAL_ERROR "check_exports.cmake: -D${var}=... is required")

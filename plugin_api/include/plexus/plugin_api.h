@@ -14,7 +14,15 @@
  * - Every struct begins with `size_t struct_size`, set by whoever allocates
  *   the struct to sizeof() as that side compiled it. A reader must never touch
  *   a field that lies beyond struct_size. Fields are only ever appended; see
- *   plugin_api/CHANGELOG.md. Use PX_STRUCT_HAS(s, field) to test presence.
+ *   plugin_api/CHANGELOG.md. Use PX_STRUCT_HAS(ptr, type, field) to test
+ *   presence.
+ * - Out-structs (PX_PluginProbeInfo, PX_PluginTable, PX_DeviceInfo,
+ *   PX_MemoryStats) are allocated and zero-filled by the host, which sets
+ *   struct_size to its own sizeof. The plugin writes at most
+ *   min(struct_size, its own sizeof) bytes and leaves struct_size as the host
+ *   set it, except PX_PluginTable, whose struct_size the plugin lowers to its
+ *   own sizeof when that is smaller (an older plugin), so the host knows which
+ *   slots were filled.
  * - Status: every fallible function returns PX_Status*. NULL means OK. A
  *   non-NULL status is created through PX_HostServices.status_create (never by
  *   the plugin itself) and ownership passes to the caller; the host frees the
@@ -29,6 +37,9 @@
  *   frees it.
  * - Data types: PX_DataType uses TensorFlow's DataType numbers (DT_FLOAT = 1,
  *   ...). Tensor data crosses the boundary as DLPack DLTensor descriptors.
+ * - Unstated numbers: alignment 0 means 64; deallocate(NULL) and
+ *   host_deallocate(NULL) are no-ops; memcpy source and destination never
+ *   overlap.
  *
  * Lifecycle
  * ---------
@@ -188,18 +199,24 @@ typedef struct PX_TypeConstraint {
 
 /* Creates a kernel instance for one node. `node` is borrowed for the call;
  * read attributes through the PX_HostServices node_* accessors. On success
- * store the instance in *out_kernel (may be NULL if the kernel is stateless). */
+ * store the instance in *out_kernel. A kernel def without create is
+ * stateless: its compute then receives the def's user_data as `kernel` (so a
+ * plugin can reach its state, and its host services, from there). */
 typedef PX_Status* (*PX_KernelCreateFn)(void* kernel_user_data,
                                         const PX_NodeView* node,
                                         void** out_kernel);
 
 /* Runs the kernel. `inputs` and `outputs` are flat arrays of descriptors,
- * borrowed for the call. Each output either has its data allocated already
- * (the host inferred its shape), or has data == NULL and ndim == -1: then the
- * kernel must allocate it with PX_HostServices.output_allocate. Inputs and
+ * borrowed for the call. Each output either is allocated already (the host
+ * inferred its shape; a zero-element output may have data == NULL), or has
+ * ndim == -1: then the kernel must allocate it with
+ * PX_HostServices.output_allocate, which fills outputs[i]. The dtype of an
+ * unallocated output is already set. Outputs never alias inputs. Inputs and
  * outputs live in device memory except those the kernel def marks as host
  * memory. The kernel may enqueue work on `stream` and return before it ends;
- * errors found later are reported through the stream. */
+ * errors found later are reported through the stream (its sticky error). An
+ * error returned from compute itself fails this launch only and is not
+ * recorded on the stream. */
 typedef PX_Status* (*PX_KernelComputeFn)(void* kernel, PX_KernelContext* ctx,
                                          const DLTensor* inputs,
                                          size_t num_inputs, DLTensor* outputs,
@@ -356,6 +373,7 @@ typedef struct PX_PluginTable {
 
   /* [optional] */
   PX_Status* (*memory_stats)(PX_Device* device, PX_MemoryStats* out_stats);
+  /* (num_allocations counts every allocation since the device was opened.) */
 
   /* [required] Synchronous copies: complete when they return. */
   PX_Status* (*memcpy_h2d)(PX_Device* device, void* dst, const void* src,
@@ -393,7 +411,8 @@ typedef struct PX_PluginTable {
                                   PX_Event* event);
 
   /* [optional] Runs fn(arg, status) once all earlier work on the stream has
-   * finished; status is the stream's error so far (NULL when OK, borrowed). */
+   * finished; status is the stream's error so far (NULL when OK, borrowed).
+   * fn may run inline, before stream_add_callback returns. */
   PX_Status* (*stream_add_callback)(PX_Device* device, PX_Stream* stream,
                                     PX_HostCallbackFn fn, void* arg);
 } PX_PluginTable;
@@ -402,7 +421,8 @@ typedef struct PX_PluginTable {
 /* The two exported symbols                                                 */
 /* ------------------------------------------------------------------------ */
 
-/* Filled by the plugin's probe. Frozen: fields are never added or changed. */
+/* Filled by the plugin's probe (the host zero-fills it and sets
+ * struct_size). Frozen: fields are never added or changed. */
 typedef struct PX_PluginProbeInfo {
   size_t struct_size;        /* set by the host */
   const char* plugin_name;   /* static */
@@ -430,7 +450,9 @@ typedef void (*PX_PluginProbeFn)(PX_PluginProbeInfo* out_info);
 
 /* Negotiates the version and fills `out_table` (whose struct_size the host
  * sets). Returns a status (created with args->services) to refuse, saying
- * why; the host then unloads the plugin. */
+ * why; the host then unloads the plugin. If args->services is unusable the
+ * plugin cannot make a status: it returns NULL leaving the table's slots
+ * NULL, and the host refuses it for the missing required slots. */
 typedef PX_Status* (*PX_PluginInitializeFn)(const PX_HostInitArgs* args,
                                             PX_PluginTable* out_table);
 

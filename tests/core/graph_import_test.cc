@@ -1,0 +1,153 @@
+#include "plexus/graph_import.h"
+
+#include <fstream>
+#include <iterator>
+
+#include "gtest/gtest.h"
+#include "test_util.h"
+
+namespace plexus {
+namespace {
+
+using ::plexus::testing::DataPath;
+
+bool Contains(const absl::Status& s, absl::string_view text) {
+  return s.message().find(text) != absl::string_view::npos;
+}
+
+TEST(GraphImport, RealBinaryGraphs) {
+  auto add = ImportGraphDefFile(DataPath("tf_graphs/addition_tf2/model.pb"));
+  ASSERT_TRUE(add.ok()) << add.status();
+  EXPECT_EQ((*add)->num_nodes(), 3);
+  EXPECT_EQ((*add)->producer_version, 1882);  // newer than most consumers: accepted
+  Node* z = (*add)->FindNode("z");
+  ASSERT_NE(z, nullptr);
+  EXPECT_EQ(z->op, "AddV2");
+  EXPECT_EQ(z->output_types[0], DataType::kInt32);
+  EXPECT_EQ(z->output_shapes[0].ToString(), "[]");
+
+  auto reg = ImportGraphDefFile(DataPath("tf_graphs/regression_frozen/frozen.pb"));
+  ASSERT_TRUE(reg.ok()) << reg.status();
+  EXPECT_EQ((*reg)->num_nodes(), 8);
+  EXPECT_EQ((*reg)->producer_version, 0);  // no versions field
+  // The placeholder has unknown rank, so everything downstream does too.
+  EXPECT_FALSE((*reg)->FindNode("pred")->output_shapes[0].rank_known());
+  // `_class` colocation attrs are tolerated and kept.
+  EXPECT_NE((*reg)->FindNode("W/read")->FindAttr("_class"), nullptr);
+
+  auto mlp = ImportGraphDefFile(DataPath("tf_graphs/mlp_fc_layers/frozen.pb"));
+  ASSERT_TRUE(mlp.ok()) << mlp.status();
+  const Node* out = (*mlp)->FindNode("output");
+  ASSERT_NE(out, nullptr);
+  EXPECT_EQ(out->output_shapes[0].ToString(), "[?,10]");
+  // Defaults are filled in from the op registry.
+  for (const auto& node : (*mlp)->nodes()) {
+    if (node->op == "MatMul") EXPECT_NE(node->FindAttr("transpose_a"), nullptr);
+  }
+}
+
+constexpr char kSmallGraph[] = R"pb(
+  node { name: "a" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+         attr { key: "shape" value { shape { dim { size: 2 } dim { size: 3 } } } } }
+  node { name: "b" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+         attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 3 } dim { size: 4 } } float_val: 1 } } } }
+  node { name: "m" op: "MatMul" input: "a" input: "b:0" input: "^b"
+         attr { key: "T" value { type: DT_FLOAT } } }
+)pb";
+
+TEST(GraphImport, TextGraphWithShapesAndControlInputs) {
+  auto g = ImportGraphDefBytes(kSmallGraph, "small.pbtxt", /*text=*/true);
+  ASSERT_TRUE(g.ok()) << g.status();
+  const Node* m = (*g)->FindNode("m");
+  EXPECT_EQ(m->num_inputs(), 2);
+  ASSERT_EQ(m->control_inputs.size(), 1u);
+  EXPECT_EQ(m->control_inputs[0]->name, "b");
+  EXPECT_EQ(m->output_shapes[0].ToString(), "[2,4]");
+  // Binary-or-text detection picks text when the bytes are not binary.
+  EXPECT_TRUE(ImportGraphDefBytes(kSmallGraph, "auto").ok());
+}
+
+TEST(GraphImport, ErrorsNameTheFileAndTheNode) {
+  auto garbage = ImportGraphDefBytes(std::string("\xff\xff\xff\x07garbage", 11), "junk.pb");
+  ASSERT_FALSE(garbage.ok());
+  EXPECT_TRUE(Contains(garbage.status(), "junk.pb")) << garbage.status();
+
+  auto missing = ImportGraphDefFile("/nonexistent/graph.pb");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_TRUE(Contains(missing.status(), "/nonexistent/graph.pb"));
+
+  auto unknown_op = ImportGraphDefBytes("node { name: 'n' op: 'Frobnicate' }", "g.pbtxt", true);
+  ASSERT_FALSE(unknown_op.ok());
+  EXPECT_TRUE(Contains(unknown_op.status(), "g.pbtxt"));
+  EXPECT_TRUE(Contains(unknown_op.status(), "node 'n' (op Frobnicate)")) << unknown_op.status();
+
+  auto dangling = ImportGraphDefBytes(
+      "node { name: 'i' op: 'Identity' input: 'ghost' attr { key: 'T' value { type: DT_FLOAT } } }",
+      "g", true);
+  ASSERT_FALSE(dangling.ok());
+  EXPECT_TRUE(Contains(dangling.status(), "'ghost' names no node")) << dangling.status();
+
+  auto missing_attr = ImportGraphDefBytes("node { name: 'p' op: 'Placeholder' }", "g", true);
+  ASSERT_FALSE(missing_attr.ok());
+  EXPECT_TRUE(Contains(missing_attr.status(), "required attribute 'dtype'")) << missing_attr.status();
+
+  auto wrong_type = ImportGraphDefBytes(R"pb(
+    node { name: 'a' op: 'Placeholder' attr { key: 'dtype' value { type: DT_INT32 } } }
+    node { name: 'r' op: 'Relu' input: 'a' attr { key: 'T' value { type: DT_FLOAT } } })pb",
+                                        "g", true);
+  ASSERT_FALSE(wrong_type.ok());
+  EXPECT_TRUE(Contains(wrong_type.status(), "node 'r' (op Relu): input 0")) << wrong_type.status();
+
+  auto bad_shape = ImportGraphDefBytes(R"pb(
+    node { name: 'a' op: 'Placeholder' attr { key: 'dtype' value { type: DT_FLOAT } }
+           attr { key: 'shape' value { shape { dim { size: 2 } dim { size: 3 } } } } }
+    node { name: 'm' op: 'MatMul' input: 'a' input: 'a' attr { key: 'T' value { type: DT_FLOAT } } })pb",
+                                       "g", true);
+  ASSERT_FALSE(bad_shape.ok());
+  EXPECT_TRUE(Contains(bad_shape.status(), "node 'm' (op MatMul)")) << bad_shape.status();
+  EXPECT_TRUE(Contains(bad_shape.status(), "[2,3]")) << bad_shape.status();
+
+  auto cycle = ImportGraphDefBytes(R"pb(
+    node { name: 'x' op: 'Identity' input: 'y' attr { key: 'T' value { type: DT_FLOAT } } }
+    node { name: 'y' op: 'Identity' input: 'x' attr { key: 'T' value { type: DT_FLOAT } } })pb",
+                                   "g", true);
+  ASSERT_FALSE(cycle.ok());
+  EXPECT_TRUE(Contains(cycle.status(), "cycle")) << cycle.status();
+
+  auto duplicate = ImportGraphDefBytes("node { name: 'n' op: 'NoOp' } node { name: 'n' op: 'NoOp' }",
+                                       "g", true);
+  ASSERT_FALSE(duplicate.ok());
+  EXPECT_TRUE(Contains(duplicate.status(), "used twice"));
+
+  auto too_new = ImportGraphDefBytes("versions { producer: 5000 min_consumer: 4000 }", "g", true);
+  ASSERT_FALSE(too_new.ok());
+  EXPECT_TRUE(Contains(too_new.status(), "4000"));
+}
+
+TEST(GraphImport, TruncatedBinaryGraphIsRejected) {
+  std::string bytes;
+  {
+    std::ifstream f(DataPath("tf_graphs/mlp_fc_layers/frozen.pb"), std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(f), {});
+  }
+  ASSERT_GT(bytes.size(), 1000u);
+  // Every cut must give an error (or a smaller valid graph), never a crash.
+  for (size_t cut : {size_t{1}, size_t{17}, size_t{500}, bytes.size() / 2, bytes.size() - 3}) {
+    auto g = ImportGraphDefBytes(absl::string_view(bytes).substr(0, cut), "cut.pb");
+    if (!g.ok()) EXPECT_TRUE(Contains(g.status(), "cut.pb")) << g.status();
+  }
+}
+
+TEST(GraphImport, ResolveTensorNames) {
+  auto g = ImportGraphDefBytes(kSmallGraph, "small", true);
+  ASSERT_TRUE(g.ok());
+  auto e = (*g)->ResolveTensor("m:0");
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(e->node->name, "m");
+  EXPECT_FALSE((*g)->ResolveTensor("m:1").ok());
+  EXPECT_FALSE((*g)->ResolveTensor("nope").ok());
+  EXPECT_FALSE((*g)->ResolveTensor("m:x").ok());
+}
+
+}  // namespace
+}  // namespace plexus

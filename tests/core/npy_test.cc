@@ -1,0 +1,54 @@
+#include "plexus/npy.h"
+
+#include <cstdio>
+
+#include "gtest/gtest.h"
+#include "test_util.h"
+
+namespace plexus {
+namespace {
+
+TEST(Npy, ReadsNumPyFiles) {
+  auto t = ReadNpy(testing::DataPath("tf_graphs/mlp_fc_layers/ref_input_ramp.npy"));
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->dtype(), DataType::kFloat);
+  EXPECT_EQ(t->shape(), (Shape{1, 784}));
+  EXPECT_FLOAT_EQ(t->data<float>()[0], 1.0f);
+  EXPECT_FLOAT_EQ(t->data<float>()[783], 784.0f);
+}
+
+TEST(Npy, RoundTrips) {
+  Tensor t = Tensor::FromVector<int32_t>(DataType::kInt32, {2, 3}, {1, 2, 3, 4, 5, 6});
+  std::string path = ::testing::TempDir() + "/plexus_npy_roundtrip.npy";
+  PX_ASSERT_OK(WriteNpy(path, t));
+  auto back = ReadNpy(path);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->shape(), t.shape());
+  EXPECT_EQ(back->data<int32_t>()[5], 6);
+  Tensor scalar = Tensor::FromVector<double>(DataType::kDouble, {}, {2.5});
+  PX_ASSERT_OK(WriteNpy(path, scalar));
+  back = ReadNpy(path);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->dims(), 0);
+  EXPECT_EQ(back->data<double>()[0], 2.5);
+  std::remove(path.c_str());
+}
+
+TEST(Npy, RejectsBadFilesWithTheirName) {
+  auto missing = ReadNpy("/nonexistent/x.npy");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("/nonexistent/x.npy"), absl::string_view::npos);
+  auto garbage = ParseNpy("not an npy file at all", "garbage.npy");
+  ASSERT_FALSE(garbage.ok());
+  EXPECT_NE(garbage.status().message().find("garbage.npy"), absl::string_view::npos);
+  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }";
+  std::string truncated = std::string("\x93NUMPY\x01\x00", 8) +
+                          std::string(1, static_cast<char>(header.size())) + std::string(1, '\0') +
+                          header + "abc";
+  auto short_data = ParseNpy(truncated, "short.npy");
+  ASSERT_FALSE(short_data.ok());
+  EXPECT_NE(short_data.status().message().find("needs 16"), absl::string_view::npos);
+}
+
+}  // namespace
+}  // namespace plexus

@@ -1,0 +1,60 @@
+#include "plexus/op_def.h"
+
+#include "gtest/gtest.h"
+
+namespace plexus {
+namespace {
+
+TEST(OpRegistry, HasTheFoundationOps) {
+  for (const char* op : {"Const", "Placeholder", "Identity", "Add", "AddV2", "Sub", "Mul",
+                         "MatMul", "BiasAdd", "Relu", "Softmax", "NoOp"}) {
+    EXPECT_NE(OpRegistry::Global().Find(op), nullptr) << op;
+  }
+  EXPECT_EQ(OpRegistry::Global().Find("NoSuchOp"), nullptr);
+}
+
+TEST(OpRegistry, ParsesSpecs) {
+  const OpDef* matmul = OpRegistry::Global().Find("MatMul");
+  ASSERT_NE(matmul, nullptr);
+  ASSERT_EQ(matmul->inputs.size(), 2u);
+  EXPECT_EQ(matmul->inputs[0].type_attr, "T");
+  const AttrSpec* ta = matmul->FindAttr("transpose_a");
+  ASSERT_NE(ta, nullptr);
+  EXPECT_TRUE(ta->has_default);
+  EXPECT_FALSE(ta->default_value.b());
+  const AttrSpec* t = matmul->FindAttr("T");
+  ASSERT_NE(t, nullptr);
+  EXPECT_FALSE(t->allowed_types.empty());
+
+  auto def = OpDefBuilder("Test")
+                 .Input("xs: N * T")
+                 .Input("flag: bool")
+                 .Output("y: T")
+                 .Attr("N: int >= 1")
+                 .Attr("T: type = int32")
+                 .Attr("name: string = \"abc\"")
+                 .Attr("sizes: list(int) = [1, 2]")
+                 .Build();
+  ASSERT_TRUE(def.ok()) << def.status();
+  EXPECT_EQ(def->inputs[0].number_attr, "N");
+  EXPECT_EQ(def->inputs[1].fixed_type, DataType::kBool);
+  EXPECT_EQ(def->FindAttr("N")->minimum, 1);
+  EXPECT_EQ(def->FindAttr("T")->default_value.type(), tf::DT_INT32);
+  EXPECT_EQ(def->FindAttr("name")->default_value.s(), "abc");
+  EXPECT_EQ(def->FindAttr("sizes")->default_value.list().i_size(), 2);
+}
+
+TEST(OpRegistry, BadSpecsAreErrorsNamingTheOp) {
+  auto bad = OpDefBuilder("Broken").Input("x: Missing").Build();
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("op Broken"), absl::string_view::npos);
+  EXPECT_FALSE(OpDefBuilder("Broken").Attr("x: nonsense").Build().ok());
+  EXPECT_FALSE(OpDefBuilder("Broken").Attr("x: bool = maybe").Build().ok());
+  EXPECT_FALSE(OpDefBuilder("Broken").Input("no colon").Build().ok());
+  OpRegistry registry;
+  EXPECT_TRUE(registry.Register(*OpDefBuilder("A").Build()).ok());
+  EXPECT_EQ(registry.Register(*OpDefBuilder("A").Build()).code(), absl::StatusCode::kAlreadyExists);
+}
+
+}  // namespace
+}  // namespace plexus
