@@ -14,7 +14,7 @@ std::unique_ptr<Runtime> CpuRuntime() {
 }
 
 std::shared_ptr<const Graph> GraphFromText(const std::string& text) {
-  auto graph = ImportGraphDefBytes(text, "<test graph>", /*text=*/true);
+  auto graph = ImportGraphDefBytes(text, "<test graph>", GraphFormat::kText);
   EXPECT_TRUE(graph.ok()) << graph.status();
   if (!graph.ok()) return nullptr;
   return std::shared_ptr<const Graph>(*std::move(graph));

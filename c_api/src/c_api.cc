@@ -20,9 +20,6 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
-#include "google/protobuf/io/coded_stream.h"
-#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
-#include "graph.pb.h"
 #include "plexus/device.h"
 #include "plexus/dtype.h"
 #include "plexus/graph.h"
@@ -611,29 +608,14 @@ px_code px_graph_import(const void* data, size_t size, px_graph_format format,
     absl::StatusOr<std::unique_ptr<plexus::Graph>> graph;
     switch (format) {
       case PX_GRAPH_FORMAT_AUTO:
-        graph = plexus::ImportGraphDefBytes(bytes, kSource, /*text=*/false);
+        graph = plexus::ImportGraphDefBytes(bytes, kSource, plexus::GraphFormat::kAuto);
         break;
       case PX_GRAPH_FORMAT_TEXT:
-        graph = plexus::ImportGraphDefBytes(bytes, kSource, /*text=*/true);
+        graph = plexus::ImportGraphDefBytes(bytes, kSource, plexus::GraphFormat::kText);
         break;
-      case PX_GRAPH_FORMAT_BINARY: {
-        // The core's byte importer falls back to text; binary means binary.
-        if (size > static_cast<size_t>(INT_MAX)) {
-          return SetStatus(status, PX_STATUS_INVALID_ARGUMENT,
-                           absl::StrCat(kSource, ": graph of ", size, " bytes is too large"));
-        }
-        plexus::tf::GraphDef def;
-        google::protobuf::io::ArrayInputStream raw(data, static_cast<int>(size));
-        google::protobuf::io::CodedInputStream coded(&raw);
-        coded.SetRecursionLimit(200);
-        if (!def.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage()) {
-          return SetStatus(status, PX_STATUS_INVALID_ARGUMENT,
-                           absl::StrCat(kSource, ": not a binary GraphDef (", size,
-                                        " bytes could not be parsed)"));
-        }
-        graph = plexus::ImportGraphDef(def, kSource);
+      case PX_GRAPH_FORMAT_BINARY:
+        graph = plexus::ImportGraphDefBytes(bytes, kSource, plexus::GraphFormat::kBinary);
         break;
-      }
       default:
         return SetStatus(status, PX_STATUS_INVALID_ARGUMENT,
                          absl::StrCat(fn, ": unknown graph format ",

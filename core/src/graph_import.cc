@@ -296,17 +296,22 @@ absl::StatusOr<std::unique_ptr<Graph>> ImportGraphDef(const tf::GraphDef& def,
 
 absl::StatusOr<std::unique_ptr<Graph>> ImportGraphDefBytes(absl::string_view bytes,
                                                            absl::string_view source,
-                                                           bool text) {
+                                                           GraphFormat format) {
   if (bytes.size() > kMaxGraphBytes) {
     return absl::InvalidArgumentError(absl::StrCat(source, ": graph file is too large"));
   }
   tf::GraphDef def;
   bool parsed = false;
+  const bool text = format == GraphFormat::kText;
   if (!text) {
     google::protobuf::io::ArrayInputStream raw(bytes.data(), static_cast<int>(bytes.size()));
     google::protobuf::io::CodedInputStream coded(&raw);
     coded.SetRecursionLimit(200);
     parsed = def.ParseFromCodedStream(&coded) && coded.ConsumedEntireMessage();
+  }
+  if (!parsed && format == GraphFormat::kBinary) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        source, ": not a valid binary GraphDef (", bytes.size(), " bytes could not be parsed)"));
   }
   if (!parsed) {
     def.Clear();
@@ -340,7 +345,7 @@ absl::StatusOr<std::unique_ptr<Graph>> ImportGraphDefFile(const std::string& pat
   std::ostringstream contents;
   contents << file.rdbuf();
   bool text = absl::EndsWith(path, ".pbtxt") || absl::EndsWith(path, ".txt");
-  return ImportGraphDefBytes(contents.str(), path, text);
+  return ImportGraphDefBytes(contents.str(), path, text ? GraphFormat::kText : GraphFormat::kAuto);
 }
 
 }  // namespace plexus

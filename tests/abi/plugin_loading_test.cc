@@ -130,7 +130,7 @@ TEST(PluginAbi, MissingKernelNamesOpDeviceAndTypes) {
   auto g = ImportGraphDefBytes(R"pb(
     node { name: 'a' op: 'Placeholder' attr { key: 'dtype' value { type: DT_FLOAT } } }
     node { name: 's' op: 'AddV2' input: 'a' input: 'a' attr { key: 'T' value { type: DT_FLOAT } } })pb",
-                               "g", true);
+                               "g", GraphFormat::kText);
   ASSERT_TRUE(g.ok());
   auto session = Session::Create(runtime.get(), std::shared_ptr<const Graph>(*std::move(g)));
   ASSERT_TRUE(session.ok());

@@ -56,7 +56,7 @@ constexpr char kSmallGraph[] = R"pb(
 )pb";
 
 TEST(GraphImport, TextGraphWithShapesAndControlInputs) {
-  auto g = ImportGraphDefBytes(kSmallGraph, "small.pbtxt", /*text=*/true);
+  auto g = ImportGraphDefBytes(kSmallGraph, "small.pbtxt", GraphFormat::kText);
   ASSERT_TRUE(g.ok()) << g.status();
   const Node* m = (*g)->FindNode("m");
   EXPECT_EQ(m->num_inputs(), 2);
@@ -76,25 +76,25 @@ TEST(GraphImport, ErrorsNameTheFileAndTheNode) {
   ASSERT_FALSE(missing.ok());
   EXPECT_TRUE(Contains(missing.status(), "/nonexistent/graph.pb"));
 
-  auto unknown_op = ImportGraphDefBytes("node { name: 'n' op: 'Frobnicate' }", "g.pbtxt", true);
+  auto unknown_op = ImportGraphDefBytes("node { name: 'n' op: 'Frobnicate' }", "g.pbtxt", GraphFormat::kText);
   ASSERT_FALSE(unknown_op.ok());
   EXPECT_TRUE(Contains(unknown_op.status(), "g.pbtxt"));
   EXPECT_TRUE(Contains(unknown_op.status(), "node 'n' (op Frobnicate)")) << unknown_op.status();
 
   auto dangling = ImportGraphDefBytes(
       "node { name: 'i' op: 'Identity' input: 'ghost' attr { key: 'T' value { type: DT_FLOAT } } }",
-      "g", true);
+      "g", GraphFormat::kText);
   ASSERT_FALSE(dangling.ok());
   EXPECT_TRUE(Contains(dangling.status(), "'ghost' names no node")) << dangling.status();
 
-  auto missing_attr = ImportGraphDefBytes("node { name: 'p' op: 'Placeholder' }", "g", true);
+  auto missing_attr = ImportGraphDefBytes("node { name: 'p' op: 'Placeholder' }", "g", GraphFormat::kText);
   ASSERT_FALSE(missing_attr.ok());
   EXPECT_TRUE(Contains(missing_attr.status(), "required attribute 'dtype'")) << missing_attr.status();
 
   auto wrong_type = ImportGraphDefBytes(R"pb(
     node { name: 'a' op: 'Placeholder' attr { key: 'dtype' value { type: DT_INT32 } } }
     node { name: 'r' op: 'Relu' input: 'a' attr { key: 'T' value { type: DT_FLOAT } } })pb",
-                                        "g", true);
+                                        "g", GraphFormat::kText);
   ASSERT_FALSE(wrong_type.ok());
   EXPECT_TRUE(Contains(wrong_type.status(), "node 'r' (op Relu): input 0")) << wrong_type.status();
 
@@ -102,7 +102,7 @@ TEST(GraphImport, ErrorsNameTheFileAndTheNode) {
     node { name: 'a' op: 'Placeholder' attr { key: 'dtype' value { type: DT_FLOAT } }
            attr { key: 'shape' value { shape { dim { size: 2 } dim { size: 3 } } } } }
     node { name: 'm' op: 'MatMul' input: 'a' input: 'a' attr { key: 'T' value { type: DT_FLOAT } } })pb",
-                                       "g", true);
+                                       "g", GraphFormat::kText);
   ASSERT_FALSE(bad_shape.ok());
   EXPECT_TRUE(Contains(bad_shape.status(), "node 'm' (op MatMul)")) << bad_shape.status();
   EXPECT_TRUE(Contains(bad_shape.status(), "[2,3]")) << bad_shape.status();
@@ -110,16 +110,16 @@ TEST(GraphImport, ErrorsNameTheFileAndTheNode) {
   auto cycle = ImportGraphDefBytes(R"pb(
     node { name: 'x' op: 'Identity' input: 'y' attr { key: 'T' value { type: DT_FLOAT } } }
     node { name: 'y' op: 'Identity' input: 'x' attr { key: 'T' value { type: DT_FLOAT } } })pb",
-                                   "g", true);
+                                   "g", GraphFormat::kText);
   ASSERT_FALSE(cycle.ok());
   EXPECT_TRUE(Contains(cycle.status(), "cycle")) << cycle.status();
 
   auto duplicate = ImportGraphDefBytes("node { name: 'n' op: 'NoOp' } node { name: 'n' op: 'NoOp' }",
-                                       "g", true);
+                                       "g", GraphFormat::kText);
   ASSERT_FALSE(duplicate.ok());
   EXPECT_TRUE(Contains(duplicate.status(), "used twice"));
 
-  auto too_new = ImportGraphDefBytes("versions { producer: 5000 min_consumer: 4000 }", "g", true);
+  auto too_new = ImportGraphDefBytes("versions { producer: 5000 min_consumer: 4000 }", "g", GraphFormat::kText);
   ASSERT_FALSE(too_new.ok());
   EXPECT_TRUE(Contains(too_new.status(), "4000"));
 }
@@ -139,7 +139,7 @@ TEST(GraphImport, TruncatedBinaryGraphIsRejected) {
 }
 
 TEST(GraphImport, ResolveTensorNames) {
-  auto g = ImportGraphDefBytes(kSmallGraph, "small", true);
+  auto g = ImportGraphDefBytes(kSmallGraph, "small", GraphFormat::kText);
   ASSERT_TRUE(g.ok());
   auto e = (*g)->ResolveTensor("m:0");
   ASSERT_TRUE(e.ok());

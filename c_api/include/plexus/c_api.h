@@ -16,7 +16,10 @@
  *   threads at once; a px_status and a px_tensor must not be written by two
  *   threads at once.
  * - Data types use TensorFlow's DataType numbers (PX_DTYPE_FLOAT = 1, ...).
- * - Tensors handed back by this API live in host memory.
+ * - Tensors handed back by this API live in host memory. DLPack imports and
+ *   exports share the data (both sides see writes). String tensors
+ *   (PX_DTYPE_STRING) cannot be created here yet; a fetched string tensor
+ *   reports its dtype and shape, with NULL data and byte size 0.
  */
 #ifndef PLEXUS_C_API_H_
 #define PLEXUS_C_API_H_
@@ -27,7 +30,11 @@
 #include <dlpack/dlpack.h>
 
 #if defined(_WIN32)
+#if defined(PX_C_BUILDING_LIBRARY)
 #define PX_C_EXPORT __declspec(dllexport)
+#else
+#define PX_C_EXPORT __declspec(dllimport)
+#endif
 #else
 #define PX_C_EXPORT __attribute__((visibility("default")))
 #endif

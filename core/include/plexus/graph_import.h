@@ -20,11 +20,15 @@ inline constexpr int kGraphDefConsumerVersion = 2000;
 absl::StatusOr<std::unique_ptr<Graph>> ImportGraphDef(const tf::GraphDef& def,
                                                       absl::string_view source);
 
-// Parses `bytes` as a binary GraphDef, or as text when it is not valid binary
-// (or when `text` is true).
-absl::StatusOr<std::unique_ptr<Graph>> ImportGraphDefBytes(absl::string_view bytes,
-                                                           absl::string_view source,
-                                                           bool text = false);
+enum class GraphFormat {
+  kAuto,    // binary, else text
+  kBinary,
+  kText,
+};
+
+// Parses `bytes` as a GraphDef in the given format.
+absl::StatusOr<std::unique_ptr<Graph>> ImportGraphDefBytes(
+    absl::string_view bytes, absl::string_view source, GraphFormat format = GraphFormat::kAuto);
 
 // Reads a file: ".pbtxt"/".txt" are text, anything else binary with a text
 // fallback.
