@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# The main job: list the plugins and devices found, then import and run the
+# real TensorFlow graphs in tests/data/tf_graphs on the best device present,
+# checking each output against its expected values.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+bash "$root/.ci/setup.sh"
+build=${PX_BUILD_DIR:-$root/build}
+"$build/bin/plexus" devices
+echo
+"$build/bin/plexus_run_tf_graphs" "$root/tests/data/tf_graphs"
