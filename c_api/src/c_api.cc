@@ -421,10 +421,8 @@ px_code px_tensor_from_dlpack(DLManagedTensor* managed, px_tensor** out_tensor,
     if (dl.ndim < 0) return refuse(absl::StrCat("ndim is ", dl.ndim));
     if (dl.ndim > 0 && dl.shape == nullptr) return refuse("shape is NULL but ndim > 0");
     plexus::Shape shape(dl.shape, dl.shape + dl.ndim);
-    for (int64_t d : shape) {
-      if (d < 0) return refuse(absl::StrCat("shape ", plexus::ShapeToString(shape),
-                                            " has a negative dimension"));
-    }
+    auto checked_bytes = plexus::CheckedByteSize(*dtype, shape);
+    if (!checked_bytes.ok()) return refuse(std::string(checked_bytes.status().message()));
     int64_t num_elements = plexus::NumElements(shape);
     // Compact row-major only; a dimension of size 1 may carry any stride.
     if (dl.strides != nullptr && num_elements > 0) {
@@ -440,8 +438,7 @@ px_code px_tensor_from_dlpack(DLManagedTensor* managed, px_tensor** out_tensor,
       }
     }
     if (dl.data == nullptr && num_elements > 0) return refuse("data is NULL");
-    size_t byte_size =
-        static_cast<size_t>(num_elements) * plexus::DataTypeSize(*dtype);
+    size_t byte_size = *checked_bytes;
     void* data = static_cast<char*>(dl.data) + dl.byte_offset;
 
     // Nothing below may fail once the buffer owns `managed`.

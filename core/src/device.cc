@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "host_services.h"
 #include "plexus/plugin_host.h"
+#include "plexus/status.h"
 
 namespace plexus {
 
@@ -16,6 +17,7 @@ Device::Device(std::shared_ptr<Plugin> plugin, int ordinal, const PX_DeviceInfo&
 
 Device::~Device() {
   const PX_PluginTable& t = plugin_->table();
+  for (PX_Stream* s : stream_pool_) t.stream_destroy(handle_, s);
   if (stream_ != nullptr) t.stream_destroy(handle_, stream_);
   if (handle_ != nullptr) t.device_close(t.plugin_state, handle_);
 }
@@ -61,7 +63,9 @@ absl::StatusOr<Tensor> Device::AllocateTensor(DataType dtype, const Shape& shape
     return absl::InvalidArgumentError(absl::StrCat(
         "device ", name_, ": cannot hold tensors of type ", DataTypeName(dtype)));
   }
-  auto buffer = Allocate(static_cast<size_t>(NumElements(shape)) * element_size);
+  auto bytes = CheckedByteSize(dtype, shape);
+  if (!bytes.ok()) return Annotate(bytes.status(), absl::StrCat("device ", name_));
+  auto buffer = Allocate(*bytes);
   if (!buffer.ok()) return buffer.status();
   return Tensor(dtype, shape, *std::move(buffer));
 }
@@ -88,6 +92,35 @@ absl::Status Device::Synchronize() {
   absl::Status open = Open();
   if (!open.ok()) return open;
   return Check(plugin_->table().stream_synchronize(handle_, stream_), "stream");
+}
+
+absl::StatusOr<PX_Stream*> Device::AcquireStream() {
+  PX_RETURN_IF_ERROR(Open());
+  {
+    std::lock_guard<std::mutex> lock(pool_mu_);
+    if (!stream_pool_.empty()) {
+      PX_Stream* s = stream_pool_.back();
+      stream_pool_.pop_back();
+      return s;
+    }
+  }
+  PX_Stream* stream = nullptr;
+  PX_RETURN_IF_ERROR(Check(plugin_->table().stream_create(handle_, &stream), "create stream"));
+  return stream;
+}
+
+void Device::ReleaseStream(PX_Stream* stream, bool healthy) {
+  if (stream == nullptr) return;
+  if (!healthy) {
+    plugin_->table().stream_destroy(handle_, stream);
+    return;
+  }
+  std::lock_guard<std::mutex> lock(pool_mu_);
+  stream_pool_.push_back(stream);
+}
+
+absl::Status Device::SynchronizeStream(PX_Stream* stream) {
+  return Check(plugin_->table().stream_synchronize(handle_, stream), "stream");
 }
 
 absl::StatusOr<Tensor> CopyTensorTo(const Tensor& tensor, Device* device) {

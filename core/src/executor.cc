@@ -78,29 +78,31 @@ absl::StatusOr<std::shared_ptr<Executor>> Executor::Create(const Graph& graph,
     for (const Node* c : n->control_inputs) mark(c);
   }
 
-  // Topological order of the running nodes (Kahn over the pruned subgraph).
+  // Topological order of the running nodes: Kahn's algorithm over the edges
+  // of the pruned subgraph (one entry per edge, so the work is linear).
   std::vector<int> pending(graph.num_nodes(), 0);
+  std::vector<std::vector<const Node*>> out_edges(graph.num_nodes());
   std::vector<const Node*> order;
   for (const auto& node : graph.nodes()) {
     if (!runs[node->id]) continue;
     for (const Endpoint& in : node->inputs) {
-      if (runs[in.node->id] && !fed.count({in.node->id, in.index})) ++pending[node->id];
+      if (runs[in.node->id] && !fed.count({in.node->id, in.index})) {
+        ++pending[node->id];
+        out_edges[in.node->id].push_back(node.get());
+      }
     }
-    for (const Node* c : node->control_inputs) pending[node->id] += runs[c->id];
-    if (pending[node->id] == 0) order.push_back(node.get());
+    for (const Node* c : node->control_inputs) {
+      if (!runs[c->id]) continue;
+      ++pending[node->id];
+      out_edges[c->id].push_back(node.get());
+    }
+  }
+  for (const auto& node : graph.nodes()) {
+    if (runs[node->id] && pending[node->id] == 0) order.push_back(node.get());
   }
   for (size_t i = 0; i < order.size(); ++i) {
-    const Node* n = order[i];
-    for (const Node* consumer : n->consumers) {
-      if (!runs[consumer->id]) continue;
-      int edges = 0;
-      for (const Endpoint& in : consumer->inputs) {
-        edges += in.node == n && !fed.count({n->id, in.index});
-      }
-      for (const Node* c : consumer->control_inputs) edges += c == n;
-      if (edges == 0) continue;
-      pending[consumer->id] -= edges;
-      if (pending[consumer->id] == 0) order.push_back(consumer);
+    for (const Node* consumer : out_edges[order[i]->id]) {
+      if (--pending[consumer->id] == 0) order.push_back(consumer);
     }
   }
   long running = std::count(runs.begin(), runs.end(), 1);
@@ -130,9 +132,9 @@ absl::StatusOr<std::shared_ptr<Executor>> Executor::Create(const Graph& graph,
       item.kernel = other->plugin().kernels().Find(*node);
       if (item.kernel == nullptr) continue;
       item.device = other.get();
-      if (std::find(exec->devices_.begin(), exec->devices_.end(), other) == exec->devices_.end()) {
-        exec->devices_.push_back(other);
-      }
+      auto it = std::find(exec->devices_.begin(), exec->devices_.end(), other);
+      item.device_index = static_cast<int>(it - exec->devices_.begin());
+      if (it == exec->devices_.end()) exec->devices_.push_back(other);
       exec->notes_.push_back(absl::StrCat(node->Describe(), ": no kernel on ", device->name(),
                                           ", placed on ", other->name()));
       Log(LogLevel::kInfo, exec->notes_.back());
@@ -214,6 +216,56 @@ absl::Status Executor::CheckFeed(int index, const Tensor& value) const {
   return absl::OkStatus();
 }
 
+namespace {
+
+// The streams of one run, one per device. On destruction (every return
+// path) it waits for them, so no buffer is freed while queued work may still
+// read it, and returns them to their devices (a failed one is dropped).
+class RunStreams {
+ public:
+  explicit RunStreams(const std::vector<std::shared_ptr<Device>>& devices)
+      : devices_(devices), streams_(devices.size(), nullptr) {}
+  ~RunStreams() {
+    for (size_t i = 0; i < streams_.size(); ++i) {
+      if (streams_[i] == nullptr) continue;
+      bool healthy = synced_ || devices_[i]->SynchronizeStream(streams_[i]).ok();
+      devices_[i]->ReleaseStream(streams_[i], healthy && !failed_);
+    }
+  }
+  absl::Status Acquire() {
+    for (size_t i = 0; i < devices_.size(); ++i) {
+      PX_ASSIGN_OR_RETURN(streams_[i], devices_[i]->AcquireStream());
+    }
+    return absl::OkStatus();
+  }
+  PX_Stream* stream(int device_index) const { return streams_[device_index]; }
+  // Waits for every stream; the first sticky error wins.
+  absl::Status SynchronizeAll() {
+    absl::Status first;
+    for (size_t i = 0; i < streams_.size(); ++i) {
+      absl::Status s = devices_[i]->SynchronizeStream(streams_[i]);
+      if (!s.ok() && first.ok()) first = s;
+    }
+    synced_ = true;
+    failed_ = !first.ok();
+    return first;
+  }
+  absl::Status Synchronize(const Device* device) {
+    for (size_t i = 0; i < devices_.size(); ++i) {
+      if (devices_[i].get() == device) return devices_[i]->SynchronizeStream(streams_[i]);
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  const std::vector<std::shared_ptr<Device>>& devices_;
+  std::vector<PX_Stream*> streams_;
+  bool synced_ = false;
+  bool failed_ = false;
+};
+
+}  // namespace
+
 absl::StatusOr<std::vector<Tensor>> Executor::Run(const std::vector<Tensor>& feed_values) const {
   if (feed_values.size() != request_.feeds.size()) {
     return absl::InvalidArgumentError(absl::StrCat("expected ", request_.feeds.size(),
@@ -222,24 +274,34 @@ absl::StatusOr<std::vector<Tensor>> Executor::Run(const std::vector<Tensor>& fee
   for (size_t i = 0; i < feed_values.size(); ++i) {
     PX_RETURN_IF_ERROR(CheckFeed(static_cast<int>(i), feed_values[i]));
   }
+  // Declared before `streams` so they die after it has waited for the work.
   std::vector<Tensor> slots(num_slots_);
+  std::vector<Tensor> retired;
+  std::vector<Tensor> inputs;
+  std::vector<Tensor> outputs;
+  RunStreams streams(devices_);
+  PX_RETURN_IF_ERROR(streams.Acquire());
+
   std::vector<int> uses = slot_uses_;
   auto value_of = [&](const Source& s) -> const Tensor& {
     return s.item < 0 ? feed_values[s.feed] : slots[items_[s.item].first_slot + s.output];
   };
-
-  std::vector<Tensor> inputs;
   std::vector<DLTensor> input_descs;
-  std::vector<Tensor> outputs;
   std::vector<DLTensor> output_descs;
   for (const Item& item : items_) {
     const Node& node = *item.node;
     Device& device = *item.device;
     // Inputs, moved to where the kernel wants them.
+    for (Tensor& t : inputs) retired.push_back(std::move(t));
     inputs.clear();
     for (size_t k = 0; k < item.inputs.size(); ++k) {
       const Tensor& value = value_of(item.inputs[k]);
       Device* target = item.kernel->InputInHostMemory(static_cast<int>(k)) ? nullptr : &device;
+      Device* source = value.device();
+      if (source != nullptr && source != target && !source->host_accessible()) {
+        // Produced on another device's run stream: wait for it first.
+        PX_RETURN_IF_ERROR(Annotate(streams.Synchronize(source), Where(node, device)));
+      }
       auto moved = CopyTensorTo(value, target);
       if (!moved.ok()) return Annotate(moved.status(), absl::StrCat(Where(node, device), ": input ", k));
       if (moved->dtype() == DataType::kString) {
@@ -262,7 +324,15 @@ absl::StatusOr<std::vector<Tensor>> Executor::Run(const std::vector<Tensor>& fee
     for (int k = 0; k < node.num_outputs(); ++k) {
       const PartialShape& shape = ctx.output(k);
       if (!shape.fully_defined()) {
-        output_descs[k].ndim = -1;  // the kernel allocates it
+        // The kernel allocates it; its dtype and device are known already.
+        DLTensor& d = output_descs[k];
+        d.ndim = -1;
+        auto dl = ToDLDataType(node.output_types[k]);
+        if (dl.ok()) d.dtype = *dl;
+        bool host = item.kernel->OutputInHostMemory(k);
+        d.device.device_type = host ? kDLCPU
+                                    : static_cast<DLDeviceType>(device.plugin().table().dlpack_device_type);
+        d.device.device_id = host ? 0 : device.ordinal();
         continue;
       }
       auto allocated = item.kernel->OutputInHostMemory(k)
@@ -281,7 +351,7 @@ absl::StatusOr<std::vector<Tensor>> Executor::Run(const std::vector<Tensor>& fee
                           output_descs.size()};
     absl::Status status = TakePluginStatus(item.kernel->compute(
         item.instance, &kctx, input_descs.data(), input_descs.size(), output_descs.data(),
-        output_descs.size(), device.stream()));
+        output_descs.size(), streams.stream(item.device_index)));
     if (!status.ok()) {
       return absl::Status(status.code(), absl::StrCat(Where(node, device), ": ", status.message()));
     }
@@ -292,16 +362,14 @@ absl::StatusOr<std::vector<Tensor>> Executor::Run(const std::vector<Tensor>& fee
       }
       slots[item.first_slot + k] = std::move(outputs[k]);
     }
-    // Free inputs nobody else needs.
+    // Retire inputs nobody else needs; they are freed once the streams drain.
     for (const Source& s : item.inputs) {
       if (s.item >= 0 && --uses[items_[s.item].first_slot + s.output] == 0) {
-        slots[items_[s.item].first_slot + s.output] = Tensor();
+        retired.push_back(std::move(slots[items_[s.item].first_slot + s.output]));
       }
     }
   }
-  for (const auto& device : devices_) {
-    PX_RETURN_IF_ERROR(device->Synchronize());
-  }
+  PX_RETURN_IF_ERROR(streams.SynchronizeAll());
   std::vector<Tensor> results;
   for (const Source& s : fetch_sources_) {
     PX_ASSIGN_OR_RETURN(Tensor host, CopyTensorTo(value_of(s), nullptr));

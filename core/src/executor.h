@@ -41,6 +41,7 @@ class Executor {
   struct Item {
     const Node* node = nullptr;
     Device* device = nullptr;
+    int device_index = 0;  // into devices_
     const KernelRegistration* kernel = nullptr;
     void* instance = nullptr;
     std::vector<Source> inputs;

@@ -1,5 +1,6 @@
 #include "plexus/graph_import.h"
 
+#include <climits>
 #include <fstream>
 #include <sstream>
 
@@ -95,9 +96,11 @@ absl::Status ExpandArgTypes(const Node& node, const std::vector<ArgSpec>& args,
     int64_t count = 1;
     if (!arg.number_attr.empty()) {
       PX_ASSIGN_OR_RETURN(count, GetAttrInt(node, arg.number_attr));
-      if (count < 0) {
+      constexpr int64_t kMaxArgs = 1 << 20;
+      if (count < 0 || count > kMaxArgs) {
         return absl::InvalidArgumentError(absl::StrCat(
-            node.Describe(), ": attribute '", arg.number_attr, "' is negative"));
+            node.Describe(), ": attribute '", arg.number_attr, "' = ", count,
+            " is out of range [0, ", kMaxArgs, "]"));
       }
     }
     if (arg.fixed_type != DataType::kInvalid) {
@@ -124,12 +127,15 @@ absl::Status ExpandArgTypes(const Node& node, const std::vector<ArgSpec>& args,
   return absl::OkStatus();
 }
 
-// Kahn's algorithm over data and control edges. Fails on a cycle, naming a
-// node on it.
+// Kahn's algorithm over data and control edges (one entry per edge, so the
+// work is linear). Fails on a cycle, naming a node on it.
 absl::StatusOr<std::vector<Node*>> TopologicalOrder(const Graph& graph) {
   std::vector<int> pending(graph.num_nodes(), 0);
+  std::vector<std::vector<Node*>> out_edges(graph.num_nodes());
   for (const auto& node : graph.nodes()) {
     pending[node->id] = node->num_inputs() + static_cast<int>(node->control_inputs.size());
+    for (const Endpoint& in : node->inputs) out_edges[in.node->id].push_back(node.get());
+    for (Node* c : node->control_inputs) out_edges[c->id].push_back(node.get());
   }
   std::vector<Node*> order;
   order.reserve(graph.num_nodes());
@@ -137,14 +143,8 @@ absl::StatusOr<std::vector<Node*>> TopologicalOrder(const Graph& graph) {
     if (pending[node->id] == 0) order.push_back(node.get());
   }
   for (size_t i = 0; i < order.size(); ++i) {
-    Node* node = order[i];
-    // Consumers are deduplicated, so count each edge from the consumer side.
-    for (Node* consumer : node->consumers) {
-      int edges = 0;
-      for (const Endpoint& in : consumer->inputs) edges += in.node == node;
-      for (Node* control : consumer->control_inputs) edges += control == node;
-      pending[consumer->id] -= edges;
-      if (pending[consumer->id] == 0) order.push_back(consumer);
+    for (Node* consumer : out_edges[order[i]->id]) {
+      if (--pending[consumer->id] == 0) order.push_back(consumer);
     }
   }
   if (static_cast<int>(order.size()) != graph.num_nodes()) {
@@ -163,7 +163,8 @@ absl::Status ImportNodes(const tf::GraphDef& def, Graph* graph) {
   const OpRegistry& registry = OpRegistry::Global();
   for (const tf::NodeDef& node_def : def.node()) {
     if (node_def.name().empty()) {
-      return absl::InvalidArgumentError("a node has an empty name");
+      return absl::InvalidArgumentError(absl::StrCat(
+          "node #", graph->num_nodes(), " (op ", node_def.op(), ") has an empty name"));
     }
     if (graph->FindNode(node_def.name()) != nullptr) {
       return absl::InvalidArgumentError(
@@ -181,12 +182,18 @@ absl::Status ImportNodes(const tf::GraphDef& def, Graph* graph) {
     PX_RETURN_IF_ERROR(ExpandArgTypes(*node, node->def->inputs, &node->input_types));
     PX_RETURN_IF_ERROR(ExpandArgTypes(*node, node->def->outputs, &node->output_types));
   }
-  // Second pass: edges, now that every node exists.
+  // Second pass: edges, now that every node exists. `last_consumer` keeps
+  // Node::consumers free of duplicates in linear time.
+  std::vector<int> last_consumer(graph->num_nodes(), -1);
   for (int i = 0; i < def.node_size(); ++i) {
     const tf::NodeDef& node_def = def.node(i);
     Node* node = graph->nodes()[i].get();
     for (const std::string& input : node_def.input()) {
-      PX_ASSIGN_OR_RETURN(TensorRef ref, ParseTensorRef(input));
+      auto parsed = ParseTensorRef(input);
+      if (!parsed.ok()) {
+        return Annotate(parsed.status(), absl::StrCat(node->Describe(), ": input '", input, "'"));
+      }
+      const TensorRef& ref = *parsed;
       Node* source = graph->FindNode(ref.node);
       if (source == nullptr) {
         return absl::NotFoundError(absl::StrCat(node->Describe(), ": input '", input,
@@ -206,9 +213,10 @@ absl::Status ImportNodes(const tf::GraphDef& def, Graph* graph) {
         }
         node->inputs.push_back(Endpoint{source, ref.index});
       }
-      bool seen = false;
-      for (Node* c : source->consumers) seen = seen || c == node;
-      if (!seen) source->consumers.push_back(node);
+      if (last_consumer[source->id] != node->id) {
+        last_consumer[source->id] = node->id;
+        source->consumers.push_back(node);
+      }
     }
     if (node->num_inputs() != static_cast<int>(node->input_types.size())) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -297,7 +305,7 @@ absl::StatusOr<std::unique_ptr<Graph>> ImportGraphDef(const tf::GraphDef& def,
 absl::StatusOr<std::unique_ptr<Graph>> ImportGraphDefBytes(absl::string_view bytes,
                                                            absl::string_view source,
                                                            GraphFormat format) {
-  if (bytes.size() > kMaxGraphBytes) {
+  if (bytes.size() > kMaxGraphBytes || bytes.size() > static_cast<size_t>(INT_MAX)) {
     return absl::InvalidArgumentError(absl::StrCat(source, ": graph file is too large"));
   }
   tf::GraphDef def;
@@ -340,8 +348,12 @@ absl::StatusOr<std::unique_ptr<Graph>> ImportGraphDefBytes(absl::string_view byt
 }
 
 absl::StatusOr<std::unique_ptr<Graph>> ImportGraphDefFile(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
+  std::ifstream file(path, std::ios::binary | std::ios::ate);
   if (!file) return absl::NotFoundError(absl::StrCat("cannot open graph file '", path, "'"));
+  if (static_cast<size_t>(file.tellg()) > kMaxGraphBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": graph file is too large"));
+  }
+  file.seekg(0);
   std::ostringstream contents;
   contents << file.rdbuf();
   bool text = absl::EndsWith(path, ".pbtxt") || absl::EndsWith(path, ".txt");

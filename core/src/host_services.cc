@@ -8,13 +8,16 @@
 #include "plexus/tensor_proto.h"
 
 namespace plexus {
+namespace {
+extern PX_Status kOutOfMemoryStatus;
+}  // namespace
 
 absl::Status TakePluginStatus(PX_Status* status) {
   if (status == nullptr) return absl::OkStatus();
   absl::StatusCode code = static_cast<absl::StatusCode>(status->code);
   if (status->code == PX_CODE_OK) code = absl::StatusCode::kUnknown;  // OK must be NULL
   absl::Status result(code, status->message);
-  delete status;
+  if (status != &kOutOfMemoryStatus) delete status;
   return result;
 }
 
@@ -25,23 +28,50 @@ PX_Status* MakePluginStatus(const absl::Status& status) {
 
 namespace {
 
-PX_Status* StatusCreate(PX_Code code, const char* message) {
+// Returned when a status cannot even be allocated; never freed.
+PX_Status kOutOfMemoryStatus{PX_CODE_RESOURCE_EXHAUSTED, "host out of memory creating a status"};
+
+PX_Status* StatusCreate(PX_Code code, const char* message) noexcept {
   if (code < PX_CODE_OK || code > PX_CODE_UNAUTHENTICATED) code = PX_CODE_UNKNOWN;
-  return new PX_Status{code, message ? message : ""};
+  try {
+    return new PX_Status{code, message ? message : ""};
+  } catch (...) {
+    return &kOutOfMemoryStatus;
+  }
 }
-void StatusDestroy(PX_Status* status) { delete status; }
+void StatusDestroy(PX_Status* status) {
+  if (status != &kOutOfMemoryStatus) delete status;
+}
+
+// Host services are called from plugin code, possibly C or built without
+// exceptions: no C++ exception may leave them.
+template <typename Fn>
+PX_Status* Guarded(Fn&& fn) noexcept {
+  try {
+    return fn();
+  } catch (const std::bad_alloc&) {
+    return StatusCreate(PX_CODE_RESOURCE_EXHAUSTED, "host out of memory");
+  } catch (const std::exception& e) {
+    return StatusCreate(PX_CODE_INTERNAL, e.what());
+  } catch (...) {
+    return StatusCreate(PX_CODE_INTERNAL, "unexpected exception in a host service");
+  }
+}
 PX_Code StatusCode(const PX_Status* status) { return status ? status->code : PX_CODE_OK; }
 const char* StatusMessage(const PX_Status* status) { return status ? status->message.c_str() : ""; }
 
-void HostLog(void* host_context, PX_LogLevel level, const char* message) {
+void HostLog(void* host_context, PX_LogLevel level, const char* message) noexcept try {
   const Plugin* plugin = static_cast<const Plugin*>(host_context);
   std::string text = absl::StrCat(plugin ? plugin->log_prefix() : "plugin", ": ",
                                   message ? message : "");
   Log(static_cast<LogLevel>(level < PX_LOG_DEBUG || level > PX_LOG_ERROR ? PX_LOG_ERROR : level),
       text);
+} catch (...) {
+  // Logging must never fail the caller.
 }
 
 PX_Status* KernelRegister(PX_KernelRegistrar* registrar, const PX_KernelDef* def) {
+  return Guarded([&]() -> PX_Status* {
   if (registrar == nullptr || registrar->registry == nullptr) {
     return StatusCreate(PX_CODE_FAILED_PRECONDITION,
                         "kernel_register called outside register_kernels");
@@ -57,14 +87,21 @@ PX_Status* KernelRegister(PX_KernelRegistrar* registrar, const PX_KernelDef* def
                         absl::StrCat("kernel_register: the kernel for op ", def->op_name,
                                      " has no compute function (required)").c_str());
   }
+  if ((def->num_type_constraints > 0 && def->type_constraints == nullptr) ||
+      (def->num_host_memory_inputs > 0 && def->host_memory_inputs == nullptr) ||
+      (def->num_host_memory_outputs > 0 && def->host_memory_outputs == nullptr)) {
+    return StatusCreate(PX_CODE_INVALID_ARGUMENT,
+                        absl::StrCat("kernel_register: op ", def->op_name,
+                                     ": an array is NULL but its count is not zero").c_str());
+  }
   KernelRegistration reg;
   reg.op = def->op_name;
   for (size_t i = 0; i < def->num_type_constraints; ++i) {
     const PX_TypeConstraint& c = def->type_constraints[i];
-    if (c.attr_name == nullptr) {
+    if (c.attr_name == nullptr || (c.num_allowed > 0 && c.allowed == nullptr)) {
       return StatusCreate(PX_CODE_INVALID_ARGUMENT,
                           absl::StrCat("kernel_register: op ", def->op_name,
-                                       ": type constraint without attr_name").c_str());
+                                       ": type constraint without attr_name or types").c_str());
     }
     std::vector<DataType> allowed;
     for (size_t k = 0; k < c.num_allowed; ++k) allowed.push_back(static_cast<DataType>(c.allowed[k]));
@@ -80,6 +117,7 @@ PX_Status* KernelRegister(PX_KernelRegistrar* registrar, const PX_KernelDef* def
   reg.plugin = registrar->plugin;
   registrar->registry->Add(std::move(reg));
   return nullptr;
+  });
 }
 
 const char* NodeName(const PX_NodeView* node) { return node->node->name.c_str(); }
@@ -97,6 +135,7 @@ PX_DataType NodeOutputType(const PX_NodeView* node, size_t i) {
 
 template <typename T, typename Getter>
 PX_Status* GetAttr(const PX_NodeView* node, const char* name, T* out, Getter getter) {
+  return Guarded([&]() -> PX_Status* {
   if (node == nullptr || name == nullptr || out == nullptr) {
     return StatusCreate(PX_CODE_INVALID_ARGUMENT, "node attribute accessor: null argument");
   }
@@ -104,6 +143,7 @@ PX_Status* GetAttr(const PX_NodeView* node, const char* name, T* out, Getter get
   if (!value.ok()) return MakePluginStatus(value.status());
   *out = static_cast<T>(*value);
   return nullptr;
+  });
 }
 
 PX_Status* NodeAttrInt(const PX_NodeView* n, const char* name, int64_t* out) {
@@ -121,6 +161,7 @@ PX_Status* NodeAttrType(const PX_NodeView* n, const char* name, PX_DataType* out
 
 PX_Status* NodeAttrString(const PX_NodeView* n, const char* name, const char** out_data,
                           size_t* out_size) {
+  return Guarded([&]() -> PX_Status* {
   if (n == nullptr || name == nullptr || out_data == nullptr || out_size == nullptr) {
     return StatusCreate(PX_CODE_INVALID_ARGUMENT, "node_attr_string: null argument");
   }
@@ -136,10 +177,12 @@ PX_Status* NodeAttrString(const PX_NodeView* n, const char* name, const char** o
   *out_data = value->s().data();
   *out_size = value->s().size();
   return nullptr;
+  });
 }
 
 PX_Status* NodeAttrIntList(const PX_NodeView* n, const char* name, int64_t* out_values,
                            size_t capacity, size_t* out_count) {
+  return Guarded([&]() -> PX_Status* {
   if (n == nullptr || name == nullptr || out_count == nullptr) {
     return StatusCreate(PX_CODE_INVALID_ARGUMENT, "node_attr_int_list: null argument");
   }
@@ -148,9 +191,11 @@ PX_Status* NodeAttrIntList(const PX_NodeView* n, const char* name, int64_t* out_
   *out_count = list->size();
   for (size_t i = 0; i < list->size() && i < capacity && out_values; ++i) out_values[i] = (*list)[i];
   return nullptr;
+  });
 }
 
 PX_Status* NodeAttrTensor(const PX_NodeView* n, const char* name, const DLTensor** out) {
+  return Guarded([&]() -> PX_Status* {
   if (n == nullptr || name == nullptr || out == nullptr) {
     return StatusCreate(PX_CODE_INVALID_ARGUMENT, "node_attr_tensor: null argument");
   }
@@ -172,10 +217,12 @@ PX_Status* NodeAttrTensor(const PX_NodeView* n, const char* name, const DLTensor
   view->descriptors.push_back(view->tensors.back().ToDLTensor());
   *out = &view->descriptors.back();
   return nullptr;
+  });
 }
 
 PX_Status* OutputAllocate(PX_KernelContext* ctx, size_t index, int32_t ndim,
                           const int64_t* shape) {
+  return Guarded([&]() -> PX_Status* {
   if (ctx == nullptr) return StatusCreate(PX_CODE_INVALID_ARGUMENT, "output_allocate: null context");
   if (index >= ctx->num_outputs) {
     return MakePluginStatus(absl::OutOfRangeError(absl::StrCat(
@@ -200,6 +247,7 @@ PX_Status* OutputAllocate(PX_KernelContext* ctx, size_t index, int32_t ndim,
   (*ctx->outputs)[index] = *std::move(tensor);
   ctx->output_descriptors[index] = (*ctx->outputs)[index].ToDLTensor();
   return nullptr;
+  });
 }
 
 const char* KernelNodeName(PX_KernelContext* ctx) { return ctx ? ctx->node->name.c_str() : ""; }

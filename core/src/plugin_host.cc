@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <mutex>
 #include <cstdlib>
 #include <cstring>
 #include <set>
@@ -81,6 +82,23 @@ std::vector<std::string> MissingRequiredSlots(const PX_PluginTable& t) {
   return missing;
 }
 
+// Canonical paths of the plugin files initialized in this process.
+std::mutex& ProcessPluginsMutex() {
+  static std::mutex* mu = new std::mutex();
+  return *mu;
+}
+std::set<std::string>& ProcessPlugins() {
+  static std::set<std::string>* files = new std::set<std::string>();
+  return *files;
+}
+
+std::string CanonicalPath(const std::string& path) {
+  char* real = realpath(path.c_str(), nullptr);
+  std::string result = real ? real : path;
+  std::free(real);
+  return result;
+}
+
 }  // namespace
 
 Plugin::~Plugin() {
@@ -88,6 +106,10 @@ Plugin::~Plugin() {
     table_.plugin_shutdown(table_.plugin_state);
   }
   if (handle_ != nullptr) dlclose(handle_);
+  if (registered_in_process_) {
+    std::lock_guard<std::mutex> lock(ProcessPluginsMutex());
+    ProcessPlugins().erase(real_path_);
+  }
 }
 
 std::string Plugin::version() const {
@@ -112,6 +134,7 @@ absl::StatusOr<std::shared_ptr<Plugin>> PluginLoader::Load(const std::string& pa
   }
   std::shared_ptr<Plugin> plugin(new Plugin());
   plugin->path_ = path;
+  plugin->real_path_ = CanonicalPath(path);
   plugin->handle_ = handle;  // from here on the destructor closes it
 
   auto probe = reinterpret_cast<PX_PluginProbeFn>(dlsym(handle, PX_PLUGIN_PROBE_SYMBOL));
@@ -149,6 +172,15 @@ absl::StatusOr<std::shared_ptr<Plugin>> PluginLoader::Load(const std::string& pa
   if (initialize == nullptr) {
     return refuse(absl::StatusCode::kInvalidArgument,
                   "it does not export " PX_PLUGIN_INITIALIZE_SYMBOL);
+  }
+  {
+    std::lock_guard<std::mutex> lock(ProcessPluginsMutex());
+    if (!ProcessPlugins().insert(plugin->real_path_).second) {
+      return refuse(absl::StatusCode::kAlreadyExists,
+                    "this file is already loaded by another runtime in this process "
+                    "(a plugin is initialized once per process)");
+    }
+    plugin->registered_in_process_ = true;
   }
   FillHostServices(&plugin->services_, plugin.get());
   PX_HostInitArgs args;
@@ -198,8 +230,10 @@ absl::StatusOr<std::shared_ptr<Plugin>> PluginLoader::Load(const std::string& pa
                                table.plugin_name, "'"));
   }
 
-  PX_KernelRegistrar registrar{plugin.get(), &plugin->kernels_};
-  absl::Status kernels = TakePluginStatus(table.register_kernels(table.plugin_state, &registrar));
+  plugin->registrar_.reset(new PX_KernelRegistrar{plugin.get(), &plugin->kernels_});
+  absl::Status kernels =
+      TakePluginStatus(table.register_kernels(table.plugin_state, plugin->registrar_.get()));
+  plugin->registrar_->registry = nullptr;
   if (!kernels.ok()) {
     return refuse(kernels.code(), absl::StrCat("kernel registration failed: ", kernels.message()));
   }

@@ -20,8 +20,29 @@ int64_t NumElements(const Shape& shape) {
   return n;
 }
 
+absl::StatusOr<size_t> CheckedByteSize(DataType dtype, const Shape& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0 || __builtin_mul_overflow(n, d, &n)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("invalid tensor shape ", ShapeToString(shape)));
+    }
+  }
+  size_t bytes;
+  if (__builtin_mul_overflow(static_cast<size_t>(n), DataTypeSize(dtype), &bytes) ||
+      bytes > kMaxTensorBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "a ", DataTypeName(dtype), " tensor of shape ", ShapeToString(shape), " is too large"));
+  }
+  return bytes;
+}
+
 absl::StatusOr<std::shared_ptr<Buffer>> Buffer::AllocateHost(size_t bytes) {
   constexpr size_t kAlignment = 64;
+  if (bytes > kMaxTensorBytes) {
+    return absl::ResourceExhaustedError(absl::StrCat("host allocation of ", bytes,
+                                                     " bytes is too large"));
+  }
   size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
   if (rounded == 0) rounded = kAlignment;
   void* data = std::aligned_alloc(kAlignment, rounded);
@@ -56,13 +77,9 @@ absl::StatusOr<Tensor> Tensor::AllocateHost(DataType dtype, Shape shape) {
     return absl::InvalidArgumentError(absl::StrCat(
         "cannot allocate a host tensor of type ", DataTypeName(dtype)));
   }
-  for (int64_t d : shape) {
-    if (d < 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "cannot allocate a tensor of shape ", ShapeToString(shape)));
-    }
-  }
-  auto buffer = Buffer::AllocateHost(NumElements(shape) * element_size);
+  auto bytes = CheckedByteSize(dtype, shape);
+  if (!bytes.ok()) return bytes.status();
+  auto buffer = Buffer::AllocateHost(*bytes);
   if (!buffer.ok()) return buffer.status();
   return Tensor(dtype, std::move(shape), *std::move(buffer));
 }

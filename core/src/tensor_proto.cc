@@ -57,11 +57,18 @@ absl::StatusOr<Tensor> TensorFromProto(const tf::TensorProto& proto) {
         "TensorProto shape ", partial->ToString(), " is not fully defined"));
   }
   Shape shape = partial->dims();
+  // Sizes come from untrusted files: check before any arithmetic, and cap what
+  // a few bytes of *_val fill can expand to.
+  auto checked = CheckedByteSize(dtype == DataType::kString ? DataType::kUInt8 : dtype, shape);
+  if (!checked.ok()) return checked.status();
   const int64_t n = NumElements(shape);
-  constexpr int64_t kMaxElements = int64_t{1} << 40;
-  if (n > kMaxElements) {
+  constexpr int64_t kMaxDecodedBytes = int64_t{4} << 30;
+  const int64_t decoded_bytes =
+      dtype == DataType::kString ? n * static_cast<int64_t>(sizeof(std::string)) : static_cast<int64_t>(*checked);
+  if (decoded_bytes > kMaxDecodedBytes) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "TensorProto shape ", ShapeToString(shape), " is too large"));
+        "TensorProto of shape ", ShapeToString(shape), " would take ", decoded_bytes,
+        " bytes; constants are limited to ", kMaxDecodedBytes));
   }
 
   if (dtype == DataType::kString) {

@@ -173,6 +173,26 @@ TEST(PluginAbi, SkeletonLoadsAndReportsUnimplemented) {
   EXPECT_NE(message.find("does not implement device_count"), std::string::npos) << message;
 }
 
+TEST(PluginAbi, APluginFileIsInitializedOncePerProcess) {
+  auto first = EmptyRuntime();
+  ASSERT_TRUE(first->LoadPlugin(PX_CPU_PLUGIN_PATH).ok());
+  // The same runtime returns the plugin it has, also through another path.
+  std::string dir = std::string(PX_PLUGIN_DIR);
+  auto again = first->LoadPlugin(dir + "/../plexus-plugins/libplexus_plugin_cpu.so");
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(first->plugins().size(), 1u);
+  // A second runtime of the same process is refused the same file...
+  auto second = EmptyRuntime();
+  auto refused = second->LoadPlugin(PX_CPU_PLUGIN_PATH);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_TRUE(Contains(refused.status(), "already loaded by another runtime")) << refused.status();
+  // ...until the first lets it go.
+  again = absl::NotFoundError("released");
+  first.reset();
+  auto loaded = second->LoadPlugin(PX_CPU_PLUGIN_PATH);
+  EXPECT_TRUE(loaded.ok()) << loaded.status();
+}
+
 TEST(PluginAbi, DuplicateNameIsRefused) {
   auto runtime = EmptyRuntime();
   ASSERT_TRUE(runtime->LoadPlugin(PX_CPU_PLUGIN_PATH).ok());

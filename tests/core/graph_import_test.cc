@@ -3,7 +3,9 @@
 #include <fstream>
 #include <iterator>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "plexus/tensor_proto.h"
 #include "test_util.h"
 
 namespace plexus {
@@ -136,6 +138,51 @@ TEST(GraphImport, TruncatedBinaryGraphIsRejected) {
     auto g = ImportGraphDefBytes(absl::string_view(bytes).substr(0, cut), "cut.pb");
     if (!g.ok()) EXPECT_TRUE(Contains(g.status(), "cut.pb")) << g.status();
   }
+}
+
+TEST(GraphImport, HostileSizesAreErrorsNotCrashes) {
+  // 2^62 x 4 elements wrap a 64-bit element count to zero.
+  auto wrap = ImportGraphDefBytes(R"pb(
+    node { name: 'a' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } }
+           attr { key: 'value' value { tensor { dtype: DT_FLOAT
+             tensor_shape { dim { size: 4611686018427387904 } dim { size: 4 } } } } } })pb",
+                                  "wrap.pbtxt", GraphFormat::kText);
+  ASSERT_TRUE(wrap.ok()) << wrap.status();  // the shape is only metadata until run
+  auto value = TensorFromProto(**GetAttrTensorProto(*(*wrap)->FindNode("a"), "value"));
+  ASSERT_FALSE(value.ok());
+  EXPECT_TRUE(Contains(value.status(), "invalid tensor shape") ||
+              Contains(value.status(), "too large")) << value.status();
+
+  // A few bytes of *_val must not expand into many gigabytes.
+  tf::TensorProto big;
+  big.set_dtype(tf::DT_FLOAT);
+  big.mutable_tensor_shape()->add_dim()->set_size(int64_t{1} << 34);
+  big.add_float_val(1.0f);
+  auto expanded = TensorFromProto(big);
+  ASSERT_FALSE(expanded.ok());
+  EXPECT_TRUE(Contains(expanded.status(), "limited to")) << expanded.status();
+  big.set_dtype(tf::DT_STRING);
+  EXPECT_FALSE(TensorFromProto(big).ok());
+
+  auto many = ImportGraphDefBytes(R"pb(
+    node { name: 'x' op: 'Placeholder' attr { key: 'dtype' value { type: DT_FLOAT } } }
+    node { name: 'bad' op: 'Identity' input: 'x:zz' attr { key: 'T' value { type: DT_FLOAT } } })pb",
+                                  "g", GraphFormat::kText);
+  ASSERT_FALSE(many.ok());
+  EXPECT_TRUE(Contains(many.status(), "node 'bad' (op Identity): input 'x:zz'")) << many.status();
+}
+
+TEST(GraphImport, WideFanInIsLinear) {
+  // 50k control inputs into one node: quadratic work here would take minutes.
+  std::string text;
+  constexpr int kNodes = 50000;
+  for (int i = 0; i < kNodes; ++i) absl::StrAppend(&text, "node { name: 'n", i, "' op: 'NoOp' }\n");
+  absl::StrAppend(&text, "node { name: 'sink' op: 'NoOp'");
+  for (int i = 0; i < kNodes; ++i) absl::StrAppend(&text, " input: '^n", i, "'");
+  absl::StrAppend(&text, " }\n");
+  auto g = ImportGraphDefBytes(text, "fan.pbtxt", GraphFormat::kText);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ((*g)->FindNode("sink")->control_inputs.size(), static_cast<size_t>(kNodes));
 }
 
 TEST(GraphImport, ResolveTensorNames) {

@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "plexus/plugin_api.h"
@@ -46,8 +47,15 @@ class Device : public std::enable_shared_from_this<Device> {
   absl::Status CopyHostToDevice(void* dst, const void* src, size_t bytes);
   absl::Status CopyDeviceToHost(void* dst, const void* src, size_t bytes);
   absl::Status CopyDeviceToDevice(void* dst, const void* src, size_t bytes);
-  // Waits for the stream; returns its sticky error, if any.
+  // Waits for the default stream; returns its sticky error, if any.
   absl::Status Synchronize();
+
+  // Streams for one run each, so concurrent runs never share a stream (the
+  // ABI serializes calls per stream) and a failed run's sticky error does not
+  // leak into the next. A stream released as unhealthy is destroyed.
+  absl::StatusOr<PX_Stream*> AcquireStream();
+  void ReleaseStream(PX_Stream* stream, bool healthy);
+  absl::Status SynchronizeStream(PX_Stream* stream);
 
   // Converts a plugin status to absl::Status (and frees it), prefixing the
   // device's name and `what`.
@@ -63,6 +71,8 @@ class Device : public std::enable_shared_from_this<Device> {
   absl::Status open_status_;
   PX_Device* handle_ = nullptr;
   PX_Stream* stream_ = nullptr;
+  std::mutex pool_mu_;
+  std::vector<PX_Stream*> stream_pool_;
 };
 
 // Copies `tensor` to `device` (null = host memory). Returns the same tensor

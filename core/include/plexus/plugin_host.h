@@ -13,6 +13,8 @@
 #include "plexus/kernel_registry.h"
 #include "plexus/plugin_api.h"
 
+struct PX_KernelRegistrar;
+
 namespace plexus {
 
 // The ABI range this core speaks.
@@ -27,6 +29,8 @@ class Plugin {
   Plugin& operator=(const Plugin&) = delete;
 
   const std::string& path() const { return path_; }
+  // The file's canonical path (symlinks and relative parts resolved).
+  const std::string& real_path() const { return real_path_; }
   const std::string& name() const { return name_; }
   std::string version() const;
   uint32_t abi_major() const { return abi_major_; }
@@ -44,6 +48,8 @@ class Plugin {
   Plugin() = default;
 
   std::string path_;
+  std::string real_path_;
+  bool registered_in_process_ = false;
   std::string name_;
   std::string log_prefix_;
   uint32_t abi_major_ = 0;
@@ -53,11 +59,16 @@ class Plugin {
   PX_HostServices services_{};
   PX_PluginTable table_{};
   KernelRegistry kernels_;
+  // Valid during register_kernels only; cleared afterwards so a plugin that
+  // keeps it gets an error instead of writing into a live registry.
+  std::unique_ptr<PX_KernelRegistrar> registrar_;
 };
 
 class PluginLoader {
  public:
   // Loads, negotiates, validates and registers kernels. Errors name `path`.
+  // A plugin file is initialized once per process: loading a file that
+  // another runtime of this process holds is refused.
   static absl::StatusOr<std::shared_ptr<Plugin>> Load(const std::string& path,
                                                       bool synchronous_debug);
   // Plugin files in the search path, in order: each entry of

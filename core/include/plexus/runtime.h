@@ -60,6 +60,7 @@ class Runtime {
   void AddReport(PluginLoadReport report);
 
   RuntimeOptions options_;
+  std::mutex load_mu_;
   mutable std::mutex mu_;
   std::vector<std::shared_ptr<Plugin>> plugins_;
   std::vector<std::shared_ptr<Device>> devices_;

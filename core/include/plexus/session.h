@@ -1,8 +1,9 @@
 // Sessions run a graph: feeds (which may override any tensor, not only
 // placeholders), fetches and targets. A session places every node on one
-// device (falling back to the host device for ops that device lacks, with a
-// report), prunes the graph to what the request needs, and caches one
-// executor per (feeds, fetches, targets) signature.
+// device (falling back to another device for ops that device lacks,
+// host-accessible ones first, with a placement note), prunes the graph to
+// what the request needs, and caches one executor per (feeds, fetches,
+// targets) signature.
 #ifndef PLEXUS_SESSION_H_
 #define PLEXUS_SESSION_H_
 
