@@ -17,6 +17,7 @@ Device::Device(std::shared_ptr<Plugin> plugin, int ordinal, const PX_DeviceInfo&
 
 Device::~Device() {
   const PX_PluginTable& t = plugin_->table();
+  std::lock_guard<std::mutex> lock(plugin_->device_mutex());
   for (PX_Stream* s : stream_pool_) t.stream_destroy(handle_, s);
   if (stream_ != nullptr) t.stream_destroy(handle_, stream_);
   if (handle_ != nullptr) t.device_close(t.plugin_state, handle_);
@@ -30,6 +31,7 @@ absl::Status Device::Check(PX_Status* status, absl::string_view what) const {
 
 absl::Status Device::Open() {
   std::call_once(open_once_, [this] {
+    std::lock_guard<std::mutex> lock(plugin_->device_mutex());
     const PX_PluginTable& t = plugin_->table();
     open_status_ = Check(t.device_open(t.plugin_state, ordinal_, &handle_), "open");
     if (open_status_.ok()) {

@@ -6,6 +6,7 @@
 #define PLEXUS_PLUGIN_HOST_H_
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,9 @@ class Plugin {
   KernelRegistry& mutable_kernels() { return kernels_; }
   // Per-plugin host context (logging attribution).
   const std::string& log_prefix() const { return log_prefix_; }
+  // Serializes device open and close across the plugin's devices (the ABI's
+  // threading contract).
+  std::mutex& device_mutex() { return device_mu_; }
 
  private:
   friend class PluginLoader;
@@ -62,6 +66,7 @@ class Plugin {
   // Valid during register_kernels only; cleared afterwards so a plugin that
   // keeps it gets an error instead of writing into a live registry.
   std::unique_ptr<PX_KernelRegistrar> registrar_;
+  std::mutex device_mu_;
 };
 
 class PluginLoader {
