@@ -1,6 +1,7 @@
 #include "executor.h"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 
 #include "absl/strings/str_cat.h"
@@ -126,6 +127,15 @@ absl::StatusOr<std::shared_ptr<Executor>> Executor::Create(const Graph& graph,
     Item item;
     item.node = node;
     item.device = device.get();
+    if (node->def->forwards_inputs) {
+      // Identity-like: the run forwards the input tensors, no kernel needed.
+      item.forward = true;
+      item.first_slot = exec->num_slots_;
+      exec->num_slots_ += node->num_outputs();
+      item_of[node->id] = static_cast<int>(exec->items_.size());
+      exec->items_.push_back(std::move(item));
+      continue;
+    }
     item.kernel = device->plugin().kernels().Find(*node);
     for (size_t f = 0; item.kernel == nullptr && f < fallbacks.size(); ++f) {
       const std::shared_ptr<Device>& other = fallbacks[f];
@@ -180,16 +190,100 @@ absl::StatusOr<std::shared_ptr<Executor>> Executor::Create(const Graph& graph,
     for (const Endpoint& in : item.node->inputs) item.inputs.push_back(source_of(in));
   }
   for (const Endpoint& f : req.fetches) exec->fetch_sources_.push_back(source_of(f));
+
+  // Constant nodes (no inputs, no control dependencies) run once, now; every
+  // run then shares their outputs instead of recomputing them.
+  for (Item& item : exec->items_) {
+    const Node& node = *item.node;
+    if (item.forward || !node.def->is_constant || !node.inputs.empty() || !node.control_inputs.empty()) continue;
+    PX_ASSIGN_OR_RETURN(PX_Stream* stream, item.device->AcquireStream());
+    std::vector<Tensor> outputs;
+    absl::Status status = exec->Compute(item, {}, &outputs, stream);
+    absl::Status sync = item.device->SynchronizeStream(stream);
+    item.device->ReleaseStream(stream, sync.ok());
+    PX_RETURN_IF_ERROR(status);
+    PX_RETURN_IF_ERROR(Annotate(sync, Where(node, *item.device)));
+    item.constant_outputs = std::move(outputs);
+  }
   return exec;
 }
 
 Executor::~Executor() {
   for (Item& item : items_) {
-    if (item.kernel->create != nullptr && item.instance != nullptr &&
+    if (item.kernel != nullptr && item.kernel->create != nullptr && item.instance != nullptr &&
         item.kernel->destroy != nullptr) {
       item.kernel->destroy(item.instance);
     }
   }
+}
+
+absl::Status Executor::Compute(const Item& item, const std::vector<Tensor>& inputs,
+                               std::vector<Tensor>* outputs_ptr, PX_Stream* stream) const {
+  const Node& node = *item.node;
+  Device& device = *item.device;
+  std::vector<Tensor>& outputs = *outputs_ptr;
+  // Output shapes from the shape function, now that input shapes are exact.
+  std::vector<PartialShape> input_shapes;
+  std::vector<const Tensor*> input_values;
+  for (const Tensor& t : inputs) {
+    input_shapes.push_back(PartialShape(t.shape()));
+    input_values.push_back(t.host_readable() ? &t : nullptr);
+  }
+  InferenceContext ctx(node, std::move(input_shapes), std::move(input_values));
+  PX_RETURN_IF_ERROR(Annotate(InferShapes(ctx), absl::StrCat("on ", device.name())));
+  outputs.assign(node.num_outputs(), Tensor());
+  std::vector<DLTensor> output_descs(node.num_outputs(), DLTensor{});
+  for (int k = 0; k < node.num_outputs(); ++k) {
+    const PartialShape& shape = ctx.output(k);
+    if (!shape.fully_defined()) {
+      // The kernel allocates it; its dtype and device are known already.
+      DLTensor& d = output_descs[k];
+      d.ndim = -1;
+      auto dl = ToDLDataType(node.output_types[k]);
+      if (dl.ok()) d.dtype = *dl;
+      bool host = item.kernel->OutputInHostMemory(k);
+      d.device.device_type = host ? kDLCPU
+                                  : static_cast<DLDeviceType>(device.plugin().table().dlpack_device_type);
+      d.device.device_id = host ? 0 : device.ordinal();
+      continue;
+    }
+    auto allocated = item.kernel->OutputInHostMemory(k)
+                         ? Tensor::AllocateHost(node.output_types[k], shape.dims())
+                         : device.AllocateTensor(node.output_types[k], shape.dims());
+    if (!allocated.ok()) {
+      return Annotate(allocated.status(), absl::StrCat(Where(node, device), ": output ", k));
+    }
+    outputs[k] = *std::move(allocated);
+    output_descs[k] = outputs[k].ToDLTensor();
+  }
+  std::vector<DLTensor> input_descs;
+  input_descs.reserve(inputs.size());
+  for (const Tensor& t : inputs) input_descs.push_back(t.ToDLTensor());
+
+  PX_KernelContext kctx{&node, &device, item.kernel, &outputs, output_descs.data(),
+                        output_descs.size()};
+  absl::Status status = TakePluginStatus(item.kernel->compute(
+      item.instance, &kctx, input_descs.data(), input_descs.size(), output_descs.data(),
+      output_descs.size(), stream));
+  if (!status.ok()) {
+    return absl::Status(status.code(), absl::StrCat(Where(node, device), ": ", status.message()));
+  }
+  for (int k = 0; k < node.num_outputs(); ++k) {
+    if (!outputs[k].valid()) {
+      return absl::InternalError(absl::StrCat(Where(node, device), ": the kernel returned without "
+                                              "allocating output ", k));
+    }
+  }
+  return absl::OkStatus();
+}
+
+bool Executor::IsCachedConstant(const Tensor& tensor) const {
+  for (const Item& item : items_) {
+    for (const Tensor& t : item.constant_outputs) {
+      if (t.buffer() != nullptr && t.buffer() == tensor.buffer()) return true;
+    }
+  }
+  return false;
 }
 
 absl::Status Executor::CheckFeed(int index, const Tensor& value) const {
@@ -286,11 +380,19 @@ absl::StatusOr<std::vector<Tensor>> Executor::Run(const std::vector<Tensor>& fee
   auto value_of = [&](const Source& s) -> const Tensor& {
     return s.item < 0 ? feed_values[s.feed] : slots[items_[s.item].first_slot + s.output];
   };
-  std::vector<DLTensor> input_descs;
-  std::vector<DLTensor> output_descs;
   for (const Item& item : items_) {
     const Node& node = *item.node;
     Device& device = *item.device;
+    if (!item.constant_outputs.empty()) {
+      for (int k = 0; k < node.num_outputs(); ++k) slots[item.first_slot + k] = item.constant_outputs[k];
+      continue;
+    }
+    if (item.forward) {
+      // Output k is input k, shared (tensors are never written in place).
+      for (int k = 0; k < node.num_outputs(); ++k) {
+        slots[item.first_slot + k] = value_of(item.inputs[k]);
+      }
+    } else {
     // Inputs, moved to where the kernel wants them.
     for (Tensor& t : inputs) retired.push_back(std::move(t));
     inputs.clear();
@@ -310,57 +412,11 @@ absl::StatusOr<std::vector<Tensor>> Executor::Run(const std::vector<Tensor>& fee
       }
       inputs.push_back(*std::move(moved));
     }
-    // Output shapes from the shape function, now that input shapes are exact.
-    std::vector<PartialShape> input_shapes;
-    std::vector<const Tensor*> input_values;
-    for (const Tensor& t : inputs) {
-      input_shapes.push_back(PartialShape(t.shape()));
-      input_values.push_back(t.host_readable() ? &t : nullptr);
+    if (absl::Status status = Compute(item, inputs, &outputs, streams.stream(item.device_index));
+        !status.ok()) {
+      return status;
     }
-    InferenceContext ctx(node, std::move(input_shapes), std::move(input_values));
-    PX_RETURN_IF_ERROR(Annotate(InferShapes(ctx), absl::StrCat("on ", device.name())));
-    outputs.assign(node.num_outputs(), Tensor());
-    output_descs.assign(node.num_outputs(), DLTensor{});
-    for (int k = 0; k < node.num_outputs(); ++k) {
-      const PartialShape& shape = ctx.output(k);
-      if (!shape.fully_defined()) {
-        // The kernel allocates it; its dtype and device are known already.
-        DLTensor& d = output_descs[k];
-        d.ndim = -1;
-        auto dl = ToDLDataType(node.output_types[k]);
-        if (dl.ok()) d.dtype = *dl;
-        bool host = item.kernel->OutputInHostMemory(k);
-        d.device.device_type = host ? kDLCPU
-                                    : static_cast<DLDeviceType>(device.plugin().table().dlpack_device_type);
-        d.device.device_id = host ? 0 : device.ordinal();
-        continue;
-      }
-      auto allocated = item.kernel->OutputInHostMemory(k)
-                           ? Tensor::AllocateHost(node.output_types[k], shape.dims())
-                           : device.AllocateTensor(node.output_types[k], shape.dims());
-      if (!allocated.ok()) {
-        return Annotate(allocated.status(), absl::StrCat(Where(node, device), ": output ", k));
-      }
-      outputs[k] = *std::move(allocated);
-      output_descs[k] = outputs[k].ToDLTensor();
-    }
-    input_descs.clear();
-    for (const Tensor& t : inputs) input_descs.push_back(t.ToDLTensor());
-
-    PX_KernelContext kctx{&node, &device, item.kernel, &outputs, output_descs.data(),
-                          output_descs.size()};
-    absl::Status status = TakePluginStatus(item.kernel->compute(
-        item.instance, &kctx, input_descs.data(), input_descs.size(), output_descs.data(),
-        output_descs.size(), streams.stream(item.device_index)));
-    if (!status.ok()) {
-      return absl::Status(status.code(), absl::StrCat(Where(node, device), ": ", status.message()));
-    }
-    for (int k = 0; k < node.num_outputs(); ++k) {
-      if (!outputs[k].valid()) {
-        return absl::InternalError(absl::StrCat(Where(node, device), ": the kernel returned without "
-                                                "allocating output ", k));
-      }
-      slots[item.first_slot + k] = std::move(outputs[k]);
+    for (int k = 0; k < node.num_outputs(); ++k) slots[item.first_slot + k] = std::move(outputs[k]);
     }
     // Retire inputs nobody else needs; they are freed once the streams drain.
     for (const Source& s : item.inputs) {
@@ -373,6 +429,12 @@ absl::StatusOr<std::vector<Tensor>> Executor::Run(const std::vector<Tensor>& fee
   std::vector<Tensor> results;
   for (const Source& s : fetch_sources_) {
     PX_ASSIGN_OR_RETURN(Tensor host, CopyTensorTo(value_of(s), nullptr));
+    if (IsCachedConstant(host)) {
+      // Callers may write into what they fetch: never hand out the cache.
+      PX_ASSIGN_OR_RETURN(Tensor copy, Tensor::AllocateHost(host.dtype(), host.shape()));
+      std::memcpy(copy.raw_data(), host.raw_data(), host.nbytes());
+      host = std::move(copy);
+    }
     results.push_back(std::move(host));
   }
   return results;

@@ -42,14 +42,23 @@ class Executor {
     const Node* node = nullptr;
     Device* device = nullptr;
     int device_index = 0;  // into devices_
-    const KernelRegistration* kernel = nullptr;
+    const KernelRegistration* kernel = nullptr;  // null when forwarding
+    bool forward = false;  // outputs are the inputs (Identity)
     void* instance = nullptr;
     std::vector<Source> inputs;
     int first_slot = 0;  // index of output 0 in the run's value slots
+    // Outputs of a constant node, computed once when the executor is built.
+    std::vector<Tensor> constant_outputs;
   };
 
   Executor() = default;
   absl::Status CheckFeed(int index, const Tensor& value) const;
+  // True when `tensor` shares its buffer with a constant computed at build.
+  bool IsCachedConstant(const Tensor& tensor) const;
+  // Infers output shapes, preallocates what it can, runs the kernel and
+  // checks every output was produced.
+  absl::Status Compute(const Item& item, const std::vector<Tensor>& inputs,
+                       std::vector<Tensor>* outputs, PX_Stream* stream) const;
 
   Request request_;
   std::vector<Item> items_;

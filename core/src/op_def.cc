@@ -188,12 +188,16 @@ OpDefBuilder& OpDefBuilder::Output(std::string spec) { outputs_.push_back(std::m
 OpDefBuilder& OpDefBuilder::Attr(std::string spec) { attrs_.push_back(std::move(spec)); return *this; }
 OpDefBuilder& OpDefBuilder::SetShapeFn(ShapeFn fn) { shape_fn_ = std::move(fn); return *this; }
 OpDefBuilder& OpDefBuilder::SetIsStateful() { stateful_ = true; return *this; }
+OpDefBuilder& OpDefBuilder::SetIsConstant() { constant_ = true; return *this; }
+OpDefBuilder& OpDefBuilder::SetForwardsInputs() { forwards_ = true; return *this; }
 
 absl::StatusOr<OpDef> OpDefBuilder::Build() const {
   OpDef def;
   def.name = name_;
   def.shape_fn = shape_fn_;
   def.is_stateful = stateful_;
+  def.is_constant = constant_;
+  def.forwards_inputs = forwards_;
   for (const std::string& spec : attrs_) {
     auto attr = ParseAttr(name_, spec);
     if (!attr.ok()) return attr.status();

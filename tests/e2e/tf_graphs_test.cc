@@ -102,6 +102,12 @@ TEST(TfGraphs, FeedsOverrideAnyTensor) {
   auto w = session->Run({}, {"W", "b/read"});
   ASSERT_TRUE(w.ok()) << w.status();
   EXPECT_NEAR((*w)[0].data<float>()[0], 0.21396178f, 1e-7);
+  // Constants are computed once per executor; writing into a fetched one
+  // must not change what later runs see.
+  (*w)[0].data<float>()[0] = 99.0f;
+  auto w2 = session->Run({}, {"W", "b/read"});
+  ASSERT_TRUE(w2.ok()) << w2.status();
+  EXPECT_NEAR((*w2)[0].data<float>()[0], 0.21396178f, 1e-7);
   auto echo = session->Run({{"X", Tensor::FromVector<float>(DataType::kFloat, {1}, {4})}}, {"X"});
   ASSERT_TRUE(echo.ok()) << echo.status();
   EXPECT_EQ((*echo)[0].data<float>()[0], 4.0f);

@@ -54,6 +54,12 @@ struct OpDef {
   std::vector<AttrSpec> attrs;
   ShapeFn shape_fn;  // null = outputs of unknown shape
   bool is_stateful = false;
+  // Outputs depend on attributes only (Const): an executor computes them
+  // once and shares them between runs.
+  bool is_constant = false;
+  // Output k is input k unchanged (Identity): an executor forwards the tensor
+  // and runs no kernel.
+  bool forwards_inputs = false;
 
   const AttrSpec* FindAttr(absl::string_view name) const;
 };
@@ -66,6 +72,8 @@ class OpDefBuilder {
   OpDefBuilder& Attr(std::string spec);
   OpDefBuilder& SetShapeFn(ShapeFn fn);
   OpDefBuilder& SetIsStateful();
+  OpDefBuilder& SetIsConstant();
+  OpDefBuilder& SetForwardsInputs();
   // Parses the specs; errors name the op and the spec.
   absl::StatusOr<OpDef> Build() const;
 
@@ -74,6 +82,8 @@ class OpDefBuilder {
   std::vector<std::string> inputs_, outputs_, attrs_;
   ShapeFn shape_fn_;
   bool stateful_ = false;
+  bool constant_ = false;
+  bool forwards_ = false;
 };
 
 class OpRegistry {

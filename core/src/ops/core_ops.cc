@@ -31,6 +31,7 @@ PX_REGISTER_OP(OpDefBuilder("Const")
                    .Output("output: dtype")
                    .Attr("value: tensor")
                    .Attr("dtype: type")
+                   .SetIsConstant()
                    .SetShapeFn(ConstShape));
 
 PX_REGISTER_OP(OpDefBuilder("Placeholder")
@@ -43,6 +44,7 @@ PX_REGISTER_OP(OpDefBuilder("Identity")
                    .Input("input: T")
                    .Output("output: T")
                    .Attr("T: type")
+                   .SetForwardsInputs()
                    .SetShapeFn(UnchangedShape));
 
 PX_REGISTER_OP(OpDefBuilder("NoOp").SetShapeFn([](InferenceContext&) {
