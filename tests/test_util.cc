@@ -20,6 +20,10 @@ std::shared_ptr<const Graph> GraphFromText(const std::string& text) {
   return std::shared_ptr<const Graph>(*std::move(graph));
 }
 
+bool Contains(const absl::Status& status, absl::string_view text) {
+  return status.message().find(text) != absl::string_view::npos;
+}
+
 std::string DataPath(const std::string& relative) {
   return std::string(PX_TEST_DATA_DIR) + "/" + relative;
 }

@@ -17,6 +17,9 @@ std::unique_ptr<Runtime> CpuRuntime();
 // Imports a text GraphDef written inline in a test.
 std::shared_ptr<const Graph> GraphFromText(const std::string& text);
 
+// True when the status message contains `text`.
+bool Contains(const absl::Status& status, absl::string_view text);
+
 // tests/data/<relative>
 std::string DataPath(const std::string& relative);
 

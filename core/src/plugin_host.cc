@@ -92,13 +92,6 @@ std::set<std::string>& ProcessPlugins() {
   return *files;
 }
 
-std::string CanonicalPath(const std::string& path) {
-  char* real = realpath(path.c_str(), nullptr);
-  std::string result = real ? real : path;
-  std::free(real);
-  return result;
-}
-
 }  // namespace
 
 Plugin::~Plugin() {
@@ -240,6 +233,13 @@ absl::StatusOr<std::shared_ptr<Plugin>> PluginLoader::Load(const std::string& pa
   return plugin;
 }
 
+std::string PluginLoader::CanonicalPath(const std::string& path) {
+  char* real = realpath(path.c_str(), nullptr);
+  std::string result = real ? real : path;
+  std::free(real);
+  return result;
+}
+
 std::string PluginLoader::DefaultPluginDir() {
   Dl_info info;
   if (dladdr(reinterpret_cast<void*>(&PluginLoader::DefaultPluginDir), &info) == 0 ||
@@ -256,10 +256,7 @@ std::vector<std::string> PluginLoader::DiscoverFiles() {
   std::vector<std::string> files;
   std::set<std::string> seen;
   auto add = [&](const std::string& file) {
-    char* real = realpath(file.c_str(), nullptr);
-    std::string key = real ? real : file;
-    std::free(real);
-    if (seen.insert(key).second) files.push_back(file);
+    if (seen.insert(CanonicalPath(file)).second) files.push_back(file);
   };
   if (const char* env = std::getenv("PLEXUS_PLUGIN_PATH")) {
     for (absl::string_view entry : absl::StrSplit(env, ':', absl::SkipEmpty())) {

@@ -43,9 +43,7 @@ void Runtime::AddReport(PluginLoadReport report) {
 absl::StatusOr<std::shared_ptr<Plugin>> Runtime::LoadPlugin(const std::string& path) {
   std::lock_guard<std::mutex> load_lock(load_mu_);  // one load at a time
   {
-    char* real = realpath(path.c_str(), nullptr);
-    std::string canonical = real ? real : path;
-    std::free(real);
+    const std::string canonical = PluginLoader::CanonicalPath(path);
     std::lock_guard<std::mutex> lock(mu_);
     for (const auto& plugin : plugins_) {
       if (plugin->path() == path || plugin->real_path() == canonical) return plugin;

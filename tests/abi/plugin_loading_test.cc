@@ -18,9 +18,7 @@ std::unique_ptr<Runtime> EmptyRuntime() {
   return *Runtime::Create(options);
 }
 
-bool Contains(const absl::Status& s, absl::string_view text) {
-  return s.message().find(text) != absl::string_view::npos;
-}
+using ::plexus::testing::Contains;
 
 std::shared_ptr<const Graph> AdditionGraph() {
   auto g = ImportGraphDefFile(testing::DataPath("tf_graphs/addition_tf2/model.pb"));

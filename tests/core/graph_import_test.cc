@@ -13,9 +13,7 @@ namespace {
 
 using ::plexus::testing::DataPath;
 
-bool Contains(const absl::Status& s, absl::string_view text) {
-  return s.message().find(text) != absl::string_view::npos;
-}
+using ::plexus::testing::Contains;
 
 TEST(GraphImport, RealBinaryGraphs) {
   auto add = ImportGraphDefFile(DataPath("tf_graphs/addition_tf2/model.pb"));

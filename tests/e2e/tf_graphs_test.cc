@@ -20,9 +20,7 @@ std::shared_ptr<const Graph> Load(const std::string& relative) {
   return std::shared_ptr<const Graph>(*std::move(g));
 }
 
-bool Contains(const absl::Status& s, absl::string_view text) {
-  return s.message().find(text) != absl::string_view::npos;
-}
+using ::plexus::testing::Contains;
 
 TEST(TfGraphs, AdditionTf2) {
   auto runtime = CpuRuntime();

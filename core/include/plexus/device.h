@@ -36,7 +36,6 @@ class Device : public std::enable_shared_from_this<Device> {
   // Opens the device and creates its stream (once; thread-safe).
   absl::Status Open();
   PX_Device* handle() const { return handle_; }
-  PX_Stream* stream() const { return stream_; }
 
   // Device memory, freed when the last reference drops. Out of memory is
   // RESOURCE_EXHAUSTED naming the device and size.

@@ -82,6 +82,9 @@ class PluginLoader {
   static std::vector<std::string> DiscoverFiles();
   // The plexus-plugins folder beside the core library.
   static std::string DefaultPluginDir();
+  // `path` with symbolic links and relative parts resolved (unchanged when
+  // the file does not exist).
+  static std::string CanonicalPath(const std::string& path);
 };
 
 }  // namespace plexus
