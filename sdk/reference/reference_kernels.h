@@ -28,6 +28,7 @@ PX_Status* RegisterLinalgKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar
 PX_Status* RegisterNnKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 PX_Status* RegisterArrayKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 PX_Status* RegisterAudioKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
+PX_Status* RegisterBasicKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 
 // Every family above.
 PX_Status* RegisterAllKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);

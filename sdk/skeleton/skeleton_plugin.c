@@ -1,8 +1,8 @@
 /* The Plexus skeleton plugin: the file a vendor copies to start a plugin.
  *
  * It exports the two entry symbols, negotiates the ABI version and fills
- * every slot of the plugin table, but each slot reports UNIMPLEMENTED. The
- * host loads it cleanly and reports that device enumeration is unimplemented.
+ * every slot of the plugin table. It reports zero devices, and every other
+ * slot reports UNIMPLEMENTED. The host loads it cleanly and lists no devices.
  * Fill the slots one by one (start with device_count, device_get_info,
  * device_open/close and memory), then register kernels.
  *
@@ -36,8 +36,10 @@ static PX_Status* skeleton_register_kernels(void* plugin, PX_KernelRegistrar* re
 
 static PX_Status* skeleton_device_count(void* plugin, int32_t* out_count) {
   (void)plugin;
-  (void)out_count;
-  return unimplemented("device_count");
+  /* No hardware yet: zero devices is a valid answer (the host and
+   * plexus-plugin-check report it plainly). Count your devices here. */
+  *out_count = 0;
+  return NULL;
 }
 static PX_Status* skeleton_device_get_info(void* plugin, int32_t ordinal, PX_DeviceInfo* out) {
   (void)plugin; (void)ordinal; (void)out;

@@ -159,7 +159,7 @@ TEST(PluginAbi, FallsBackToTheHostDeviceAndSaysSo) {
   EXPECT_TRUE(notes[0].find("placed on CPU:0") != std::string::npos) << notes[0];
 }
 
-TEST(PluginAbi, SkeletonLoadsAndReportsUnimplemented) {
+TEST(PluginAbi, SkeletonLoadsWithNoDevices) {
   auto runtime = EmptyRuntime();
   auto plugin = runtime->LoadPlugin(PX_SKELETON_PLUGIN_PATH);
   ASSERT_TRUE(plugin.ok()) << plugin.status();
@@ -167,8 +167,19 @@ TEST(PluginAbi, SkeletonLoadsAndReportsUnimplemented) {
   EXPECT_TRUE(runtime->devices().empty());
   ASSERT_EQ(runtime->load_reports().size(), 1u);
   const std::string& message = runtime->load_reports()[0].message;
-  EXPECT_NE(message.find("device enumeration failed: UNIMPLEMENTED"), std::string::npos) << message;
-  EXPECT_NE(message.find("does not implement device_count"), std::string::npos) << message;
+  EXPECT_NE(message.find("0 device(s)"), std::string::npos) << message;
+  EXPECT_EQ(message.find("failed"), std::string::npos) << message;
+}
+
+TEST(PluginAbi, FailedDeviceEnumerationKeepsThePluginWithNoDevices) {
+  auto runtime = EmptyRuntime();
+  auto plugin = runtime->LoadPlugin(TestPluginPath("enumeration_fails"));
+  ASSERT_TRUE(plugin.ok()) << plugin.status();
+  EXPECT_TRUE(runtime->devices().empty());
+  ASSERT_EQ(runtime->load_reports().size(), 1u);
+  const std::string& message = runtime->load_reports()[0].message;
+  EXPECT_NE(message.find("device enumeration failed: UNAVAILABLE"), std::string::npos) << message;
+  EXPECT_NE(message.find("driver not loaded"), std::string::npos) << message;
 }
 
 TEST(PluginAbi, APluginFileIsInitializedOncePerProcess) {

@@ -9,6 +9,7 @@
  *   BROKEN_KERNEL_ERROR  its AddV2 kernel returns an error
  *   BROKEN_OUT_OF_MEMORY every allocation fails with RESOURCE_EXHAUSTED
  *   BROKEN_NO_PROBE      exports no probe symbol (not a plugin)
+ *   BROKEN_ENUMERATION   device_count fails with UNAVAILABLE
  */
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +32,16 @@ static int g_device_token;
 
 static PX_Status* register_kernels(void* plugin, PX_KernelRegistrar* registrar);
 
-static PX_Status* device_count(void* p, int32_t* out) { (void)p; *out = 1; return NULL; }
+static PX_Status* device_count(void* p, int32_t* out) {
+  (void)p;
+#ifdef BROKEN_ENUMERATION
+  (void)out;
+  return px_sdk_error(g_host, PX_CODE_UNAVAILABLE, "injected enumeration failure: driver not loaded");
+#else
+  *out = 1;
+  return NULL;
+#endif
+}
 static PX_Status* device_get_info(void* p, int32_t ordinal, PX_DeviceInfo* info) {
   (void)p;
   if (ordinal != 0) return px_sdk_error(g_host, PX_CODE_INVALID_ARGUMENT, "bad ordinal %d", ordinal);

@@ -21,6 +21,7 @@
 #include "absl/status/statusor.h"
 #include "attr_value.pb.h"
 #include "gtest/gtest.h"
+#include "cases.h"
 #include "plexus/plexus.h"
 
 namespace plexus::testing {
@@ -68,19 +69,14 @@ class OpCase {
   std::vector<std::pair<std::string, tf::AttrValue>> attrs_;
 };
 
-// |got - want| <= atol + rtol * |want| elementwise; NaNs must match NaNs and
-// infinities must match exactly.
-struct Tolerance {
-  double atol = 0;
-  double rtol = 0;
-};
-// The default for a dtype: float 1e-5 relative (1e-6 absolute), double
-// 1e-12/1e-12, half 2e-3/1e-3, bfloat16 1.6e-2/1e-2, integers and bool exact.
-Tolerance DefaultTolerance(DataType dtype);
-
-// Compares dtype, shape and values. Returns an error naming the first
-// mismatching element.
-absl::Status CompareTensors(const Tensor& got, const Tensor& want, Tolerance tol);
+// Tolerances, comparison and tensor builders are the conformance catalog's
+// (sdk/conformance/cases.h), so the tests and plexus-plugin-check agree.
+using conformance::CompareTensors;
+using conformance::DefaultTolerance;
+using conformance::ElementAsDouble;
+using conformance::MakeTensor;
+using conformance::RandomTensor;
+using conformance::Tolerance;
 
 // Runs `c` on CPU:0 and REF:0 and expects equal dtypes and shapes and values
 // within `tol` (DefaultTolerance of each output's dtype when absent). When
@@ -95,15 +91,6 @@ void ExpectCpuAgreesWithReference(const OpCase& c);
 // Expects both devices to refuse the case with `code`, and the cpu error to
 // contain `text`.
 void ExpectBothFail(const OpCase& c, absl::StatusCode code, const std::string& text);
-
-// Random host tensors. Floats are uniform in [lo, hi]; integers uniform in
-// [lo, hi] clamped to the type's range; bool is a fair coin.
-Tensor RandomTensor(DataType dtype, const Shape& shape, std::mt19937& rng, double lo = -3,
-                    double hi = 3);
-// A host tensor from doubles (converted to the dtype).
-Tensor MakeTensor(DataType dtype, const Shape& shape, const std::vector<double>& values);
-// Element i of a host tensor of any numeric or bool dtype, as a double.
-double ElementAsDouble(const Tensor& t, int64_t i);
 
 }  // namespace plexus::testing
 

@@ -104,6 +104,8 @@ PX_Status* Initialize(const PX_HostInitArgs* args, PX_PluginTable* out_table) {
   PX_PluginTable table;
   FillTable(abi_minor, state, &table);
   FillSized(out_table, table);
+  // A newer host's table is longer than ours: say how much of it we filled.
+  if (out_table->struct_size > sizeof(PX_PluginTable)) out_table->struct_size = sizeof(PX_PluginTable);
   return nullptr;
 }
 

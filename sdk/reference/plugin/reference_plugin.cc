@@ -49,11 +49,18 @@ PX_Status* DeviceCount(void*, int32_t* out_count) {
 PX_Status* DeviceGetInfo(void* plugin, int32_t ordinal, PX_DeviceInfo* info) {
   const PX_HostServices* host = static_cast<PluginState*>(plugin)->info.host;
   if (ordinal != 0) return px_sdk_error(host, PX_CODE_INVALID_ARGUMENT, "no REF device %d", ordinal);
+  // Filled here, then copied into as much of the host's struct as it has.
+  PX_DeviceInfo* out = info;
+  PX_DeviceInfo full{};
+  info = &full;
   std::snprintf(info->name, sizeof(info->name), "reference kernels (host memory)");
   std::snprintf(info->vendor, sizeof(info->vendor), "Plexus");
   info->total_memory_bytes = 0;
   info->free_memory_bytes = 0;
   info->host_accessible = 1;
+  const size_t size = out->struct_size < sizeof(full) ? out->struct_size : sizeof(full);
+  const size_t skip = sizeof(full.struct_size);
+  if (size > skip) std::memcpy(reinterpret_cast<char*>(out) + skip, reinterpret_cast<char*>(&full) + skip, size - skip);
   return nullptr;
 }
 
@@ -69,6 +76,7 @@ PX_Status* DeviceOpen(void* plugin, int32_t ordinal, PX_Device** out) {
 void DeviceClose(void*, PX_Device* d) { delete reinterpret_cast<RefDevice*>(d); }
 
 PX_Status* Allocate(PX_Device* d, size_t bytes, size_t alignment, void** out) {
+  if (alignment == 0) alignment = 64;  // the ABI's default
   if (alignment < sizeof(void*)) alignment = sizeof(void*);
   void* p = nullptr;
   if (posix_memalign(&p, alignment, bytes == 0 ? 1 : bytes) != 0) {
@@ -81,8 +89,13 @@ PX_Status* Allocate(PX_Device* d, size_t bytes, size_t alignment, void** out) {
 
 void Deallocate(PX_Device*, void* p) { std::free(p); }
 
-PX_Status* Memcpy(PX_Device*, void* dst, const void* src, size_t bytes) {
-  if (bytes) std::memcpy(dst, src, bytes);
+PX_Status* Memcpy(PX_Device* d, void* dst, const void* src, size_t bytes) {
+  if (bytes == 0) return nullptr;
+  if (dst == nullptr || src == nullptr) {
+    return px_sdk_error(HostOf(d), PX_CODE_INVALID_ARGUMENT, "REF:0: copy of %zu bytes with a NULL %s",
+                        bytes, dst == nullptr ? "destination" : "source");
+  }
+  std::memcpy(dst, src, bytes);
   return nullptr;
 }
 
@@ -108,8 +121,13 @@ PX_Status* StreamSynchronize(PX_Device* d, PX_Stream* s) {
   return CopyOf(HostOf(d), reinterpret_cast<RefStream*>(s)->error);
 }
 
-PX_Status* MemcpyAsync(PX_Device* d, PX_Stream*, void* dst, const void* src, size_t bytes) {
-  return Memcpy(d, dst, src, bytes);
+// Runs now; a failure is also the stream's sticky error, as a device would
+// report it at the next synchronize.
+PX_Status* MemcpyAsync(PX_Device* d, PX_Stream* s, void* dst, const void* src, size_t bytes) {
+  PX_Status* status = Memcpy(d, dst, src, bytes);
+  auto* stream = reinterpret_cast<RefStream*>(s);
+  if (status != nullptr && stream->error == nullptr) stream->error = CopyOf(HostOf(d), status);
+  return status;
 }
 
 PX_Status* EventCreate(PX_Device* d, PX_Event** out) {
@@ -143,6 +161,8 @@ PX_Status* StreamWaitEvent(PX_Device*, PX_Stream*, PX_Event*) { return nullptr; 
 extern "C" {
 
 PX_PLUGIN_EXPORT void PX_PluginProbe(PX_PluginProbeInfo* info) {
+  // The probe struct is frozen; still, never write past what the host has.
+  if (info == nullptr || info->struct_size < sizeof(PX_PluginProbeInfo)) return;
   info->plugin_name = "reference";
   info->abi_major = PX_ABI_VERSION_MAJOR;
   info->abi_min_minor = 2;
@@ -159,8 +179,12 @@ PX_PLUGIN_EXPORT PX_Status* PX_PluginInitialize(const PX_HostInitArgs* args, PX_
   if (state == nullptr) {
     return px_sdk_error(args->services, PX_CODE_RESOURCE_EXHAUSTED, "out of host memory");
   }
-  std::memset(t, 0, sizeof(*t));
-  t->struct_size = sizeof(*t);
+  // Filled here, then copied into as much of the host's table as it has.
+  PX_PluginTable* out = t;
+  PX_PluginTable full;
+  std::memset(&full, 0, sizeof(full));
+  t = &full;
+  t->struct_size = out->struct_size < sizeof(full) ? out->struct_size : sizeof(full);
   t->abi_minor = minor;
   t->plugin_name = "reference";
   t->plugin_version = "0.1.0";
@@ -191,6 +215,7 @@ PX_PLUGIN_EXPORT PX_Status* PX_PluginInitialize(const PX_HostInitArgs* args, PX_
   t->event_record = EventRecord;
   t->event_synchronize = EventSynchronize;
   t->stream_wait_event = StreamWaitEvent;
+  std::memcpy(out, &full, full.struct_size);
   return nullptr;
 }
 

@@ -7,6 +7,7 @@
 
 #include <Eigen/Core>
 #include <cmath>
+#include <limits>
 #include <type_traits>
 #include <vector>
 
@@ -31,7 +32,10 @@ void UnaryFloating(Un op, const C* x, C* y, int64_t n) {
     case Un::kExp: Y = X.exp(); return;
     case Un::kLog: Y = X.log(); return;
     case Un::kLog1p: Y = X.log1p(); return;
-    case Un::kSqrt: Y = X.sqrt(); return;
+    case Un::kSqrt:
+      // Eigen's vectorized float sqrt gives NaN for +inf; keep +inf.
+      Y = (X == std::numeric_limits<C>::infinity()).select(X, X.sqrt());
+      return;
     case Un::kRsqrt: Y = X.rsqrt(); return;
     case Un::kSquare: Y = X.square(); return;
     case Un::kReciprocal: Y = X.inverse(); return;
