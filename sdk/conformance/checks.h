@@ -23,6 +23,7 @@ struct CheckOptions {
   std::set<std::string> ops;       // empty: every registered op
   int threads = 8;
   int load_cycles = 20;
+  int timeout_seconds = 300;
   bool verbose = false;
 
   bool Wants(const std::string& section) const {
@@ -34,6 +35,8 @@ struct CheckOptions {
 // a host of another major, struct sizes and guard bytes, required and
 // optional slots, kernel registration. Loads and unloads the plugin itself.
 void CheckAbi(const CheckOptions& options, Report& report);
+// The required table slots the plugin left NULL.
+std::vector<std::string> MissingRequiredSlots(const HarnessPlugin& plugin);
 
 // Device enumeration and info, then memory: many sizes, 0 and huge,
 // alignment, statistics, copies in every direction, synchronous and on

@@ -97,6 +97,7 @@ void CheckProbe(const CheckOptions& options, Report& report, PX_PluginProbeInfo*
   bool guard_ok = true;
   for (unsigned char c : buf.guard) guard_ok &= c == 0xA5;
   PX_PluginProbeInfo info = buf.info;
+  *out = info;
   std::vector<std::string> problems;
   if (!guard_ok) problems.push_back("wrote past the end of PX_PluginProbeInfo");
   if (info.struct_size != sizeof(PX_PluginProbeInfo)) problems.push_back("changed struct_size");
@@ -121,10 +122,9 @@ void CheckProbe(const CheckOptions& options, Report& report, PX_PluginProbeInfo*
   }
   if (problems.empty()) {
     report.Pass(kSection, "probe",
-                absl::StrCat("'", info.plugin_name, "' speaks ABI ", info.abi_major, ".",
+                absl::StrCat("'", info.plugin_name ? info.plugin_name : "", "' speaks ABI ", info.abi_major, ".",
                              info.abi_min_minor, "-", info.abi_major, ".", info.abi_max_minor,
                              ", score ", info.score, "; respects struct_size"));
-    *out = info;
   } else {
     report.Fail(kSection, "probe", absl::StrJoin(problems, "; "));
   }
@@ -346,10 +346,18 @@ void CheckTable(const CheckOptions& options, Report& report) {
 
 }  // namespace
 
+std::vector<std::string> MissingRequiredSlots(const HarnessPlugin& plugin) {
+  std::vector<std::string> missing;
+  for (const Slot& slot : kSlots) {
+    if (slot.required && !SlotSet(plugin, slot)) missing.push_back(slot.name);
+  }
+  return missing;
+}
+
 void CheckAbi(const CheckOptions& options, Report& report) {
   PX_PluginProbeInfo probe{};
   CheckProbe(options, report, &probe);
-  if (probe.plugin_name == nullptr) return;
+  if (probe.struct_size == 0) return;  // not loadable, or no entry symbols
   report.SetInfo("ABI", absl::StrCat("speaks ", probe.abi_major, ".", probe.abi_min_minor, "-",
                                      probe.abi_major, ".", probe.abi_max_minor, "; this host speaks ",
                                      PX_ABI_VERSION_MAJOR, ".0-", PX_ABI_VERSION_MAJOR, ".",

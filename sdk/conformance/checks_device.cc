@@ -88,6 +88,7 @@ bool HasSlot(const PX_PluginTable& t, size_t offset) {
 // Runs a check body that returns "" on success or a failure message.
 void Run(Report& report, const char* section, const std::string& name, const std::string& pass_detail,
          const std::function<std::string()>& body) {
+  report.Begin(section, name);
   std::string failure = body();
   if (failure.empty()) {
     report.Pass(section, name, pass_detail);
@@ -136,6 +137,7 @@ std::string RunIsolated(const std::function<std::string()>& body, int* signal) {
 
 void CheckDevices(const CheckOptions& options, HarnessPlugin& plugin, Report& report) {
   const char* kSection = "memory";
+  report.Begin(kSection, "devices");
   const PX_PluginTable& t = plugin.table();
   int32_t count = -1;
   absl::Status s = TakeStatus(plugin.services(), t.device_count(t.plugin_state, &count));

@@ -235,6 +235,7 @@ KernelRun CheckKernels(const CheckOptions& options, HarnessDevice& device, Harne
         report.AddCell(cell);
         continue;
       }
+      report.Begin("kernels", absl::StrCat(op, " ", cell.dtype));
       std::mt19937 rng(Seed(op, dtype, options.seed));
       std::vector<Case> cases = (*generator)(CaseContext{op, dtype, rng});
       std::vector<std::string> skip_reasons;

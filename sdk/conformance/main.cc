@@ -7,9 +7,15 @@
 // every registered kernel against the reference kernels, and injects faults.
 // Prints a report; exits 0 when nothing failed (skips, each with its reason,
 // do not fail), 1 when something failed, 2 on bad usage.
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -40,6 +46,8 @@ const char kUsage[] =
     "  --device N         the device ordinal to check (default 0)\n"
     "  --seed N           seed of the random inputs (default 1)\n"
     "  --threads N        threads of the concurrency check (default 8)\n"
+    "  --timeout S        a check that makes no progress for S seconds fails as hung\n"
+    "                     (default 300)\n"
     "  --verbose          list every kernel cell, not only failures and skips\n";
 
 std::string ExeDir() {
@@ -80,13 +88,25 @@ void SkipSections(const CheckOptions& options, Report& report, const std::string
   }
 }
 
-// The device-dependent sections, with the plugin loaded once.
-void CheckLoaded(const CheckOptions& options, Report& report, std::vector<PassingCase>* passing) {
+// The device-dependent sections, with the plugin loaded once. Returns false
+// when the plugin cannot be used at all (it did not load, or a host would
+// refuse it).
+bool CheckLoaded(const CheckOptions& options, Report& report, std::vector<PassingCase>* passing) {
   auto plugin = HarnessPlugin::Load(options.plugin_path, HostOptions{});
   if (!plugin.ok()) {
     if (!options.Wants("abi")) report.Fail("abi", "load", DescribeStatus(plugin.status()));
     SkipSections(options, report, "the plugin did not load (see abi)");
-    return;
+    return false;
+  }
+  std::vector<std::string> missing = MissingRequiredSlots(**plugin);
+  if (!missing.empty()) {
+    if (!options.Wants("abi")) {
+      report.Fail("abi", "required_slots", absl::StrCat("NULL: ", absl::StrJoin(missing, ", ")));
+    }
+    SkipSections(options, report,
+                 absl::StrCat("required slots are NULL (", absl::StrJoin(missing, ", "),
+                              "), so a host refuses the plugin"));
+    return false;
   }
   absl::Status s = (*plugin)->RegisterKernels();
   if (!s.ok() && !options.Wants("abi")) report.Fail("abi", "kernel_registration", DescribeStatus(s));
@@ -98,24 +118,24 @@ void CheckLoaded(const CheckOptions& options, Report& report, std::vector<Passin
     SkipSections(options, report,
                  s.ok() ? "the plugin reports no devices (no hardware or driver here); nothing to run on"
                         : "device enumeration failed (see memory.device_count)");
-    return;
+    return true;
   }
   if (options.device_ordinal >= count) {
     report.Fail("memory", "device_open",
                 absl::StrCat("--device ", options.device_ordinal, " but the plugin has ", count, " device(s)"));
-    return;
+    return true;
   }
   auto device = HarnessDevice::Open(plugin->get(), options.device_ordinal);
   if (!device.ok()) {
     report.Fail("memory", "device_open", DescribeStatus(device.status()));
     SkipSections(options, report, "device_open failed");
-    return;
+    return true;
   }
   report.Pass("memory", "device_open", absl::StrCat("opened device ", options.device_ordinal));
   if (options.Wants("memory")) CheckMemory(options, **device, report);
   if (options.Wants("streams")) CheckStreams(options, **device, report);
 
-  if (!options.Wants("kernels") && !options.Wants("robustness")) return;
+  if (!options.Wants("kernels") && !options.Wants("robustness")) return true;
   // Device memory in use before the kernels, to find kernels that leak.
   auto bytes_in_use = [&](uint64_t* out) {
     if (t.struct_size < offsetof(PX_PluginTable, memory_stats) + sizeof(void*) || t.memory_stats == nullptr) {
@@ -189,6 +209,104 @@ void CheckLoaded(const CheckOptions& options, Report& report, std::vector<Passin
   reference_device.reset();
   reference_plugin.reset();
   device->reset();
+  return true;
+}
+
+// Everything that touches devices or runs kernels, in this process.
+void RunDeviceChecks(const CheckOptions& options, Report& report) {
+  std::vector<PassingCase> passing;
+  bool usable = CheckLoaded(options, report, &passing);
+  if (options.Wants("streams") && !passing.empty()) CheckSynchronousDebug(options, passing, report);
+  if (options.Wants("robustness")) {
+    if (usable) CheckLoadUnload(options, report);
+    HostCounters& c = Counters();
+    int64_t leaked = c.statuses_created - c.statuses_freed;
+    if (leaked == 0) {
+      report.Pass("robustness", "status_leaks",
+                  absl::StrCat("all ", c.statuses_created.load(), " statuses created went back to the host or were destroyed"));
+    } else {
+      report.Fail("robustness", "status_leaks",
+                  absl::StrCat(leaked, " of ", c.statuses_created.load(),
+                               " statuses were neither returned to the host nor destroyed"));
+    }
+    if (c.bad_calls == 0) {
+      report.Pass("robustness", "host_service_calls", "every host service call had valid arguments");
+    } else {
+      std::lock_guard<std::mutex> lock(c.mu);
+      report.Fail("robustness", "host_service_calls",
+                  absl::StrCat(c.bad_calls.load(), " calls with bad arguments, e.g. ",
+                               absl::StrJoin(c.bad_call_messages, "; ")));
+    }
+  }
+
+}
+
+// Runs RunDeviceChecks in a child process that streams its results, so that
+// a plugin that crashes or hangs ends with a report naming the check it died
+// in instead of taking the tool down.
+void RunIsolated(const CheckOptions& options, Report& report) {
+  int fds[2];
+  if (pipe(fds) != 0) {
+    RunDeviceChecks(options, report);
+    return;
+  }
+  std::fflush(stdout);
+  std::fflush(stderr);
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    RunDeviceChecks(options, report);
+    return;
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    Report child;
+    child.StreamTo(fds[1]);
+    RunDeviceChecks(options, child);
+    close(fds[1]);
+    _exit(0);
+  }
+  close(fds[1]);
+  std::string section = "memory", name = "start", pending;
+  bool hung = false;
+  char buf[65536];
+  for (;;) {
+    pollfd p{fds[0], POLLIN, 0};
+    int ready = poll(&p, 1, options.timeout_seconds * 1000);
+    if (ready == 0) {
+      hung = true;
+      kill(pid, SIGKILL);
+      break;
+    }
+    if (ready < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    ssize_t n = read(fds[0], buf, sizeof(buf));
+    if (n <= 0) break;
+    pending.append(buf, static_cast<size_t>(n));
+    size_t newline;
+    while ((newline = pending.find('\n')) != std::string::npos) {
+      report.ParseLine(pending.substr(0, newline), &section, &name);
+      pending.erase(0, newline + 1);
+    }
+  }
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (hung) {
+    report.Fail(section, name,
+                absl::StrCat("no progress for ", options.timeout_seconds,
+                             " s: the plugin hangs in this check (killed); the checks after it did not run"));
+  } else if (WIFSIGNALED(status)) {
+    int sig = WTERMSIG(status);
+    report.Fail(section, name,
+                absl::StrCat("the plugin crashed in this check (signal ", sig, ", ", strsignal(sig),
+                             "); the checks after it did not run"));
+  } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    report.Fail(section, name, "the checking process ended abnormally in this check");
+  }
 }
 
 int Main(int argc, char** argv) {
@@ -241,6 +359,8 @@ int Main(int argc, char** argv) {
       options.seed = static_cast<uint32_t>(number("--seed"));
     } else if (arg == "--threads") {
       options.threads = std::max(1, number("--threads"));
+    } else if (arg == "--timeout") {
+      options.timeout_seconds = std::max(1, number("--timeout"));
     } else if (arg == "--verbose") {
       options.verbose = true;
     } else if (!arg.empty() && arg[0] == '-') {
@@ -265,29 +385,9 @@ int Main(int argc, char** argv) {
   Report report;
   report.SetInfo("file", options.plugin_path);
   if (options.Wants("abi")) CheckAbi(options, report);
-  std::vector<PassingCase> passing;
-  CheckLoaded(options, report, &passing);
-  if (options.Wants("streams") && !passing.empty()) CheckSynchronousDebug(options, passing, report);
-  if (options.Wants("robustness")) {
-    CheckLoadUnload(options, report);
-    HostCounters& c = Counters();
-    int64_t leaked = c.statuses_created - c.statuses_freed;
-    if (leaked == 0) {
-      report.Pass("robustness", "status_leaks",
-                  absl::StrCat("all ", c.statuses_created.load(), " statuses created went back to the host or were destroyed"));
-    } else {
-      report.Fail("robustness", "status_leaks",
-                  absl::StrCat(leaked, " of ", c.statuses_created.load(),
-                               " statuses were neither returned to the host nor destroyed"));
-    }
-    if (c.bad_calls == 0) {
-      report.Pass("robustness", "host_service_calls", "every host service call had valid arguments");
-    } else {
-      std::lock_guard<std::mutex> lock(c.mu);
-      report.Fail("robustness", "host_service_calls",
-                  absl::StrCat(c.bad_calls.load(), " calls with bad arguments, e.g. ",
-                               absl::StrJoin(c.bad_call_messages, "; ")));
-    }
+  if (options.Wants("memory") || options.Wants("streams") || options.Wants("kernels") ||
+      options.Wants("robustness")) {
+    RunIsolated(options, report);
   }
 
   std::FILE* human = json_stdout ? stderr : stdout;

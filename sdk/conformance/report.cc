@@ -1,7 +1,12 @@
 #include "report.h"
 
 #include <algorithm>
+#include <unistd.h>
+
 #include <set>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -56,7 +61,77 @@ int DtypeRank(const std::string& dtype) {
   return 100;
 }
 
+// Fields of a streamed line are tab-separated; tabs, newlines and
+// backslashes inside them are escaped.
+std::string Escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '\\') out += "\\\\";
+    else if (c == '\t') out += "\\t";
+    else if (c == '\n') out += "\\n";
+    else out += c;
+  }
+  return out;
+}
+
+std::string Unescape(absl::string_view s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\\' && i + 1 < s.size()) {
+      char c = s[++i];
+      out += c == 't' ? '\t' : c == 'n' ? '\n' : c;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+Outcome ParseOutcome(const std::string& s) {
+  return s == "pass" ? Outcome::kPass : s == "skip" ? Outcome::kSkip : Outcome::kFail;
+}
+
 }  // namespace
+
+void Report::Emit(const std::vector<std::string>& fields) const {
+  if (stream_fd_ < 0) return;
+  std::string line;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (i) line += '\t';
+    line += Escape(fields[i]);
+  }
+  line += '\n';
+  size_t done = 0;
+  while (done < line.size()) {
+    ssize_t n = write(stream_fd_, line.data() + done, line.size() - done);
+    if (n <= 0) return;
+    done += static_cast<size_t>(n);
+  }
+}
+
+void Report::Begin(const std::string& section, const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Emit({"B", section, name});
+}
+
+void Report::ParseLine(const std::string& line, std::string* section, std::string* name) {
+  std::vector<std::string> f;
+  for (absl::string_view part : absl::StrSplit(line, '\t')) f.push_back(Unescape(part));
+  if (f.empty()) return;
+  if (f[0] == "B" && f.size() == 3) {
+    *section = f[1];
+    *name = f[2];
+  } else if (f[0] == "C" && f.size() == 5) {
+    Add({f[1], f[2], ParseOutcome(f[3]), f[4]});
+  } else if (f[0] == "K" && f.size() == 7) {
+    CoverageCell c{f[1], f[2], ParseOutcome(f[3]), 0, 0, f[6]};
+    (void)absl::SimpleAtoi(f[4], &c.cases_run);
+    (void)absl::SimpleAtoi(f[5], &c.cases_passed);
+    AddCell(std::move(c));
+  } else if (f[0] == "I" && f.size() == 3) {
+    SetInfo(f[1], f[2]);
+  }
+}
 
 const char* OutcomeName(Outcome o) {
   switch (o) {
@@ -69,16 +144,20 @@ const char* OutcomeName(Outcome o) {
 
 void Report::Add(CheckResult r) {
   std::lock_guard<std::mutex> lock(mu_);
+  Emit({"C", r.section, r.name, OutcomeName(r.outcome), r.detail});
   checks_.push_back(std::move(r));
 }
 
 void Report::AddCell(CoverageCell c) {
   std::lock_guard<std::mutex> lock(mu_);
+  Emit({"K", c.op, c.dtype, OutcomeName(c.outcome), std::to_string(c.cases_run),
+        std::to_string(c.cases_passed), c.detail});
   cells_.push_back(std::move(c));
 }
 
 void Report::SetInfo(const std::string& key, const std::string& value) {
   std::lock_guard<std::mutex> lock(mu_);
+  Emit({"I", key, value});
   for (auto& entry : info_) {
     if (entry.first == key) {
       entry.second = value;

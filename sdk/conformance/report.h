@@ -49,6 +49,15 @@ class Report {
   // Facts about the plugin shown at the top ("name", "abi", "devices", ...).
   void SetInfo(const std::string& key, const std::string& value);
 
+  // Crash isolation: the checks that touch devices run in a child process
+  // whose report streams each result, and each check's start, as a line to
+  // `fd`; the parent rebuilds the report with ParseLine and knows which check
+  // was running if the child dies.
+  void StreamTo(int fd) { stream_fd_ = fd; }
+  void Begin(const std::string& section, const std::string& name);
+  // Applies one streamed line; a "begin" line sets *section and *name.
+  void ParseLine(const std::string& line, std::string* section, std::string* name);
+
   int failures() const;
   const std::vector<CheckResult>& checks() const { return checks_; }
   const std::vector<CoverageCell>& cells() const { return cells_; }
@@ -57,6 +66,9 @@ class Report {
   std::string Json() const;
 
  private:
+  void Emit(const std::vector<std::string>& fields) const;
+
+  int stream_fd_ = -1;
   mutable std::mutex mu_;
   std::vector<std::pair<std::string, std::string>> info_;
   std::vector<CheckResult> checks_;

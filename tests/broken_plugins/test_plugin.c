@@ -10,6 +10,10 @@
  *   BROKEN_OUT_OF_MEMORY every allocation fails with RESOURCE_EXHAUSTED
  *   BROKEN_NO_PROBE      exports no probe symbol (not a plugin)
  *   BROKEN_ENUMERATION   device_count fails with UNAVAILABLE
+ *   BROKEN_CRASH         allocate crashes (SIGSEGV) on a 65537-byte request
+ *
+ * Unbroken, it passes plexus-plugin-check; each flavour fails it where it is
+ * broken (tests/CMakeLists.txt).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -52,7 +56,8 @@ static PX_Status* device_get_info(void* p, int32_t ordinal, PX_DeviceInfo* info)
   return NULL;
 }
 static PX_Status* device_open(void* p, int32_t ordinal, PX_Device** out) {
-  (void)p; (void)ordinal;
+  (void)p;
+  if (ordinal != 0) return px_sdk_error(g_host, PX_CODE_INVALID_ARGUMENT, "bad ordinal %d", ordinal);
   *out = (PX_Device*)&g_device_token;
   return NULL;
 }
@@ -63,6 +68,13 @@ static PX_Status* allocate(PX_Device* d, size_t bytes, size_t alignment, void** 
   (void)alignment; (void)out;
   return px_sdk_error(g_host, PX_CODE_RESOURCE_EXHAUSTED, "out of memory allocating %zu bytes", bytes);
 #else
+#ifdef BROKEN_CRASH
+  if (bytes == 65537) *(volatile int*)0 = 1;
+#endif
+  if (alignment == 0) alignment = 64;
+  if (bytes > ((size_t)1 << 40)) {
+    return px_sdk_error(g_host, PX_CODE_RESOURCE_EXHAUSTED, "out of memory allocating %zu bytes", bytes);
+  }
   size_t rounded = (bytes + alignment - 1) / alignment * alignment;
   *out = aligned_alloc(alignment, rounded ? rounded : alignment);
   return *out ? NULL : px_sdk_error(g_host, PX_CODE_RESOURCE_EXHAUSTED, "out of memory");
@@ -71,6 +83,8 @@ static PX_Status* allocate(PX_Device* d, size_t bytes, size_t alignment, void** 
 static void deallocate(PX_Device* d, void* ptr) { (void)d; free(ptr); }
 static PX_Status* copy(PX_Device* d, void* dst, const void* src, size_t n) {
   (void)d;
+  if (n == 0) return NULL;
+  if (dst == NULL || src == NULL) return px_sdk_error(g_host, PX_CODE_INVALID_ARGUMENT, "NULL pointer");
   memcpy(dst, src, n);
   return NULL;
 }
@@ -99,17 +113,41 @@ static PX_Status* add_int32(void* kernel, PX_KernelContext* ctx, const DLTensor*
   return px_sdk_error(g_host, PX_CODE_INTERNAL, "injected kernel failure");
 #else
   if (num_in != 2 || num_out != 1) return px_sdk_error(g_host, PX_CODE_INVALID_ARGUMENT, "arity");
-  if (out[0].ndim == -1) {
-    PX_Status* s = g_host->output_allocate(ctx, 0, in[0].ndim, in[0].shape);
-    if (s) return s;
+  /* Broadcasting as NumPy does: shapes aligned on the right. */
+  int32_t ndim = in[0].ndim > in[1].ndim ? in[0].ndim : in[1].ndim;
+  int64_t shape[8], sa[8], sb[8];
+  if (ndim > 8) return px_sdk_error(g_host, PX_CODE_UNIMPLEMENTED, "rank above 8");
+  int64_t stride_a = 1, stride_b = 1;
+  for (int32_t k = ndim - 1; k >= 0; --k) {
+    int32_t ka = k - (ndim - in[0].ndim), kb = k - (ndim - in[1].ndim);
+    int64_t da = ka >= 0 ? in[0].shape[ka] : 1, db = kb >= 0 ? in[1].shape[kb] : 1;
+    if (da != db && da != 1 && db != 1) {
+      return px_sdk_error(g_host, PX_CODE_INVALID_ARGUMENT, "shapes do not broadcast");
+    }
+    shape[k] = da == 1 ? db : da;
+    sa[k] = da == 1 ? 0 : stride_a;
+    sb[k] = db == 1 ? 0 : stride_b;
+    stride_a *= da;
+    stride_b *= db;
   }
-  if (px_sdk_num_elements(&in[0]) != px_sdk_num_elements(&in[1])) {
-    return px_sdk_error(g_host, PX_CODE_UNIMPLEMENTED, "the test plugin does not broadcast");
+  if (out[0].ndim == -1) {
+    PX_Status* s = g_host->output_allocate(ctx, 0, ndim, shape);
+    if (s) return s;
   }
   const int32_t* a = (const int32_t*)px_sdk_data(&in[0]);
   const int32_t* b = (const int32_t*)px_sdk_data(&in[1]);
   int32_t* c = (int32_t*)px_sdk_data(&out[0]);
-  for (int64_t i = 0; i < px_sdk_num_elements(&in[0]); ++i) c[i] = a[i] + b[i];
+  int64_t n = px_sdk_num_elements(&out[0]);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t rest = i, ia = 0, ib = 0;
+    for (int32_t k = ndim - 1; k >= 0; --k) {
+      int64_t idx = rest % shape[k];
+      rest /= shape[k];
+      ia += idx * sa[k];
+      ib += idx * sb[k];
+    }
+    c[i] = (int32_t)((uint32_t)a[ia] + (uint32_t)b[ib]);
+  }
   return NULL;
 #endif
 }
@@ -130,6 +168,7 @@ static PX_Status* register_kernels(void* plugin, PX_KernelRegistrar* registrar) 
 
 #ifndef BROKEN_NO_PROBE
 PX_PLUGIN_EXPORT void PX_PluginProbe(PX_PluginProbeInfo* info) {
+  if (info == NULL || info->struct_size < sizeof(PX_PluginProbeInfo)) return;
   info->plugin_name = TEST_PLUGIN_NAME;
   info->abi_major = ABI_MAJOR;
   info->abi_min_minor = 0;
@@ -174,6 +213,8 @@ PX_PLUGIN_EXPORT PX_Status* PX_PluginInitialize(const PX_HostInitArgs* args, PX_
   t->event_record = event_record;
   t->event_synchronize = event_sync;
   t->stream_wait_event = wait_event;
+  /* A newer host's table is longer: say how much of it was filled. */
+  if (t->struct_size > sizeof(PX_PluginTable)) t->struct_size = sizeof(PX_PluginTable);
   return NULL;
 #endif
 }
