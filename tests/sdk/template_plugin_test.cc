@@ -181,6 +181,7 @@ TEST_F(TemplateAbi, NegotiationRefusesWithAReason) {
   EXPECT_EQ(table.register_kernels, nullptr);
   // An older host: the newest minor both speak.
   args = InitArgs(PX_ABI_VERSION_MAJOR, 0, 1);
+  table_.struct_size = sizeof(table_);
   ASSERT_EQ(Take(init_(&args, &table_)), PX_CODE_OK);
   EXPECT_EQ(table_.abi_minor, 1u);
 }
@@ -390,6 +391,7 @@ class MinimalDevice : public sdk::Device {
       PX_SDK_VENDOR_CALL_MAPPED(host(), FakeCall(kFakeNoMemory), kFakeOk, DescribeFake, MapFake);
     }
     if (bytes == 17) PX_SDK_VENDOR_CALL(host(), FakeCall(kFakeBusy), kFakeOk, DescribeFake);
+    if (bytes == 18) PX_SDK_VENDOR_CHECK(host(), FakeCall(kFakeBusy), kFakeOk, DescribeFake);
     *out = &storage_;
     return nullptr;
   }
@@ -469,6 +471,9 @@ TEST(PluginHelpers, MinimalPluginLeavesOptionalSlotsNull) {
   EXPECT_NE(message.find(": FakeCall(kFakeBusy) failed: device busy (code 7)"), std::string::npos)
       << message;
   EXPECT_EQ(message.find('/'), std::string::npos) << "no folders in " << message;
+  EXPECT_EQ(Take(table.allocate(device, 18, 0, &p), &message), PX_CODE_INTERNAL);
+  EXPECT_NE(message.find(": FakeCall(kFakeBusy) failed: device busy (code 7)"), std::string::npos)
+      << message;
   EXPECT_EQ(Take(table.allocate(device, 8, 48, &p)), PX_CODE_INVALID_ARGUMENT);
   ASSERT_EQ(Take(table.allocate(device, 8, 0, &p)), PX_CODE_OK);
   EXPECT_NE(p, nullptr);
@@ -503,6 +508,31 @@ TEST(PluginHelpers, MinimalPluginLeavesOptionalSlotsNull) {
   EXPECT_EQ(sdk::internal::Initialize<MinimalPlugin>(kMinimalInfo, &no_services, &table), nullptr);
   EXPECT_EQ(table.register_kernels, nullptr);
   EXPECT_EQ(g_live_statuses.load(), before);
+}
+
+int g_destroyed = 0;
+int DestroyInt(int value) {
+  g_destroyed += value;
+  return 0;
+}
+
+TEST(PluginHelpers, HandlesAndUniqueHandle) {
+  MinimalStream stream;
+  PX_Stream* handle = sdk::ToHandle<PX_Stream>(&stream);
+  EXPECT_EQ(sdk::HandleCast<MinimalStream>(handle), &stream);
+  g_destroyed = 0;
+  {
+    sdk::UniqueHandle<int, DestroyInt> a;
+    EXPECT_FALSE(a);
+    *a.out() = 5;
+    EXPECT_TRUE(a);
+    sdk::UniqueHandle<int, DestroyInt> b = std::move(a);
+    EXPECT_FALSE(a);
+    EXPECT_EQ(b.get(), 5);
+    sdk::UniqueHandle<int, DestroyInt> c(7);
+    EXPECT_EQ(c.release(), 7);  // not destroyed
+  }
+  EXPECT_EQ(g_destroyed, 5);
 }
 
 TEST(PluginHelpers, StatusOwnership) {

@@ -43,12 +43,12 @@ namespace {
 
 // What the plugin tells the host about itself. Rename here.
 constexpr sdk::PluginInfo kInfo{
-    "template",   // plugin name
-    "0.1.0",      // plugin version
-    "Template",   // platform
-    "TEMPLATE",   // device type: devices are TEMPLATE:0, ...
-    kDLExtDev,    // DLPack device type of its memory
-    -10,          // score: below the cpu plugin, never the default device
+    /*name=*/"template",
+    /*version=*/"0.1.0",
+    /*platform=*/"Template",
+    /*device_type=*/"TEMPLATE",  // upper case: devices are named DEVICE_TYPE:0, ...
+    /*dlpack_device_type=*/kDLExtDev,
+    /*score=*/-10,  // below the cpu plugin's 0: never the default device
 };
 
 // A stream: the first error of the work on it.
@@ -90,7 +90,7 @@ class TemplateDevice : public sdk::Device {
   }
   void Deallocate(void* ptr) {
     if (tdrvFree(ctx(), ptr) != tdrvSuccess) {
-      Log(PX_LOG_ERROR, "deallocate: %p is not a live allocation of TEMPLATE:%d", ptr,
+      Log(PX_LOG_ERROR, "deallocate: %p is not a live allocation of device %d", ptr,
           static_cast<int>(ordinal()));
     }
   }

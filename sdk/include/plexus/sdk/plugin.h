@@ -9,7 +9,7 @@
 //   namespace sdk = plexus::sdk;
 //
 //   struct MyStream { sdk::StickyStatus error; };  // plain types, no base
-//   struct MyEvent { sdk::SavedStatus status; };
+//   struct MyEvent { std::mutex mu; sdk::SavedStatus status; };
 //
 //   class MyDevice : public sdk::Device {
 //    public:
@@ -51,7 +51,9 @@
 // - checks the arguments the contract fixes before calling you: device
 //   ordinals against DeviceCount (INVALID_ARGUMENT), null out-pointers,
 //   alignment (0 becomes 64; not a power of two is INVALID_ARGUMENT),
-//   deallocate(NULL) and zero-byte copies (no call), null copy pointers;
+//   deallocate(NULL) and zero-byte copies (no call), null pointers of
+//   synchronous copies (asynchronous ones reach you, so that you can make
+//   the failure the stream's sticky error too);
 // - owns what it hands out: PX_Device*, PX_Stream* and PX_Event* are your
 //   objects (get them back with sdk::HandleCast), deleted on close/destroy,
 //   and the plugin object is deleted at plugin_shutdown.
@@ -870,9 +872,10 @@ struct Table {
     D* d = Dev(device);
     constexpr const char* slot = SlotName(dir, true);
     return Guarded(d->host(), d->plugin_name(), slot, [&]() -> PX_Status* {
-      bool done = false;
-      PX_SDK_RETURN_IF_ERROR(CheckCopy(d, slot, dst, src, bytes, &done));
-      if (done) return nullptr;
+      // Only zero-byte copies are done here: any other failure, null
+      // pointers included, is the device's to report, so that it can also
+      // become the stream's sticky error.
+      if (bytes == 0) return nullptr;
       S& s = *HandleCast<S>(stream);
       if constexpr (dir == Dir::kH2D) {
         return d->MemcpyH2DAsync(s, dst, src, bytes);
