@@ -25,9 +25,6 @@
 #   under a Plexus prefix, where Plexus discovers it (default: none, or
 #   PX_PLUGIN_INSTALL_DIR when that variable is set and no OUTPUT_DIRECTORY
 #   is given).
-#
-# px_add_plugin(...) is the older in-tree name: the same, without the
-# version script (in-tree plugins that add their own keep working).
 
 # The version script, for builds that do not use plexus_add_plugin.
 set(PLEXUS_PLUGIN_EXPORTS_MAP "${CMAKE_CURRENT_LIST_DIR}/plexus_plugin_exports.map")
@@ -75,10 +72,6 @@ function(plexus_add_plugin name)
   elseif(NOT ARG_OUTPUT_DIRECTORY AND PX_PLUGIN_INSTALL_DIR)
     install(TARGETS ${name} LIBRARY DESTINATION ${PX_PLUGIN_INSTALL_DIR})
   endif()
-endfunction()
-
-function(px_add_plugin name)
-  plexus_add_plugin(${name} ${ARGN} NO_VERSION_SCRIPT)
 endfunction()
 
 # plexus_add_plugin_check_test(TEST_NAME PLUGIN_TARGET [TOOL_ARGS...])

@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "plexus/plugin_api.h"
+#include "plexus/sdk/error.h"
 #include "plexus/sdk/float16.h"
 #include "plexus/sdk/plugin_sdk.h"
 
@@ -42,17 +43,8 @@ namespace plexus::sdk {
 
 using Shape = std::vector<int64_t>;
 
-// A kernel failure: a status code and a message. Thrown inside Init/Compute.
-class KernelError : public std::exception {
- public:
-  KernelError(PX_Code code, std::string message) : code_(code), message_(std::move(message)) {}
-  PX_Code code() const { return code_; }
-  const char* what() const noexcept override { return message_.c_str(); }
-
- private:
-  PX_Code code_;
-  std::string message_;
-};
+// A kernel failure (sdk::Error, alias KernelError, from error.h) is thrown
+// inside Init/Compute, usually through PX_SDK_CHECK.
 
 inline std::string Format(const char* format, ...) __attribute__((format(printf, 1, 2)));
 inline std::string Format(const char* format, ...) {
@@ -471,7 +463,7 @@ class OpKernel {
  public:
   virtual ~OpKernel() = default;
   // Reads attributes; throw (PX_SDK_CHECK) to refuse the node.
-  virtual void Init(Attrs& attrs) {}
+  virtual void Init(Attrs& /*attrs*/) {}
   virtual void Compute(Call& call) = 0;
 
   const PX_HostServices* host = nullptr;

@@ -118,6 +118,7 @@
 #include <utility>
 
 #include "plexus/plugin_api.h"
+#include "plexus/sdk/error.h"
 #include "plexus/sdk/plugin_sdk.h"
 
 namespace plexus::sdk {
@@ -295,20 +296,10 @@ class StickyStatus {
   SavedStatus status_;
 };
 
-// An error to throw from plugin and device methods: the SDK's trampolines
-// turn it into a status with this code. (Kernels throw kernel.h's
-// KernelError through PX_SDK_CHECK; in table methods prefer returning
-// statuses or throwing sdk::Error, because other exceptions become INTERNAL.)
-class Error : public std::exception {
- public:
-  Error(PX_Code code, std::string message) : code_(code), message_(std::move(message)) {}
-  PX_Code code() const { return code_; }
-  const char* what() const noexcept override { return message_.c_str(); }
-
- private:
-  PX_Code code_;
-  std::string message_;
-};
+// sdk::Error (error.h) is the exception to throw from plugin and device
+// methods: the SDK's trampolines turn it into a status with its code. It is
+// also what kernel.h's PX_SDK_CHECK throws, so a check in a table method
+// keeps its code too; any other exception becomes INTERNAL.
 
 // Throws sdk::Error with a printf-style message.
 [[noreturn]] inline void ThrowError(PX_Code code, const char* format, ...)
