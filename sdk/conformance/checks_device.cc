@@ -257,7 +257,8 @@ void CheckMemory(const CheckOptions& options, HarnessDevice& device, Report& rep
       });
 
   if (PX_HAS(t, memory_stats)) {
-    Run(report, kSection, "memory_stats", "bytes_in_use and num_allocations follow allocate and deallocate",
+    Run(report, kSection, "memory_stats",
+        "bytes_in_use and num_allocations follow allocate and deallocate; a shorter struct is respected",
         [&]() -> std::string {
           PX_MemoryStats before{}, during{}, after{};
           before.struct_size = during.struct_size = after.struct_size = sizeof(PX_MemoryStats);
@@ -280,6 +281,23 @@ void CheckMemory(const CheckOptions& options, HarnessDevice& device, Report& rep
           }
           if (during.num_allocations <= before.num_allocations) return "num_allocations did not grow";
           if (during.peak_bytes_in_use < during.bytes_in_use) return "peak_bytes_in_use below bytes_in_use";
+          // A host whose PX_MemoryStats ends before num_allocations: nothing
+          // may be written past its struct_size.
+          struct {
+            PX_MemoryStats stats;
+            unsigned char guard[16];
+          } small;
+          std::memset(&small, 0xA5, sizeof(small));
+          small.stats.struct_size = offsetof(PX_MemoryStats, num_allocations);
+          s = device.Check(t.memory_stats(device.handle(), &small.stats));
+          if (!s.ok()) return absl::StrCat("memory_stats with a shorter struct: ", DescribeStatus(s));
+          const auto* bytes = reinterpret_cast<const unsigned char*>(&small);
+          for (size_t i = offsetof(PX_MemoryStats, num_allocations); i < sizeof(small); ++i) {
+            if (bytes[i] != 0xA5) return "memory_stats wrote past the struct_size of a shorter PX_MemoryStats";
+          }
+          if (small.stats.struct_size != offsetof(PX_MemoryStats, num_allocations)) {
+            return "memory_stats changed struct_size";
+          }
           return "";
         });
   } else {
