@@ -42,6 +42,12 @@ constexpr char kUsage[] =
     "      output is printed. The signatures and their keys are listed on error.\n"
     "  --input NAME=@FILE feeds a string scalar holding FILE's raw bytes (for\n"
     "      example a WAV file for a wav_data input).\n"
+    "  Optimizer options of run (GraphDefs):\n"
+    "    --dump-graphs DIR    write the graph before and after each optimizer pass to\n"
+    "                         DIR as text (.pbtxt) and Graphviz (.dot; .svg with dot)\n"
+    "    --no-optimize        run the graph as imported\n"
+    "    --disable-pass NAME  skip one pass (prune, arithmetic, constant_fold, cse,\n"
+    "                         fuse, dead_nodes); may be repeated\n"
     "  plexus ops [--plugin PATH]...\n"
     "      Print the op catalog (docs/ops.md): every op, its dtypes and which plugins\n"
     "      implement it.\n"
@@ -210,7 +216,9 @@ bool IsSavedModelDir(const std::string& path) {
 }
 
 int Run(int argc, char** argv) {
-  std::string graph_path, device, out_dir, signature;
+  std::string graph_path, device, out_dir, signature, dump_dir;
+  bool optimize = true;
+  std::vector<std::string> disabled_passes;
   std::vector<std::pair<std::string, std::string>> inputs;
   std::vector<std::string> outputs, plugins;
   std::set<std::string> tags;
@@ -252,6 +260,16 @@ int Run(int argc, char** argv) {
       const char* v = value("--plugin");
       if (!v) return Usage("--plugin needs a file");
       plugins.push_back(v);
+    } else if (arg == "--dump-graphs") {
+      const char* v = value("--dump-graphs");
+      if (!v) return Usage("--dump-graphs needs a folder");
+      dump_dir = v;
+    } else if (arg == "--no-optimize") {
+      optimize = false;
+    } else if (arg == "--disable-pass") {
+      const char* v = value("--disable-pass");
+      if (!v) return Usage("--disable-pass needs a pass name");
+      disabled_passes.push_back(v);
     } else if (!arg.empty() && arg[0] == '-') {
       return Usage(absl::StrCat("unknown option '", arg, "'"));
     } else if (graph_path.empty()) {
@@ -280,6 +298,14 @@ int Run(int argc, char** argv) {
   std::shared_ptr<const plexus::Graph> shared(std::move(*graph));
   plexus::SessionOptions options;
   options.device = device;
+  options.optimizer.enabled = optimize;
+  options.optimizer.disabled_passes = disabled_passes;
+  if (!dump_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(dump_dir, ec);
+    if (ec) return Fail(absl::InvalidArgumentError(absl::StrCat("cannot create ", dump_dir, ": ", ec.message())));
+    options.optimizer.dump_dir = dump_dir;
+  }
   auto session = plexus::Session::Create(runtime->get(), shared, options);
   if (!session.ok()) return Fail(session.status());
 
@@ -293,6 +319,10 @@ int Run(int argc, char** argv) {
   if (!results.ok()) return Fail(results.status());
   std::printf("ran %s on %s\n", graph_path.c_str(), (*session)->device().name().c_str());
   for (const std::string& note : (*session)->placement_notes()) std::printf("note: %s\n", note.c_str());
+  if (!dump_dir.empty()) {
+    for (const std::string& line : (*session)->optimizer_log()) std::printf("optimizer: %s\n", line.c_str());
+    std::printf("graphs written to %s\n", dump_dir.c_str());
+  }
   return PrintOutputs(outputs, *results, out_dir);
 }
 

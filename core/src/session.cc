@@ -2,15 +2,20 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include <cstdlib>
+
+#include "absl/strings/str_split.h"
 #include "executor.h"
+#include "optimizer/graph_util.h"
+#include "optimizer/optimizer.h"
 #include "session_state.h"
 #include "plexus/status.h"
 
 namespace plexus {
 
 Session::Session(Runtime* runtime, std::shared_ptr<const Graph> graph,
-                 std::shared_ptr<Device> device)
-    : runtime_(runtime), graph_(std::move(graph)), device_(std::move(device)) {
+                 std::shared_ptr<Device> device, SessionOptions options)
+    : runtime_(runtime), graph_(std::move(graph)), device_(std::move(device)), options_(std::move(options)) {
   state_ = std::make_unique<SessionState>(
       runtime_, device_, std::make_shared<const tf::FunctionDefLibrary>(graph_->library));
 }
@@ -39,7 +44,25 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Create(Runtime* runtime,
   } else {
     PX_ASSIGN_OR_RETURN(device, runtime->FindDevice(options.device));
   }
-  return std::unique_ptr<Session>(new Session(runtime, std::move(graph), std::move(device)));
+  if (const char* env = std::getenv("PLEXUS_OPTIMIZER"); env != nullptr) {
+    std::string v = env;
+    if (v == "off" || v == "0" || v == "false") options.optimizer.enabled = false;
+  }
+  if (const char* env = std::getenv("PLEXUS_DISABLE_PASSES"); env != nullptr) {
+    for (absl::string_view name : absl::StrSplit(env, ',', absl::SkipEmpty())) {
+      options.optimizer.disabled_passes.emplace_back(name);
+    }
+  }
+  for (const std::string& name : options.optimizer.disabled_passes) {
+    bool known = false;
+    for (const opt::PassInfo& pass : opt::AllPasses()) known |= name == pass.name;
+    if (!known) {
+      return absl::InvalidArgumentError(absl::StrCat("unknown optimizer pass '", name,
+                                                     "'; the passes are: ", opt::PassNames()));
+    }
+  }
+  return std::unique_ptr<Session>(
+      new Session(runtime, std::move(graph), std::move(device), std::move(options)));
 }
 
 absl::StatusOr<std::vector<Tensor>> Session::Run(
@@ -80,15 +103,61 @@ absl::StatusOr<std::vector<Tensor>> Session::Run(
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = executors_.find(key);
-    if (it != executors_.end()) executor = it->second;
+    if (it != executors_.end()) executor = it->second.executor;
   }
   if (executor == nullptr) {
-    PX_ASSIGN_OR_RETURN(executor, Executor::Create(*graph_, *runtime_, device_, std::move(request), state_.get()));
+    CachedExecutor entry;
+    entry.graph = graph_;
+    std::vector<std::string> log;
+    if (options_.optimizer.enabled) {
+      opt::PassContext ctx;
+      for (const Endpoint& e : request.feeds) {
+        ctx.protected_nodes.insert(e.node->name);
+        ctx.fed.insert(opt::EndpointKey(e.node->name, e.index));
+      }
+      for (const Endpoint& e : request.fetches) {
+        ctx.protected_nodes.insert(e.node->name);
+        ctx.roots.push_back(e.node->name);
+      }
+      for (const Node* n : request.targets) {
+        ctx.protected_nodes.insert(n->name);
+        ctx.roots.push_back(n->name);
+      }
+      ctx.runtime = runtime_;
+      ctx.device = device_;
+      ctx.source = graph_->source;
+      PX_ASSIGN_OR_RETURN(opt::OptimizeResult result, opt::Optimize(*graph_, ctx, options_.optimizer));
+      log = std::move(result.log);
+      if (result.graph != nullptr) {
+        // The request's endpoints, in the optimized graph (the nodes the
+        // signature names keep their names).
+        auto remap = [&](const Endpoint& e) { return Endpoint{result.graph->FindNode(e.node->name), e.index}; };
+        for (Endpoint& e : request.feeds) e = remap(e);
+        for (Endpoint& e : request.fetches) e = remap(e);
+        for (const Node*& n : request.targets) n = result.graph->FindNode(n->name);
+        entry.graph = result.graph;
+      }
+    }
+    PX_ASSIGN_OR_RETURN(executor,
+                        Executor::Create(*entry.graph, *runtime_, device_, std::move(request), state_.get()));
+    entry.executor = executor;
     std::lock_guard<std::mutex> lock(mu_);
-    executors_.emplace(key, executor);
     placement_notes_ = executor->placement_notes();
+    optimizer_log_ = std::move(log);
+    last_run_graph_ = entry.graph;
+    executors_.emplace(key, std::move(entry));
   }
   return executor->Run(feed_values);
+}
+
+std::vector<std::string> Session::optimizer_log() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return optimizer_log_;
+}
+
+std::shared_ptr<const Graph> Session::last_run_graph() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return last_run_graph_ ? last_run_graph_ : graph_;
 }
 
 std::vector<std::string> Session::placement_notes() const {

@@ -155,4 +155,24 @@ absl::StatusOr<Tensor> TensorFromProto(const tf::TensorProto& proto) {
   return tensor;
 }
 
+absl::StatusOr<tf::TensorProto> TensorToProto(const Tensor& tensor) {
+  if (!tensor.valid()) return absl::InvalidArgumentError("cannot serialize an empty tensor");
+  if (!tensor.host_readable()) {
+    return absl::InvalidArgumentError("cannot serialize a tensor that is not in host memory");
+  }
+  if (tensor.dtype() == DataType::kResource || tensor.dtype() == DataType::kVariant) {
+    return absl::InvalidArgumentError(absl::StrCat("cannot serialize a ", DataTypeName(tensor.dtype()),
+                                                   " tensor"));
+  }
+  tf::TensorProto proto;
+  proto.set_dtype(static_cast<tf::DataType>(tensor.dtype()));
+  for (int64_t d : tensor.shape()) proto.mutable_tensor_shape()->add_dim()->set_size(d);
+  if (tensor.dtype() == DataType::kString) {
+    for (const std::string& s : tensor.strings()) proto.add_string_val(s);
+  } else if (tensor.nbytes() > 0) {
+    proto.set_tensor_content(std::string(static_cast<const char*>(tensor.raw_data()), tensor.nbytes()));
+  }
+  return proto;
+}
+
 }  // namespace plexus

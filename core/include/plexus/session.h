@@ -23,9 +23,27 @@ namespace plexus {
 class Executor;
 class SessionState;
 
+// The graph optimizer (docs/architecture.md, "Optimizer"): passes that
+// rewrite the graph of each run signature before its executor is built.
+// The environment can override these: PLEXUS_OPTIMIZER=off turns it off,
+// PLEXUS_DISABLE_PASSES=cse,fuse switches passes off by name.
+struct OptimizerOptions {
+  bool enabled = true;
+  // Names of passes not to run: prune, arithmetic, constant_fold, cse, fuse,
+  // dead_nodes.
+  std::vector<std::string> disabled_passes;
+  // When set, the graph before and after each pass that changed it is
+  // written there as text (.pbtxt) and Graphviz (.dot, and .svg when the
+  // dot program is installed).
+  std::string dump_dir;
+  // Folded constants larger than this stay computed at run time.
+  int64_t constant_fold_max_bytes = 10 << 20;
+};
+
 struct SessionOptions {
   // Device name ("CPU:0", "cuda"); empty = the runtime's default device.
   std::string device;
+  OptimizerOptions optimizer;
 };
 
 class Session {
@@ -48,17 +66,30 @@ class Session {
   // Placement decisions of the last executor built, one line per node that
   // was not placed on the session's device ("node 'x' (op Foo): ...").
   std::vector<std::string> placement_notes() const;
+  // What the optimizer did for the last executor built, one line per pass
+  // that changed the graph.
+  std::vector<std::string> optimizer_log() const;
+  // The graph the last executor runs (the optimized one, or graph()).
+  std::shared_ptr<const Graph> last_run_graph() const;
 
  private:
   Session(Runtime* runtime, std::shared_ptr<const Graph> graph,
-          std::shared_ptr<Device> device);
+          std::shared_ptr<Device> device, SessionOptions options);
+
+  struct CachedExecutor {
+    std::shared_ptr<const Graph> graph;  // what the executor's nodes point into
+    std::shared_ptr<Executor> executor;
+  };
 
   Runtime* runtime_;
   std::shared_ptr<const Graph> graph_;
   std::shared_ptr<Device> device_;
   mutable std::mutex mu_;
-  std::map<std::string, std::shared_ptr<Executor>> executors_;
+  SessionOptions options_;
+  std::map<std::string, CachedExecutor> executors_;
   std::vector<std::string> placement_notes_;
+  std::vector<std::string> optimizer_log_;
+  std::shared_ptr<const Graph> last_run_graph_;
   // Variables and other resources, and instantiated functions: they live as
   // long as the session, so state persists across runs.
   std::unique_ptr<SessionState> state_;

@@ -15,6 +15,10 @@ namespace plexus {
 absl::StatusOr<Tensor> TensorFromProto(const tf::TensorProto& proto);
 absl::StatusOr<PartialShape> ShapeFromProto(const tf::TensorShapeProto& proto);
 
+// A host tensor as a TensorProto: numbers as tensor_content, strings as
+// string_val. Refuses resource and variant tensors.
+absl::StatusOr<tf::TensorProto> TensorToProto(const Tensor& tensor);
+
 }  // namespace plexus
 
 #endif  // PLEXUS_TENSOR_PROTO_H_

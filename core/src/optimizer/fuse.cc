@@ -1,0 +1,257 @@
+// Fusion, for the device the session runs on:
+//   - inference batch norm after a convolution with constant weights folds
+//     into the convolution: filter * s and a BiasAdd of offset - mean * s,
+//     where s = scale / sqrt(variance + epsilon) (float and double);
+//   - MatMul + BiasAdd (+ Relu, Relu6, Elu, LeakyRelu, Tanh or Sigmoid)
+//     becomes one _FusedMatMul, and Conv2D + BiasAdd (+ the same) one
+//     _FusedConv2D, TensorFlow's own fused ops, when the device's plugin has
+//     a kernel for them in that dtype.
+// The fused node takes the name of the last node of the pattern, so its
+// consumers and a fetch of it need no rewiring. Intermediate nodes must have
+// no other consumer and must not be named by the signature.
+#include <optional>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "optimizer/graph_util.h"
+#include "optimizer/optimizer.h"
+#include "plexus/device.h"
+#include "plexus/tensor_proto.h"
+
+namespace plexus::opt {
+namespace {
+
+const std::set<std::string>& Activations() {
+  static const std::set<std::string> kOps = {"Relu", "Relu6", "Elu", "LeakyRelu", "Tanh", "Sigmoid"};
+  return kOps;
+}
+
+// True when the session's device has a kernel for `op` accepting `dtype`.
+bool DeviceHasKernel(const PassContext& ctx, const std::string& op, DataType dtype) {
+  if (ctx.device == nullptr || OpRegistry::Global().Find(op) == nullptr) return false;
+  for (const KernelRegistration* k : ctx.device->plugin().kernels().ForOp(op)) {
+    bool ok = true;
+    for (const auto& [attr, allowed] : k->type_constraints) {
+      if (attr == "T") ok &= std::find(allowed.begin(), allowed.end(), dtype) != allowed.end();
+    }
+    if (ok) return true;
+  }
+  return false;
+}
+
+std::vector<std::string> DataInputs(const tf::NodeDef& n) {
+  std::vector<std::string> v;
+  for (const std::string& in : n.input()) {
+    if (!ParseInput(in).control) v.push_back(in);
+  }
+  return v;
+}
+
+std::vector<std::string> ControlInputs(const tf::NodeDef& n) {
+  std::vector<std::string> v;
+  for (const std::string& in : n.input()) {
+    if (ParseInput(in).control) v.push_back(in);
+  }
+  return v;
+}
+
+// `n` feeds exactly one data input of one node and nothing else, and the
+// signature does not name it.
+bool SoleConsumer(const NodeIndex& index, const PassContext& ctx, const tf::NodeDef& n, tf::NodeDef** consumer) {
+  if (ctx.protected_nodes.count(n.name()) > 0) return false;
+  const auto& data = index.DataConsumers(n.name());
+  if (data.size() != 1 || !index.ControlConsumers(n.name()).empty()) return false;
+  if (ParseInput(data[0].first->input(data[0].second)).index != 0) return false;
+  *consumer = data[0].first;
+  return true;
+}
+
+std::optional<Tensor> ConstOf(const NodeIndex& index, const std::string& input) {
+  InputRef ref = ParseInput(input);
+  const tf::NodeDef* n = index.Find(ref.node);
+  if (n == nullptr || n->op() != "Const" || ref.index != 0 || !ControlInputs(*n).empty()) return std::nullopt;
+  auto t = TensorFromProto(n->attr().at("value").tensor());
+  if (!t.ok()) return std::nullopt;
+  return *std::move(t);
+}
+
+double At(const Tensor& t, int64_t i) {
+  return t.dtype() == DataType::kDouble ? t.data<double>()[i] : t.data<float>()[i];
+}
+void Set(Tensor& t, int64_t i, double v) {
+  if (t.dtype() == DataType::kDouble) {
+    t.data<double>()[i] = v;
+  } else {
+    t.data<float>()[i] = static_cast<float>(v);
+  }
+}
+
+// Conv2D (constant HWIO filter) -> FusedBatchNorm (inference, constant
+// parameters): scale the filter, and turn the batch norm into a BiasAdd.
+bool FoldBatchNorm(tf::GraphDef& def, const PassContext& ctx, NodeIndex& index, tf::NodeDef& bn) {
+  if (bn.op() != "FusedBatchNorm" && bn.op() != "FusedBatchNormV2" && bn.op() != "FusedBatchNormV3") return false;
+  auto training = bn.attr().find("is_training");
+  if (training != bn.attr().end() && training->second.b()) return false;
+  std::vector<std::string> in = DataInputs(bn);
+  if (in.size() != 5) return false;
+  // Only output 0 may be read.
+  for (const auto& [consumer, pos] : index.DataConsumers(bn.name())) {
+    if (ParseInput(consumer->input(pos)).index != 0) return false;
+  }
+  if (ctx.fed.count(EndpointKey(bn.name(), 0)) > 0) return false;
+  tf::NodeDef* conv = index.Find(ParseInput(in[0]).node);
+  tf::NodeDef* consumer = nullptr;
+  if (conv == nullptr || conv->op() != "Conv2D" || ParseInput(in[0]).index != 0 ||
+      !SoleConsumer(index, ctx, *conv, &consumer) || consumer != &bn) {
+    return false;
+  }
+  std::vector<std::string> conv_in = DataInputs(*conv);
+  std::optional<Tensor> filter = ConstOf(index, conv_in[1]);
+  std::optional<Tensor> scale = ConstOf(index, in[1]), offset = ConstOf(index, in[2]),
+                        mean = ConstOf(index, in[3]), var = ConstOf(index, in[4]);
+  if (!filter || !scale || !offset || !mean || !var) return false;
+  DataType t = filter->dtype();
+  if ((t != DataType::kFloat && t != DataType::kDouble) || scale->dtype() != t || filter->dims() != 4) return false;
+  const int64_t out_channels = filter->shape()[3];
+  for (const Tensor* p : {&*scale, &*offset, &*mean, &*var}) {
+    if (p->dtype() != t || p->num_elements() != out_channels) return false;
+  }
+  auto eps_it = bn.attr().find("epsilon");
+  double eps = eps_it == bn.attr().end() ? 1e-4 : eps_it->second.f();
+  Tensor new_filter = Tensor::AllocateHost(t, filter->shape()).value();
+  Tensor bias = Tensor::AllocateHost(t, {out_channels}).value();
+  std::vector<double> s(out_channels);
+  for (int64_t o = 0; o < out_channels; ++o) {
+    s[o] = At(*scale, o) / std::sqrt(At(*var, o) + eps);
+    Set(bias, o, At(*offset, o) - At(*mean, o) * s[o]);
+  }
+  for (int64_t i = 0; i < filter->num_elements(); ++i) Set(new_filter, i, At(*filter, i) * s[i % out_channels]);
+  auto filter_node = MakeConst(UniqueName(def, absl::StrCat(conv->name(), "/folded_filter")), new_filter,
+                               conv->device());
+  auto bias_node = MakeConst(UniqueName(def, absl::StrCat(bn.name(), "/folded_bias")), bias, bn.device());
+  if (!filter_node.ok() || !bias_node.ok()) return false;
+  // Rewire the conv's filter, and make the batch norm a BiasAdd in place.
+  for (int i = 0; i < conv->input_size(); ++i) {
+    if (conv->input(i) == conv_in[1]) {
+      conv->set_input(i, filter_node->name());
+      break;
+    }
+  }
+  std::string data_format = "NHWC";
+  if (auto it = bn.attr().find("data_format"); it != bn.attr().end()) data_format = it->second.s();
+  std::vector<std::string> controls = ControlInputs(bn);
+  tf::NodeDef bias_add;
+  bias_add.set_name(bn.name());
+  bias_add.set_op("BiasAdd");
+  bias_add.set_device(bn.device());
+  bias_add.add_input(in[0]);
+  bias_add.add_input(bias_node->name());
+  for (const std::string& c : controls) bias_add.add_input(c);
+  (*bias_add.mutable_attr())["T"].set_type(static_cast<tf::DataType>(t));
+  (*bias_add.mutable_attr())["data_format"].set_s(data_format == "NCHW" ? "NCHW" : "NHWC");
+  bn = std::move(bias_add);
+  *def.add_node() = *std::move(filter_node);
+  *def.add_node() = *std::move(bias_node);
+  return true;
+}
+
+// MatMul/Conv2D -> BiasAdd (-> activation) into one fused node.
+bool FuseBiasAdd(const PassContext& ctx, NodeIndex& index, tf::NodeDef& bias_add) {
+  if (bias_add.op() != "BiasAdd") return false;
+  std::vector<std::string> in = DataInputs(bias_add);
+  if (in.size() != 2) return false;
+  tf::NodeDef* producer = index.Find(ParseInput(in[0]).node);
+  tf::NodeDef* consumer = nullptr;
+  if (producer == nullptr || ParseInput(in[0]).index != 0 ||
+      (producer->op() != "MatMul" && producer->op() != "Conv2D") ||
+      !SoleConsumer(index, ctx, *producer, &consumer) || consumer != &bias_add) {
+    return false;
+  }
+  DataType t = TypeAttr(bias_add, "T");
+  const bool matmul = producer->op() == "MatMul";
+  const std::string fused_op = matmul ? "_FusedMatMul" : "_FusedConv2D";
+  if (!DeviceHasKernel(ctx, fused_op, t)) return false;
+  std::string bias_format = "NHWC";
+  if (auto it = bias_add.attr().find("data_format"); it != bias_add.attr().end()) bias_format = it->second.s();
+  if (!matmul) {
+    std::string conv_format = "NHWC";
+    if (auto it = producer->attr().find("data_format"); it != producer->attr().end()) conv_format = it->second.s();
+    if (conv_format != bias_format) return false;
+  }
+  // An activation that is the BiasAdd's only reader joins the fusion.
+  tf::NodeDef* last = &bias_add;
+  tf::NodeDef* act = nullptr;
+  if (SoleConsumer(index, ctx, bias_add, &act) && Activations().count(act->op()) > 0 &&
+      TypeAttr(*act, "T") == t && DataInputs(*act).size() == 1 &&
+      ctx.fed.count(EndpointKey(bias_add.name(), 0)) == 0) {
+    last = act;
+  } else {
+    act = nullptr;
+  }
+  if (ctx.fed.count(EndpointKey(producer->name(), 0)) > 0) return false;
+
+  tf::NodeDef fused;
+  fused.set_name(last->name());
+  fused.set_op(fused_op);
+  fused.set_device(last->device());
+  std::vector<std::string> producer_in = DataInputs(*producer);
+  fused.add_input(producer_in[0]);
+  fused.add_input(producer_in[1]);
+  fused.add_input(in[1]);
+  std::set<std::string> controls;
+  for (const tf::NodeDef* n : {producer, &bias_add, act}) {
+    if (n == nullptr) continue;
+    for (const std::string& c : ControlInputs(*n)) controls.insert(c);
+  }
+  for (const std::string& c : controls) fused.add_input(c);
+  auto& attr = *fused.mutable_attr();
+  for (const auto& [name, value] : producer->attr()) attr[name] = value;
+  attr["T"].set_type(static_cast<tf::DataType>(t));
+  attr["num_args"].set_i(1);
+  auto* ops = attr["fused_ops"].mutable_list();
+  ops->add_s("BiasAdd");
+  if (act != nullptr) {
+    ops->add_s(act->op());
+    if (act->op() == "LeakyRelu") {
+      auto alpha = act->attr().find("alpha");
+      attr["leakyrelu_alpha"].set_f(alpha == act->attr().end() ? 0.2f : alpha->second.f());
+    }
+  }
+  *last = std::move(fused);
+  return true;
+}
+
+}  // namespace
+
+absl::StatusOr<bool> FuseOps(tf::GraphDef& def, const PassContext& ctx) {
+  int folded = 0, fused = 0;
+  // Batch norms first: each fold leaves a BiasAdd that the next loop fuses.
+  {
+    NodeIndex index(def);
+    const int n = def.node_size();
+    for (int i = 0; i < n; ++i) {
+      if (FoldBatchNorm(def, ctx, index, *def.mutable_node(i))) {
+        ++folded;
+        index = NodeIndex(def);
+      }
+    }
+  }
+  {
+    NodeIndex index(def);
+    const int n = def.node_size();
+    for (int i = 0; i < n; ++i) {
+      if (FuseBiasAdd(ctx, index, *def.mutable_node(i))) {
+        ++fused;
+        index = NodeIndex(def);
+      }
+    }
+  }
+  if (folded + fused == 0) return false;
+  if (ctx.log) {
+    ctx.log->push_back(absl::StrCat("fuse: ", folded, " batch norms folded into convolutions, ", fused,
+                                    " MatMul/Conv2D + BiasAdd (+ activation) fused"));
+  }
+  return true;
+}
+
+}  // namespace plexus::opt

@@ -1,0 +1,281 @@
+// The graph optimizer through the public API: each pass alone (every other
+// pass switched off) and all of them in sequence, on small graphs whose
+// optimized form is checked node by node and whose results must equal the
+// unoptimized run.
+#include <cmath>
+#include <filesystem>
+#include <random>
+
+#include "gtest/gtest.h"
+#include "plexus/plexus.h"
+#include "test_util.h"
+
+namespace plexus {
+namespace {
+
+using ::plexus::testing::CpuRuntime;
+
+const std::vector<std::string> kAllPasses = {"prune", "arithmetic", "constant_fold", "cse", "fuse", "dead_nodes"};
+
+// Every pass but `keep` (and dead-node removal, which cleans up after it).
+std::vector<std::string> AllBut(const std::string& keep) {
+  std::vector<std::string> out;
+  for (const std::string& p : kAllPasses) {
+    if (p != keep && p != "dead_nodes") out.push_back(p);
+  }
+  return out;
+}
+
+std::shared_ptr<const Graph> Parse(const std::string& text) {
+  auto g = ImportGraphDefBytes(text, "<optimizer test>", GraphFormat::kText);
+  EXPECT_TRUE(g.ok()) << g.status();
+  return std::shared_ptr<const Graph>(*std::move(g));
+}
+
+struct Outcome {
+  std::vector<Tensor> optimized;
+  std::vector<Tensor> plain;
+  std::shared_ptr<const Graph> run_graph;
+  std::vector<std::string> log;
+};
+
+Outcome RunBoth(Runtime* runtime, const std::string& text,
+                const std::vector<std::pair<std::string, Tensor>>& feeds,
+                const std::vector<std::string>& fetches, const std::vector<std::string>& disabled = {}) {
+  Outcome o;
+  auto graph = Parse(text);
+  SessionOptions on;
+  on.optimizer.disabled_passes = disabled;
+  auto s1 = Session::Create(runtime, graph, on);
+  EXPECT_TRUE(s1.ok()) << s1.status();
+  auto r1 = (*s1)->Run(feeds, fetches);
+  EXPECT_TRUE(r1.ok()) << r1.status();
+  if (r1.ok()) o.optimized = *r1;
+  o.run_graph = (*s1)->last_run_graph();
+  o.log = (*s1)->optimizer_log();
+  SessionOptions off;
+  off.optimizer.enabled = false;
+  auto s2 = Session::Create(runtime, graph, off);
+  auto r2 = (*s2)->Run(feeds, fetches);
+  EXPECT_TRUE(r2.ok()) << r2.status();
+  if (r2.ok()) o.plain = *r2;
+  return o;
+}
+
+int CountOp(const Graph& g, const std::string& op) {
+  int n = 0;
+  for (const auto& node : g.nodes()) n += node->op == op;
+  return n;
+}
+
+void ExpectNear(const std::vector<Tensor>& a, const std::vector<Tensor>& b, double tol) {
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t k = 0; k < a.size(); ++k) {
+    ASSERT_EQ(a[k].dtype(), b[k].dtype());
+    ASSERT_EQ(a[k].shape(), b[k].shape());
+    for (int64_t i = 0; i < a[k].num_elements(); ++i) {
+      double x = a[k].dtype() == DataType::kFloat ? a[k].data<float>()[i] : a[k].data<int32_t>()[i];
+      double y = b[k].dtype() == DataType::kFloat ? b[k].data<float>()[i] : b[k].data<int32_t>()[i];
+      EXPECT_NEAR(x, y, tol * (1 + std::fabs(y))) << "output " << k << " element " << i;
+    }
+  }
+}
+
+Tensor Random(const Shape& shape, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  Tensor t = *Tensor::AllocateHost(DataType::kFloat, shape);
+  for (int64_t i = 0; i < t.num_elements(); ++i) t.data<float>()[i] = dist(rng);
+  return t;
+}
+
+std::string FloatConst(const std::string& name, const Shape& shape, const std::vector<float>& values) {
+  std::string dims, vals;
+  for (int64_t d : shape) dims += "dim { size: " + std::to_string(d) + " } ";
+  for (float v : values) vals += "float_val: " + std::to_string(v) + " ";
+  return "node { name: '" + name + "' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } } " +
+         "attr { key: 'value' value { tensor { dtype: DT_FLOAT tensor_shape { " + dims + "} " + vals +
+         "} } } }\n";
+}
+
+std::string IntConst(const std::string& name, const std::vector<int>& values) {
+  std::string vals;
+  for (int v : values) vals += "int_val: " + std::to_string(v) + " ";
+  return "node { name: '" + name + "' op: 'Const' attr { key: 'dtype' value { type: DT_INT32 } } " +
+         "attr { key: 'value' value { tensor { dtype: DT_INT32 tensor_shape { dim { size: " +
+         std::to_string(values.size()) + " } } " + vals + "} } } }\n";
+}
+
+std::string Placeholder(const std::string& name, const Shape& shape) {
+  std::string dims;
+  for (int64_t d : shape) dims += "dim { size: " + std::to_string(d) + " } ";
+  return "node { name: '" + name + "' op: 'Placeholder' attr { key: 'dtype' value { type: DT_FLOAT } } " +
+         "attr { key: 'shape' value { shape { " + dims + "} } } }\n";
+}
+
+std::string Binary(const std::string& name, const std::string& op, const std::string& a, const std::string& b) {
+  return "node { name: '" + name + "' op: '" + op + "' input: '" + a + "' input: '" + b +
+         "' attr { key: 'T' value { type: DT_FLOAT } } }\n";
+}
+
+std::string Unary(const std::string& name, const std::string& op, const std::string& a) {
+  return "node { name: '" + name + "' op: '" + op + "' input: '" + a + "' attr { key: 'T' value { type: DT_FLOAT } } }\n";
+}
+
+TEST(Optimizer, PruneDropsWhatTheFetchesDoNotNeed) {
+  auto runtime = CpuRuntime();
+  std::string g = Placeholder("x", {4}) + Unary("a", "Exp", "x") + Unary("unused", "Tanh", "x") +
+                  Unary("unused2", "Neg", "unused");
+  Outcome o = RunBoth(runtime.get(), g, {{"x", Random({4}, 1)}}, {"a"}, AllBut("prune"));
+  EXPECT_EQ(o.run_graph->FindNode("unused"), nullptr);
+  EXPECT_EQ(o.run_graph->FindNode("unused2"), nullptr);
+  ExpectNear(o.optimized, o.plain, 0);
+}
+
+TEST(Optimizer, ArithmeticBypassesNodesThatChangeNothing) {
+  auto runtime = CpuRuntime();
+  std::string g = Placeholder("x", {2, 3}) + FloatConst("one", {}, {1}) + FloatConst("zero", {1}, {0}) +
+                  Binary("m", "Mul", "x", "one") + Binary("a", "AddV2", "zero", "m") +
+                  IntConst("p", {1, 0}) +
+                  "node { name: 't1' op: 'Transpose' input: 'a' input: 'p' attr { key: 'T' value { type: DT_FLOAT } } }\n"
+                  "node { name: 't2' op: 'Transpose' input: 't1' input: 'p' attr { key: 'T' value { type: DT_FLOAT } } }\n"
+                  "node { name: 'c' op: 'Cast' input: 't2' attr { key: 'SrcT' value { type: DT_FLOAT } } attr { key: 'DstT' value { type: DT_FLOAT } } }\n"
+                  "node { name: 'i' op: 'Identity' input: 'c' attr { key: 'T' value { type: DT_FLOAT } } }\n" +
+                  Unary("y", "Exp", "i");
+  Outcome o = RunBoth(runtime.get(), g, {{"x", Random({2, 3}, 2)}}, {"y"}, AllBut("arithmetic"));
+  // y reads x directly; everything between is gone.
+  const Node* y = o.run_graph->FindNode("y");
+  ASSERT_NE(y, nullptr);
+  EXPECT_EQ(y->inputs[0].node->name, "x");
+  for (const char* gone : {"m", "a", "t1", "t2", "c", "i"}) EXPECT_EQ(o.run_graph->FindNode(gone), nullptr) << gone;
+  ExpectNear(o.optimized, o.plain, 0);
+}
+
+TEST(Optimizer, ArithmeticKeepsABroadcastingMultiply) {
+  auto runtime = CpuRuntime();
+  // ones of shape [2,3] broadcast x of shape [3]: not an identity.
+  std::string g = Placeholder("x", {3}) + FloatConst("ones", {2, 3}, {1, 1, 1, 1, 1, 1}) +
+                  Binary("m", "Mul", "x", "ones");
+  Outcome o = RunBoth(runtime.get(), g, {{"x", Random({3}, 3)}}, {"m"}, AllBut("arithmetic"));
+  ASSERT_EQ(o.optimized[0].shape(), (Shape{2, 3}));
+  ExpectNear(o.optimized, o.plain, 0);
+}
+
+TEST(Optimizer, ConstantFoldingEvaluatesConstantsAndStaticShapes) {
+  auto runtime = CpuRuntime();
+  std::string g = Placeholder("x", {2, 3}) + FloatConst("a", {3}, {1, 2, 3}) + FloatConst("b", {3}, {4, 5, 6}) +
+                  Binary("ab", "Mul", "a", "b") + Unary("e", "Exp", "ab") + Binary("y", "AddV2", "x", "e") +
+                  "node { name: 'shape' op: 'Shape' input: 'x' attr { key: 'T' value { type: DT_FLOAT } } "
+                  "attr { key: 'out_type' value { type: DT_INT32 } } }\n";
+  Outcome o = RunBoth(runtime.get(), g, {{"x", Random({2, 3}, 4)}}, {"y", "shape"}, AllBut("constant_fold"));
+  EXPECT_EQ(CountOp(*o.run_graph, "Exp"), 0);
+  EXPECT_EQ(CountOp(*o.run_graph, "Mul"), 0);
+  EXPECT_EQ(o.run_graph->FindNode("y")->inputs[1].node->op, "Const");
+  ExpectNear(o.optimized, o.plain, 1e-6);
+  ASSERT_EQ(o.optimized[1].data<int32_t>()[1], 3);
+}
+
+TEST(Optimizer, ConstantFoldingLeavesFedConstantsAlone) {
+  auto runtime = CpuRuntime();
+  std::string g = Placeholder("x", {3}) + FloatConst("a", {3}, {1, 2, 3}) + Unary("e", "Exp", "a") +
+                  Binary("y", "AddV2", "x", "e");
+  // Feeding the constant overrides it: the fold must not bake its value in.
+  Tensor fed = Random({3}, 5);
+  Outcome o = RunBoth(runtime.get(), g, {{"x", Random({3}, 6)}, {"a", fed}}, {"y"}, AllBut("constant_fold"));
+  EXPECT_EQ(CountOp(*o.run_graph, "Exp"), 1);
+  ExpectNear(o.optimized, o.plain, 0);
+}
+
+TEST(Optimizer, CseMergesDuplicates) {
+  auto runtime = CpuRuntime();
+  std::string g = Placeholder("x", {4}) + Placeholder("z", {4}) + Binary("s1", "AddV2", "x", "z") +
+                  Binary("s2", "AddV2", "z", "x") + Unary("e1", "Exp", "s1") + Unary("e2", "Exp", "s2") +
+                  Binary("y", "Mul", "e1", "e2");
+  Outcome o = RunBoth(runtime.get(), g, {{"x", Random({4}, 7)}, {"z", Random({4}, 8)}}, {"y"}, AllBut("cse"));
+  EXPECT_EQ(CountOp(*o.run_graph, "AddV2"), 1);  // commutative: x+z is z+x
+  EXPECT_EQ(CountOp(*o.run_graph, "Exp"), 1);
+  ExpectNear(o.optimized, o.plain, 0);
+}
+
+TEST(Optimizer, FusesMatMulBiasAddRelu) {
+  auto runtime = CpuRuntime();
+  std::string w, b;
+  std::vector<float> wv(12), bv(4);
+  for (int i = 0; i < 12; ++i) wv[i] = 0.1f * (i - 6);
+  for (int i = 0; i < 4; ++i) bv[i] = 0.2f * (i - 2);
+  std::string g = Placeholder("x", {2, 3}) + FloatConst("w", {3, 4}, wv) + FloatConst("b", {4}, bv) +
+                  Binary("mm", "MatMul", "x", "w") + Binary("ba", "BiasAdd", "mm", "b") + Unary("y", "Relu", "ba");
+  Outcome o = RunBoth(runtime.get(), g, {{"x", Random({2, 3}, 9)}}, {"y"}, AllBut("fuse"));
+  if (CountOp(*o.run_graph, "_FusedMatMul") == 0) {
+    GTEST_SKIP() << "the cpu plugin has no _FusedMatMul kernel in this build";
+  }
+  const Node* y = o.run_graph->FindNode("y");
+  ASSERT_NE(y, nullptr);
+  EXPECT_EQ(y->op, "_FusedMatMul");
+  EXPECT_EQ(o.run_graph->FindNode("mm"), nullptr);
+  ExpectNear(o.optimized, o.plain, 1e-5);
+}
+
+TEST(Optimizer, FoldsInferenceBatchNormIntoTheConvolution) {
+  auto runtime = CpuRuntime();
+  std::vector<float> f(3 * 3 * 2 * 4);
+  for (size_t i = 0; i < f.size(); ++i) f[i] = 0.05f * static_cast<float>(static_cast<int>(i % 11) - 5);
+  std::string g =
+      Placeholder("x", {1, 5, 5, 2}) + FloatConst("f", {3, 3, 2, 4}, f) +
+      "node { name: 'conv' op: 'Conv2D' input: 'x' input: 'f' attr { key: 'T' value { type: DT_FLOAT } } "
+      "attr { key: 'strides' value { list { i: 1 i: 1 i: 1 i: 1 } } } attr { key: 'padding' value { s: 'SAME' } } }\n" +
+      FloatConst("scale", {4}, {1, 2, 0.5, 1.5}) + FloatConst("offset", {4}, {0.1f, -0.2f, 0.3f, 0}) +
+      FloatConst("mean", {4}, {0.05f, -0.1f, 0, 0.2f}) + FloatConst("var", {4}, {1, 0.5f, 2, 0.25f}) +
+      "node { name: 'bn' op: 'FusedBatchNormV3' input: 'conv' input: 'scale' input: 'offset' input: 'mean' "
+      "input: 'var' attr { key: 'T' value { type: DT_FLOAT } } attr { key: 'U' value { type: DT_FLOAT } } "
+      "attr { key: 'is_training' value { b: false } } attr { key: 'epsilon' value { f: 0.001 } } }\n" +
+      Unary("y", "Relu", "bn");
+  Outcome o = RunBoth(runtime.get(), g, {{"x", Random({1, 5, 5, 2}, 10)}}, {"y"}, AllBut("fuse"));
+  EXPECT_EQ(CountOp(*o.run_graph, "FusedBatchNormV3"), 0);
+  ExpectNear(o.optimized, o.plain, 1e-5);
+}
+
+TEST(Optimizer, AllPassesInSequenceKeepResults) {
+  auto runtime = CpuRuntime();
+  std::vector<float> wv(12);
+  for (int i = 0; i < 12; ++i) wv[i] = 0.1f * (i - 6);
+  std::string g = Placeholder("x", {2, 3}) + FloatConst("w", {3, 4}, wv) + FloatConst("b0", {4}, {1, 2, 3, 4}) +
+                  FloatConst("two", {}, {2}) + Binary("b", "Mul", "b0", "two") + FloatConst("one", {}, {1}) +
+                  Binary("x1", "Mul", "x", "one") + Binary("mm", "MatMul", "x1", "w") +
+                  Binary("mm2", "MatMul", "x1", "w") + Binary("ba", "BiasAdd", "mm", "b") + Unary("r", "Relu", "ba") +
+                  Binary("y", "AddV2", "r", "mm2") + Unary("unused", "Exp", "x");
+  Outcome o = RunBoth(runtime.get(), g, {{"x", Random({2, 3}, 11)}}, {"y"});
+  EXPECT_EQ(o.run_graph->FindNode("unused"), nullptr);
+  EXPECT_EQ(CountOp(*o.run_graph, "Mul"), 0);  // x*1 bypassed, b0*2 folded
+  EXPECT_FALSE(o.log.empty());
+  ExpectNear(o.optimized, o.plain, 1e-5);
+}
+
+TEST(Optimizer, UnknownPassNamesAreRefused) {
+  auto runtime = CpuRuntime();
+  SessionOptions options;
+  options.optimizer.disabled_passes = {"constant_folding"};
+  auto s = Session::Create(runtime.get(), Parse(Placeholder("x", {1})), options);
+  ASSERT_FALSE(s.ok());
+  EXPECT_TRUE(::plexus::testing::Contains(s.status(), "constant_fold")) << s.status();
+}
+
+TEST(Optimizer, DumpsTheGraphBeforeAndAfterEachPass) {
+  auto runtime = CpuRuntime();
+  std::string dir = ::testing::TempDir() + "/plexus_dump_test";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  SessionOptions options;
+  options.optimizer.dump_dir = dir;
+  std::string g = Placeholder("x", {2}) + FloatConst("one", {}, {1}) + Binary("y", "Mul", "x", "one") +
+                  Unary("z", "Exp", "y");
+  auto s = Session::Create(runtime.get(), Parse(g), options);
+  ASSERT_TRUE(s.ok());
+  ASSERT_TRUE((*s)->Run({{"x", Random({2}, 12)}}, {"z"}).ok());
+  EXPECT_TRUE(std::filesystem::exists(dir + "/00_before.pbtxt"));
+  EXPECT_TRUE(std::filesystem::exists(dir + "/00_before.dot"));
+  EXPECT_TRUE(std::filesystem::exists(dir + "/01_after_arithmetic.pbtxt"));
+}
+
+}  // namespace
+}  // namespace plexus
