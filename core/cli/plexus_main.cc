@@ -48,6 +48,8 @@ constexpr char kUsage[] =
     "    --no-optimize        run the graph as imported\n"
     "    --disable-pass NAME  skip one pass (prune, arithmetic, constant_fold, cse,\n"
     "                         fuse, dead_nodes); may be repeated\n"
+    "    --trace FILE         write the run's timeline (Chrome trace format: open it\n"
+    "                         in Perfetto), a track per device and thread\n"
     "  plexus ops [--plugin PATH]...\n"
     "      Print the op catalog (docs/ops.md): every op, its dtypes and which plugins\n"
     "      implement it.\n"
@@ -216,7 +218,7 @@ bool IsSavedModelDir(const std::string& path) {
 }
 
 int Run(int argc, char** argv) {
-  std::string graph_path, device, out_dir, signature, dump_dir;
+  std::string graph_path, device, out_dir, signature, dump_dir, trace_path;
   bool optimize = true;
   std::vector<std::string> disabled_passes;
   std::vector<std::pair<std::string, std::string>> inputs;
@@ -264,6 +266,10 @@ int Run(int argc, char** argv) {
       const char* v = value("--dump-graphs");
       if (!v) return Usage("--dump-graphs needs a folder");
       dump_dir = v;
+    } else if (arg == "--trace") {
+      const char* v = value("--trace");
+      if (!v) return Usage("--trace needs a file");
+      trace_path = v;
     } else if (arg == "--no-optimize") {
       optimize = false;
     } else if (arg == "--disable-pass") {
@@ -300,6 +306,7 @@ int Run(int argc, char** argv) {
   options.device = device;
   options.optimizer.enabled = optimize;
   options.optimizer.disabled_passes = disabled_passes;
+  options.trace = !trace_path.empty();
   if (!dump_dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(dump_dir, ec);
@@ -319,6 +326,11 @@ int Run(int argc, char** argv) {
   if (!results.ok()) return Fail(results.status());
   std::printf("ran %s on %s\n", graph_path.c_str(), (*session)->device().name().c_str());
   for (const std::string& note : (*session)->placement_notes()) std::printf("note: %s\n", note.c_str());
+  if (!trace_path.empty()) {
+    absl::Status written = (*session)->WriteTrace(trace_path);
+    if (!written.ok()) return Fail(written);
+    std::printf("timeline written to %s\n", trace_path.c_str());
+  }
   if (!dump_dir.empty()) {
     for (const std::string& line : (*session)->optimizer_log()) std::printf("optimizer: %s\n", line.c_str());
     std::printf("graphs written to %s\n", dump_dir.c_str());

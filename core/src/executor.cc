@@ -1,5 +1,7 @@
 #include "executor.h"
 
+#include "trace.h"
+
 #include <algorithm>
 #include <cstring>
 #include <deque>
@@ -92,6 +94,7 @@ class RunStreams {
 
 struct Executor::RunState {
   explicit RunState(const std::vector<std::shared_ptr<Device>>& devices) : streams(devices) {}
+  TraceRecorder* trace = nullptr;
   // Inputs kept alive until the streams have drained: declared before
   // `streams`, so they die after its destructor has waited for the work.
   std::vector<Tensor> retired;
@@ -365,6 +368,18 @@ absl::Status Executor::Execute(const Item& item, std::vector<Tensor> inputs,
                                std::vector<Tensor>* outputs, RunState& run) const {
   const Node& node = *item.node;
   Device& device = *item.device;
+  // The node's span on the timeline, whichever way this returns.
+  struct TraceSpan {
+    TraceRecorder* trace;
+    const Item& item;
+    int64_t start;
+    ~TraceSpan() {
+      if (trace == nullptr) return;
+      const bool on_device = item.kind == Kind::kKernel && item.device != nullptr;
+      trace->Add({item.node->name, item.node->op, on_device ? item.device->name() : "core", start,
+                  trace->Now() - start, TraceThreadId()});
+    }
+  } span{run.trace, item, run.trace ? run.trace->Now() : 0};
   if (!item.constant_outputs.empty()) {
     *outputs = item.constant_outputs;
     return absl::OkStatus();
@@ -544,7 +559,8 @@ absl::Status Executor::CheckFeed(int index, const Tensor& value) const {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<Tensor>> Executor::Run(const std::vector<Tensor>& feed_values) const {
+absl::StatusOr<std::vector<Tensor>> Executor::Run(const std::vector<Tensor>& feed_values,
+                                                  TraceRecorder* trace) const {
   if (feed_values.size() != request_.feeds.size()) {
     return absl::InvalidArgumentError(absl::StrCat("expected ", request_.feeds.size(),
                                                    " feed values, got ", feed_values.size()));
@@ -553,6 +569,7 @@ absl::StatusOr<std::vector<Tensor>> Executor::Run(const std::vector<Tensor>& fee
     PX_RETURN_IF_ERROR(CheckFeed(static_cast<int>(i), feed_values[i]));
   }
   RunState run(devices_);
+  run.trace = trace;
   PX_RETURN_IF_ERROR(run.streams.Acquire());
   PX_ASSIGN_OR_RETURN(std::vector<Tensor> fetched,
                       dataflow_ ? RunDataflow(feed_values, run) : RunInOrder(feed_values, run));

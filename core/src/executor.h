@@ -18,6 +18,7 @@
 namespace plexus {
 
 class SessionState;
+class TraceRecorder;
 
 class Executor {
  public:
@@ -34,7 +35,9 @@ class Executor {
 
   // Feed values in the order of request.feeds; returns the fetches in host-
   // readable memory, in the order of request.fetches.
-  absl::StatusOr<std::vector<Tensor>> Run(const std::vector<Tensor>& feed_values) const;
+  // With `trace`, every node run is recorded on the timeline.
+  absl::StatusOr<std::vector<Tensor>> Run(const std::vector<Tensor>& feed_values,
+                                          TraceRecorder* trace = nullptr) const;
 
   const std::vector<std::string>& placement_notes() const { return notes_; }
 

@@ -9,6 +9,7 @@
 #include "optimizer/graph_util.h"
 #include "optimizer/optimizer.h"
 #include "session_state.h"
+#include "trace.h"
 #include "plexus/status.h"
 
 namespace plexus {
@@ -16,6 +17,7 @@ namespace plexus {
 Session::Session(Runtime* runtime, std::shared_ptr<const Graph> graph,
                  std::shared_ptr<Device> device, SessionOptions options)
     : runtime_(runtime), graph_(std::move(graph)), device_(std::move(device)), options_(std::move(options)) {
+  if (options_.trace) trace_ = std::make_unique<TraceRecorder>();
   state_ = std::make_unique<SessionState>(
       runtime_, device_, std::make_shared<const tf::FunctionDefLibrary>(graph_->library));
 }
@@ -147,7 +149,14 @@ absl::StatusOr<std::vector<Tensor>> Session::Run(
     last_run_graph_ = entry.graph;
     executors_.emplace(key, std::move(entry));
   }
-  return executor->Run(feed_values);
+  return executor->Run(feed_values, trace_.get());
+}
+
+absl::Status Session::WriteTrace(const std::string& path) const {
+  if (trace_ == nullptr) {
+    return absl::FailedPreconditionError("the session was created without SessionOptions::trace");
+  }
+  return trace_->WriteFile(path);
 }
 
 std::vector<std::string> Session::optimizer_log() const {

@@ -2,6 +2,8 @@
 // from shared/testdata with their MANIFEST values) on the cpu plugin.
 #include <atomic>
 #include <cmath>
+#include <fstream>
+#include <iterator>
 #include <thread>
 
 #include "gtest/gtest.h"
@@ -191,6 +193,36 @@ TEST(TfGraphs, ConcurrentRunsOnOneSession) {
   }
   for (auto& th : threads) th.join();
   EXPECT_EQ(failures.load(), 0);
+}
+
+}  // namespace
+}  // namespace plexus
+
+namespace plexus {
+namespace {
+
+TEST(TfGraphs, TraceRecordsEveryNodeOfEveryRun) {
+  auto runtime = ::plexus::testing::CpuRuntime();
+  SessionOptions options;
+  options.trace = true;
+  auto session = *Session::Create(runtime.get(), Load("tf_graphs/mlp_fc_layers/frozen.pb"), options);
+  Tensor x = *ReadNpy(::plexus::testing::DataPath("tf_graphs/mlp_fc_layers/ref_input_ramp.npy"));
+  ASSERT_TRUE(session->Run({{"X:0", x}}, {"output:0"}).ok());
+  ASSERT_TRUE(session->Run({{"X:0", x}}, {"output:0"}).ok());
+  std::string path = ::testing::TempDir() + "/plexus_trace_test.json";
+  ASSERT_TRUE(session->WriteTrace(path).ok());
+  std::ifstream f(path);
+  std::string json((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  // Complete events, one per node run, on the CPU:0 track, with the output node.
+  size_t spans = 0;
+  for (size_t at = json.find("\"ph\": \"X\""); at != std::string::npos; at = json.find("\"ph\": \"X\"", at + 1)) ++spans;
+  EXPECT_GE(spans, 4u);
+  EXPECT_EQ(spans % 2, 0u) << "two identical runs record the same nodes";
+  EXPECT_NE(json.find("\"name\": \"CPU:0\""), std::string::npos);
+  EXPECT_NE(json.find("\"name\": \"output\""), std::string::npos);
+
+  auto untraced = *Session::Create(runtime.get(), Load("tf_graphs/mlp_fc_layers/frozen.pb"));
+  EXPECT_FALSE(untraced->WriteTrace(path).ok());
 }
 
 }  // namespace

@@ -22,6 +22,7 @@ namespace plexus {
 
 class Executor;
 class SessionState;
+class TraceRecorder;
 
 // The graph optimizer (docs/architecture.md, "Optimizer"): passes that
 // rewrite the graph of each run signature before its executor is built.
@@ -44,6 +45,8 @@ struct SessionOptions {
   // Device name ("CPU:0", "cuda"); empty = the runtime's default device.
   std::string device;
   OptimizerOptions optimizer;
+  // Record every node each Run executes, for WriteTrace.
+  bool trace = false;
 };
 
 class Session {
@@ -71,6 +74,10 @@ class Session {
   std::vector<std::string> optimizer_log() const;
   // The graph the last executor runs (the optimized one, or graph()).
   std::shared_ptr<const Graph> last_run_graph() const;
+  // With SessionOptions::trace: writes the timeline of every run so far in
+  // Chrome's trace event format (open it in Perfetto or chrome://tracing),
+  // a track per device and thread.
+  absl::Status WriteTrace(const std::string& path) const;
 
  private:
   Session(Runtime* runtime, std::shared_ptr<const Graph> graph,
@@ -90,6 +97,7 @@ class Session {
   std::vector<std::string> placement_notes_;
   std::vector<std::string> optimizer_log_;
   std::shared_ptr<const Graph> last_run_graph_;
+  std::unique_ptr<TraceRecorder> trace_;
   // Variables and other resources, and instantiated functions: they live as
   // long as the session, so state persists across runs.
   std::unique_ptr<SessionState> state_;
