@@ -136,6 +136,24 @@ absl::Status Dereference(const Node& node, std::vector<Tensor>& inputs) {
 
 }  // namespace
 
+namespace {
+
+// The device a node asks for: its own NodeDef.device, else that of the first
+// node it is colocated with (a "loc:@NAME" entry of its _class attribute).
+std::string RequestedDevice(const Graph& graph, const Node& node) {
+  if (!node.requested_device.empty()) return node.requested_device;
+  const tf::AttrValue* cls = node.FindAttr("_class");
+  if (cls == nullptr || cls->value_case() != tf::AttrValue::kList) return "";
+  for (const std::string& entry : cls->list().s()) {
+    if (entry.rfind("loc:@", 0) != 0) continue;
+    const Node* other = graph.FindNode(entry.substr(5));
+    if (other != nullptr && !other->requested_device.empty()) return other->requested_device;
+  }
+  return "";
+}
+
+}  // namespace
+
 absl::StatusOr<std::shared_ptr<Executor>> Executor::Create(const Graph& graph,
                                                            const Runtime& runtime,
                                                            std::shared_ptr<Device> device,
@@ -265,7 +283,38 @@ absl::StatusOr<std::shared_ptr<Executor>> Executor::Create(const Graph& graph,
       item.kind = Kind::kHost;
       item.host_op = host_op;
     } else {
-      item.kernel = kernel_on(*device, *node);
+      // A device the node asks for (NodeDef.device, or the device asked for
+      // by the node it is colocated with) wins when it exists and has a
+      // kernel; otherwise soft placement, with a note saying why.
+      std::string request = RequestedDevice(graph, *node);
+      std::string refused;
+      if (!request.empty()) {
+        auto spec = ParseDeviceSpec(request);
+        std::shared_ptr<Device> wanted = spec.ok() && !spec->type.empty() ? runtime.FindDevice(*spec) : nullptr;
+        if (!spec.ok()) {
+          refused = std::string(spec.status().message());
+        } else if (spec->type.empty()) {
+          // "/job:worker" and the like name no device: nothing to honour.
+        } else if (wanted == nullptr) {
+          refused = "no such device here";
+        } else if ((item.kernel = kernel_on(*wanted, *node)) == nullptr) {
+          refused = absl::StrCat("no kernel on ", wanted->name());
+        } else if (wanted != device) {
+          item.device = wanted.get();
+          auto it = std::find(exec->devices_.begin(), exec->devices_.end(), wanted);
+          item.device_index = static_cast<int>(it - exec->devices_.begin());
+          if (it == exec->devices_.end()) exec->devices_.push_back(wanted);
+          exec->notes_.push_back(absl::StrCat(node->Describe(), ": placed on ", wanted->name(),
+                                              " as requested ('", request, "')"));
+          Log(LogLevel::kDebug, exec->notes_.back());
+        }
+      }
+      if (item.kernel == nullptr) item.kernel = kernel_on(*device, *node);
+      if (!refused.empty() && item.kernel != nullptr) {
+        exec->notes_.push_back(absl::StrCat(node->Describe(), ": requested '", request, "' (", refused,
+                                            "), placed on ", device->name()));
+        Log(LogLevel::kInfo, exec->notes_.back());
+      }
       for (size_t f = 0; item.kernel == nullptr && f < fallbacks.size(); ++f) {
         const std::shared_ptr<Device>& other = fallbacks[f];
         item.kernel = kernel_on(*other, *node);

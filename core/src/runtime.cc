@@ -8,6 +8,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "plexus/status.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "host_services.h"
@@ -151,15 +153,71 @@ std::vector<std::shared_ptr<Device>> Runtime::devices() const {
   return devices_;
 }
 
-absl::StatusOr<std::shared_ptr<Device>> Runtime::FindDevice(absl::string_view name) const {
-  std::string wanted = absl::AsciiStrToUpper(name);
-  if (absl::StartsWith(wanted, "/DEVICE:")) wanted = wanted.substr(8);
-  if (wanted.find(':') == std::string::npos) wanted += ":0";
+absl::StatusOr<DeviceSpec> ParseDeviceSpec(absl::string_view name) {
+  DeviceSpec spec;
+  auto bad = [&](absl::string_view why) {
+    return absl::InvalidArgumentError(absl::StrCat("bad device name '", name, "': ", why));
+  };
+  auto set_type_and_index = [&](absl::string_view type, absl::string_view index) -> absl::Status {
+    if (type.empty()) return bad("no device type");
+    spec.type = absl::AsciiStrToUpper(type);
+    if (index.empty() || index == "*") {
+      spec.ordinal = -1;
+    } else if (!absl::SimpleAtoi(index, &spec.ordinal) || spec.ordinal < 0) {
+      return bad(absl::StrCat("'", index, "' is not a device index"));
+    }
+    return absl::OkStatus();
+  };
+  absl::string_view rest = absl::StripAsciiWhitespace(name);
+  if (rest.empty()) return spec;
+  if (rest[0] != '/') {
+    // Plexus's own form: TYPE[:INDEX].
+    std::vector<absl::string_view> parts = absl::StrSplit(rest, ':');
+    if (parts.size() > 2) return bad("expected TYPE or TYPE:INDEX");
+    PX_RETURN_IF_ERROR(set_type_and_index(parts[0], parts.size() == 2 ? parts[1] : ""));
+    return spec;
+  }
+  for (absl::string_view part : absl::StrSplit(rest.substr(1), '/', absl::SkipEmpty())) {
+    std::vector<absl::string_view> kv = absl::StrSplit(part, ':');
+    std::string key = absl::AsciiStrToLower(kv[0]);
+    if (key == "job" || key == "replica" || key == "task") {
+      if (kv.size() != 2) return bad(absl::StrCat("'", part, "' should be ", key, ":VALUE"));
+    } else if (key == "device") {
+      if (kv.size() < 2 || kv.size() > 3) return bad(absl::StrCat("'", part, "' should be device:TYPE:INDEX"));
+      PX_RETURN_IF_ERROR(set_type_and_index(kv[1], kv.size() == 3 ? kv[2] : ""));
+    } else if (kv.size() <= 2 && (key == "cpu" || key == "gpu")) {
+      PX_RETURN_IF_ERROR(set_type_and_index(kv[0], kv.size() == 2 ? kv[1] : ""));  // legacy /cpu:0
+    } else {
+      return bad(absl::StrCat("unknown part '", part, "'"));
+    }
+  }
+  return spec;
+}
+
+std::shared_ptr<Device> Runtime::FindDevice(const DeviceSpec& spec) const {
   std::lock_guard<std::mutex> lock(mu_);
-  std::vector<std::string> names;
+  std::shared_ptr<Device> best;
   for (const auto& device : devices_) {
-    if (absl::AsciiStrToUpper(device->name()) == wanted) return device;
-    names.push_back(device->name());
+    if (absl::AsciiStrToUpper(device->type()) != spec.type) continue;
+    if (spec.ordinal >= 0 ? device->ordinal() == spec.ordinal
+                          : (best == nullptr || device->ordinal() < best->ordinal())) {
+      best = device;
+      if (spec.ordinal >= 0) break;
+    }
+  }
+  return best;
+}
+
+absl::StatusOr<std::shared_ptr<Device>> Runtime::FindDevice(absl::string_view name) const {
+  PX_ASSIGN_OR_RETURN(DeviceSpec spec, ParseDeviceSpec(name));
+  if (spec.type.empty()) return absl::InvalidArgumentError(absl::StrCat("'", name, "' names no device type"));
+  if (spec.ordinal < 0) spec.ordinal = 0;
+  std::shared_ptr<Device> found = FindDevice(spec);
+  if (found != nullptr) return found;
+  std::vector<std::string> names;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& device : devices_) names.push_back(device->name());
   }
   return absl::NotFoundError(absl::StrCat(
       "no device named '", name, "'; devices present: ",

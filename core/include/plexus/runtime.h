@@ -30,6 +30,18 @@ struct PluginLoadReport {
   std::string message;  // the refusal, or "loaded plugin 'cpu' ..."
 };
 
+// A device request as TensorFlow and Plexus write them: "/device:CPU:0",
+// "/job:localhost/replica:0/task:0/device:GPU:1", the legacy "/cpu:0" and
+// "/gpu:1", and Plexus's "CPU:0", "cpu:0" or "cpu". Job, replica and task
+// are accepted and ignored (one process). `type` is upper case and empty
+// when the request names no device type; `ordinal` is -1 for "any" ("*" or
+// no index).
+struct DeviceSpec {
+  std::string type;
+  int ordinal = -1;
+};
+absl::StatusOr<DeviceSpec> ParseDeviceSpec(absl::string_view name);
+
 class Runtime {
  public:
   static absl::StatusOr<std::unique_ptr<Runtime>> Create(RuntimeOptions options = {});
@@ -49,6 +61,9 @@ class Runtime {
   // Accepts "CPU:0", "cpu:0", "/device:CPU:0", "cpu" (ordinal 0). Errors
   // list the devices there are.
   absl::StatusOr<std::shared_ptr<Device>> FindDevice(absl::string_view name) const;
+  // The device a parsed request names (the lowest ordinal of the type for
+  // "any"), or null.
+  std::shared_ptr<Device> FindDevice(const DeviceSpec& spec) const;
   // The best device present: the highest-scoring plugin's first device;
   // among equal scores, non-host devices first. Null when there are none.
   std::shared_ptr<Device> DefaultDevice() const;

@@ -1,0 +1,87 @@
+// Placement across two devices without a GPU: the cpu plugin and the test
+// plugin (device TESTDEV:0, an int32 AddV2 kernel only). Requests in
+// TensorFlow's and Plexus's spellings are honoured where the device has a
+// kernel, colocation follows the node a node is colocated with, and soft
+// placement falls back with a note that says why.
+#include "gtest/gtest.h"
+#include "plexus/plexus.h"
+#include "test_util.h"
+
+namespace plexus {
+namespace {
+
+using ::plexus::testing::TestPluginPath;
+
+TEST(DeviceSpec, ParsesTensorFlowAndPlexusNames) {
+  struct Case {
+    const char* name;
+    const char* type;
+    int ordinal;
+  };
+  for (const Case& c : std::vector<Case>{{"/device:CPU:0", "CPU", 0},
+                                         {"/job:localhost/replica:0/task:0/device:GPU:1", "GPU", 1},
+                                         {"/job:worker/task:3/device:gpu:*", "GPU", -1},
+                                         {"/cpu:0", "CPU", 0},
+                                         {"/gpu:2", "GPU", 2},
+                                         {"cpu:0", "CPU", 0},
+                                         {"testdev", "TESTDEV", -1},
+                                         {"/job:worker", "", -1},
+                                         {"", "", -1}}) {
+    auto spec = ParseDeviceSpec(c.name);
+    ASSERT_TRUE(spec.ok()) << c.name << ": " << spec.status();
+    EXPECT_EQ(spec->type, c.type) << c.name;
+    EXPECT_EQ(spec->ordinal, c.ordinal) << c.name;
+  }
+  for (const char* bad : {"/device:CPU:x", "/device:", "/plane:3", "a:b:c", "/cpu:0:1"}) {
+    EXPECT_FALSE(ParseDeviceSpec(bad).ok()) << bad;
+  }
+}
+
+TEST(Placement, RequestsColocationAndSoftPlacement) {
+  RuntimeOptions options;
+  options.discover_plugins = false;
+  options.plugin_paths = {PX_CPU_PLUGIN_PATH, TestPluginPath("good")};
+  auto runtime = Runtime::Create(options);
+  ASSERT_TRUE(runtime.ok()) << runtime.status();
+  const char* text = R"pb(
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_INT32 } } }
+    node { name: "y" op: "Placeholder" attr { key: "dtype" value { type: DT_INT32 } } }
+    node { name: "on_test" op: "AddV2" input: "x" input: "y"
+           device: "/job:localhost/replica:0/task:0/device:TESTDEV:0"
+           attr { key: "T" value { type: DT_INT32 } } }
+    node { name: "colocated" op: "AddV2" input: "on_test" input: "x"
+           attr { key: "T" value { type: DT_INT32 } }
+           attr { key: "_class" value { list { s: "loc:@on_test" } } } }
+    node { name: "no_kernel_there" op: "Mul" input: "colocated" input: "y" device: "/device:TESTDEV:0"
+           attr { key: "T" value { type: DT_INT32 } } }
+    node { name: "missing_device" op: "Sub" input: "no_kernel_there" input: "x" device: "/device:GPU:3"
+           attr { key: "T" value { type: DT_INT32 } } }
+  )pb";
+  auto graph = ImportGraphDefBytes(text, "<placement test>", GraphFormat::kText);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  SessionOptions session_options;
+  session_options.device = "CPU:0";
+  auto session = Session::Create(runtime->get(), std::shared_ptr<const Graph>(*std::move(graph)), session_options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  auto out = (*session)->Run({{"x", Tensor::FromVector<int32_t>(DataType::kInt32, {2}, {1, 2})},
+                              {"y", Tensor::FromVector<int32_t>(DataType::kInt32, {2}, {10, 20})}},
+                             {"missing_device"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  // ((x + y) + x) * y - x
+  EXPECT_EQ((*out)[0].data<int32_t>()[0], (1 + 10 + 1) * 10 - 1);
+  EXPECT_EQ((*out)[0].data<int32_t>()[1], (2 + 20 + 2) * 20 - 2);
+  std::string notes;
+  for (const std::string& n : (*session)->placement_notes()) notes += n + "\n";
+  EXPECT_NE(notes.find("'on_test' (op AddV2): placed on TESTDEV:0 as requested"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("'colocated' (op AddV2): placed on TESTDEV:0 as requested"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("'no_kernel_there' (op Mul): requested '/device:TESTDEV:0' (no kernel on TESTDEV:0), "
+                       "placed on CPU:0"),
+            std::string::npos)
+      << notes;
+  EXPECT_NE(notes.find("'missing_device' (op Sub): requested '/device:GPU:3' (no such device here), placed on CPU:0"),
+            std::string::npos)
+      << notes;
+}
+
+}  // namespace
+}  // namespace plexus
