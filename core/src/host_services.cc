@@ -194,6 +194,32 @@ PX_Status* NodeAttrIntList(const PX_NodeView* n, const char* name, int64_t* out_
   });
 }
 
+PX_Status* NodeAttrStringList(const PX_NodeView* n, const char* name, const char** out_data,
+                              size_t* out_sizes, size_t capacity, size_t* out_count) {
+  return Guarded([&]() -> PX_Status* {
+  if (n == nullptr || name == nullptr || out_count == nullptr ||
+      (capacity > 0 && (out_data == nullptr || out_sizes == nullptr))) {
+    return StatusCreate(PX_CODE_INVALID_ARGUMENT, "node_attr_string_list: null argument");
+  }
+  const tf::AttrValue* value = n->node->FindAttr(name);
+  if (value == nullptr) {
+    return MakePluginStatus(absl::NotFoundError(
+        absl::StrCat(n->node->Describe(), ": attribute '", name, "' is missing")));
+  }
+  if (value->value_case() != tf::AttrValue::kList) {
+    return MakePluginStatus(absl::InvalidArgumentError(
+        absl::StrCat(n->node->Describe(), ": attribute '", name, "' is not a list(string)")));
+  }
+  const auto& items = value->list().s();
+  *out_count = static_cast<size_t>(items.size());
+  for (size_t i = 0; i < *out_count && i < capacity; ++i) {
+    out_data[i] = items[static_cast<int>(i)].data();
+    out_sizes[i] = items[static_cast<int>(i)].size();
+  }
+  return nullptr;
+  });
+}
+
 PX_Status* NodeAttrTensor(const PX_NodeView* n, const char* name, const DLTensor** out) {
   return Guarded([&]() -> PX_Status* {
   if (n == nullptr || name == nullptr || out == nullptr) {
@@ -279,6 +305,7 @@ void FillHostServices(PX_HostServices* s, void* host_context) {
   s->node_attr_tensor = NodeAttrTensor;
   s->output_allocate = OutputAllocate;
   s->kernel_node_name = KernelNodeName;
+  s->node_attr_string_list = NodeAttrStringList;
 }
 
 }  // namespace plexus

@@ -6,7 +6,7 @@ PX_Status* RegisterAllKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* r
   const RegisterFamilyFn families[] = {
       RegisterElementwiseKernels, RegisterActivationKernels, RegisterReductionKernels,
       RegisterLinalgKernels,      RegisterNnKernels,         RegisterArrayKernels,
-      RegisterAudioKernels,       RegisterBasicKernels,
+      RegisterAudioKernels,       RegisterBasicKernels,      RegisterFusedKernels,
   };
   for (RegisterFamilyFn family : families) {
     if (PX_Status* s = family(info, registrar)) return s;

@@ -234,5 +234,45 @@ PX_REGISTER_OP(OpDefBuilder("Einsum")
                    .Attr("T: type")
                    .SetShapeFn(EinsumShape));
 
+// _FusedMatMul (created by the graph optimizer): MatMul's shape; with
+// fused_ops starting with BiasAdd and one argument, the bias must be [n].
+// Unsupported fused_ops and a num_args that does not fit them are left to
+// the kernels (UNIMPLEMENTED and INVALID_ARGUMENT).
+absl::Status FusedMatMulShape(InferenceContext& ctx) {
+  PX_RETURN_IF_ERROR(MatMulShape(ctx));
+  const tf::AttrValue* fused = ctx.node().FindAttr("fused_ops");
+  if (fused == nullptr || fused->list().s_size() == 0 || fused->list().s(0) != "BiasAdd" ||
+      ctx.num_inputs() != 3) {
+    return absl::OkStatus();
+  }
+  const PartialShape& bias = ctx.input(2);
+  if (!bias.rank_known()) return absl::OkStatus();
+  if (bias.rank() != 1) {
+    return ctx.Error(absl::StrCat("_FusedMatMul bias must be 1-D, got ", bias.ToString()));
+  }
+  const int64_t n = ctx.output(0).rank_known() ? ctx.output(0).dim(1) : -1;
+  if (n >= 0 && bias.dim(0) >= 0 && bias.dim(0) != n) {
+    return ctx.Error(absl::StrCat("_FusedMatMul bias ", bias.ToString(),
+                                  " must have the product's ", n, " columns"));
+  }
+  return absl::OkStatus();
+}
+
+// TensorFlow allows T in {bfloat16, half, float}; double is accepted too, so
+// that the optimizer can fuse double graphs on plugins with double kernels.
+PX_REGISTER_OP(OpDefBuilder("_FusedMatMul")
+                   .Input("a: T")
+                   .Input("b: T")
+                   .Input("args: num_args * T")
+                   .Output("product: T")
+                   .Attr("transpose_a: bool = false")
+                   .Attr("transpose_b: bool = false")
+                   .Attr("T: {bfloat16, half, float, double}")
+                   .Attr("num_args: int >= 0")
+                   .Attr("fused_ops: list(string) = []")
+                   .Attr("epsilon: float = 0.0001")
+                   .Attr("leakyrelu_alpha: float = 0.2")
+                   .SetShapeFn(FusedMatMulShape));
+
 }  // namespace
 }  // namespace plexus

@@ -362,5 +362,69 @@ PX_REGISTER_OP(OpDefBuilder("FusedBatchNormV3")
                    .Attr("is_training: bool = true")
                    .SetShapeFn(FusedBatchNormShape));
 
+// _FusedConv2D (created by the graph optimizer): Conv2D's shape; the
+// arguments of a recognised fused_ops (BiasAdd: [C_out]; FusedBatchNorm:
+// four [C_out]) are checked when num_args fits. Unsupported fused_ops and a
+// num_args that does not fit them are left to the kernels (UNIMPLEMENTED and
+// INVALID_ARGUMENT).
+absl::Status FusedConv2DShape(InferenceContext& ctx) {
+  PX_ASSIGN_OR_RETURN(std::string filter_format, GetAttrString(ctx.node(), "filter_format"));
+  if (filter_format != "HWIO" && filter_format != "OIHW" && filter_format != "OIHW_VECT_I") {
+    return ctx.Error(absl::StrCat("filter_format must be HWIO, OIHW or OIHW_VECT_I, got '",
+                                  filter_format, "'"));
+  }
+  if (filter_format != "HWIO") {
+    // The shape below reads an HWIO filter; the kernels refuse the others.
+    ctx.set_output(0, PartialShape::UnknownOfRank(4));
+    return absl::OkStatus();
+  }
+  PX_RETURN_IF_ERROR(ConvShape(ctx, false));
+  const tf::AttrValue* fused = ctx.node().FindAttr("fused_ops");
+  if (fused == nullptr || fused->list().s_size() == 0) return absl::OkStatus();
+  const std::string& first = fused->list().s(0);
+  const int want = first == "BiasAdd" ? 1 : first == "FusedBatchNorm" ? 4 : 0;
+  if (want == 0 || ctx.num_inputs() != 2 + want) return absl::OkStatus();
+  const PartialShape& out = ctx.output(0);
+  PX_ASSIGN_OR_RETURN(std::string format, GetAttrString(ctx.node(), "data_format"));
+  const int64_t channels = out.rank_known() ? out.dim(format == "NCHW" ? 1 : 3) : -1;
+  static const char* kBnNames[] = {"scale", "offset", "mean", "variance"};
+  for (int i = 0; i < want; ++i) {
+    const PartialShape& arg = ctx.input(2 + i);
+    if (!arg.rank_known()) continue;
+    const std::string name = want == 1 ? "bias" : kBnNames[i];
+    if (arg.rank() != 1) {
+      return ctx.Error(absl::StrCat("_FusedConv2D ", name, " must be 1-D, got ", arg.ToString()));
+    }
+    if (channels >= 0 && arg.dim(0) >= 0 && arg.dim(0) != channels) {
+      return ctx.Error(absl::StrCat("_FusedConv2D ", name, " ", arg.ToString(),
+                                    " must have the convolution's ", channels,
+                                    " output channels"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// TensorFlow's signature before its args became a type list (TArgs) with
+// host_args; T there is {half, float, double, int8, qint8}: here the four
+// floating types, bfloat16 included, as the plain Conv2D.
+PX_REGISTER_OP(OpDefBuilder("_FusedConv2D")
+                   .Input("input: T")
+                   .Input("filter: T")
+                   .Input("args: num_args * T")
+                   .Output("output: T")
+                   .Attr("T: {half, bfloat16, float, double}")
+                   .Attr("num_args: int >= 0")
+                   .Attr("strides: list(int)")
+                   .Attr("padding: string")
+                   .Attr("explicit_paddings: list(int) = []")
+                   .Attr("data_format: string = \"NHWC\"")
+                   .Attr("filter_format: string = \"HWIO\"")
+                   .Attr("dilations: list(int) = [1, 1, 1, 1]")
+                   .Attr("use_cudnn_on_gpu: bool = true")
+                   .Attr("fused_ops: list(string) = []")
+                   .Attr("epsilon: float = 0.0001")
+                   .Attr("leakyrelu_alpha: float = 0.2")
+                   .SetShapeFn(FusedConv2DShape));
+
 }  // namespace
 }  // namespace plexus

@@ -1,4 +1,4 @@
-/* Plexus device plugin ABI, version 0.1.
+/* Plexus device plugin ABI, version 0.3.
  *
  * This header is the whole contract between the Plexus core (the "host") and a
  * device plugin (a shared object loaded at run time). It includes only C
@@ -88,7 +88,7 @@ extern "C" {
 /* ABI version this header describes. A host or plugin built from it speaks
  * every minor from 0 to PX_ABI_VERSION_MINOR of PX_ABI_VERSION_MAJOR. */
 #define PX_ABI_VERSION_MAJOR 0
-#define PX_ABI_VERSION_MINOR 2
+#define PX_ABI_VERSION_MINOR 3
 
 /* Symbols a plugin exports (C linkage, default visibility). */
 #define PX_PLUGIN_PROBE_SYMBOL "PX_PluginProbe"
@@ -314,6 +314,15 @@ typedef struct PX_HostServices {
   PX_Status* (*output_allocate)(PX_KernelContext* ctx, size_t index,
                                 int32_t ndim, const int64_t* shape);
   const char* (*kernel_node_name)(PX_KernelContext* ctx); /* borrowed */
+
+  /* [0.3] (test with PX_STRUCT_HAS): a list(string) attribute such as
+   * _FusedMatMul's "fused_ops". Fills up to `capacity` (data, size) pairs,
+   * borrowed for the create call and not NUL-terminated, and sets
+   * *out_count to the list's length; out_data and out_sizes may be NULL
+   * with capacity 0 to ask only for the length. */
+  PX_Status* (*node_attr_string_list)(const PX_NodeView* node, const char* name,
+                                      const char** out_data, size_t* out_sizes,
+                                      size_t capacity, size_t* out_count);
 } PX_HostServices;
 
 /* ------------------------------------------------------------------------ */

@@ -22,7 +22,7 @@ PX_Status* RegisterKernels(void* plugin, PX_KernelRegistrar* registrar) {
   const FamilyFn families[] = {
       RegisterBasicFamily,     RegisterElementwiseFamily, RegisterActivationFamily,
       RegisterReductionFamily, RegisterLinalgFamily,      RegisterNnFamily,
-      RegisterArrayFamily,     RegisterAudioFamily,
+      RegisterArrayFamily,     RegisterAudioFamily,       RegisterFusedFamily,
   };
   for (FamilyFn family : families) {
     if (PX_Status* s = family(info, registrar)) return s;

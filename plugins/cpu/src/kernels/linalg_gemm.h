@@ -1,6 +1,8 @@
 // Dense row-major matrix products for the cpu kernels, Eigen-free to
-// include: float, double, int32 and int64 are Eigen products in their own
-// TUs (linalg_gemm_<dtype>.cc); the 16-bit floats compute in float and the
+// include. float (and double) go to the GEMM library chosen at configure
+// time when there is one (PX_CPU_GEMM_*, see plugins/cpu/README.md), else to
+// Eigen; int32 and int64 are Eigen products; each of these has its own TU
+// (linalg_gemm_<dtype>.cc). The 16-bit floats compute in float and the
 // small integers in int32 (linalg_gemm.cc).
 #ifndef PLEXUS_PLUGINS_CPU_KERNELS_LINALG_GEMM_H_
 #define PLEXUS_PLUGINS_CPU_KERNELS_LINALG_GEMM_H_
@@ -19,19 +21,15 @@ template <typename T>
 void Gemm(bool transpose_a, bool transpose_b, int64_t m, int64_t n, int64_t k, const T* a,
           const T* b, T* c);
 
-#define PX_CPU_DECLARE_GEMM(T, extern_kw)                                                    \
-  extern_kw template void Gemm<T>(bool, bool, int64_t, int64_t, int64_t, const T*, const T*, \
-                                  T*)
-
-PX_CPU_DECLARE_GEMM(float, extern);
-PX_CPU_DECLARE_GEMM(double, extern);
-PX_CPU_DECLARE_GEMM(int32_t, extern);
-PX_CPU_DECLARE_GEMM(int64_t, extern);
-
-// Specializations defined in linalg_gemm.cc.
+// Every supported type is an explicit specialization, defined in
+// linalg_gemm_<dtype>.cc (float, double, int32, int64) or linalg_gemm.cc.
 #define PX_CPU_SPECIALIZE_GEMM(T) \
   template <>                     \
   void Gemm<T>(bool, bool, int64_t, int64_t, int64_t, const T*, const T*, T*)
+PX_CPU_SPECIALIZE_GEMM(float);
+PX_CPU_SPECIALIZE_GEMM(double);
+PX_CPU_SPECIALIZE_GEMM(int32_t);
+PX_CPU_SPECIALIZE_GEMM(int64_t);
 PX_CPU_SPECIALIZE_GEMM(sdk::half);
 PX_CPU_SPECIALIZE_GEMM(sdk::bfloat16);
 PX_CPU_SPECIALIZE_GEMM(int16_t);

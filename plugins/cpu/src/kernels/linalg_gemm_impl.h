@@ -1,9 +1,12 @@
-// The Eigen product behind Gemm<T>, included only by the per-dtype TUs
-// linalg_gemm_<dtype>.cc.
+// What the per-dtype Gemm TUs (linalg_gemm_<dtype>.cc) share: the cases
+// every product leaves to us (empty output, k == 0, operands that share
+// memory with the output) and the Eigen product.
 #ifndef PLEXUS_PLUGINS_CPU_KERNELS_LINALG_GEMM_IMPL_H_
 #define PLEXUS_PLUGINS_CPU_KERNELS_LINALG_GEMM_IMPL_H_
 
+#include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include <Eigen/Core>
 
@@ -21,31 +24,42 @@ bool Overlaps(const T* x, int64_t x_size, const T* y, int64_t y_size) {
          yb < xb + x_size * sizeof(T);
 }
 
-template <typename T>
-void Gemm(bool transpose_a, bool transpose_b, int64_t m, int64_t n, int64_t k, const T* a,
-          const T* b, T* c) {
-  using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  Eigen::Map<Matrix> out(c, m, n);
+// Calls product(a, b) to write c = op(a) * op(b) when there is something
+// to multiply, with operands that do not share memory with c: an empty c is
+// left alone, k == 0 gives zeros, and an operand that overlaps c (the ABI
+// does not promise that an output never shares memory with an input) is
+// copied first.
+template <typename T, typename Product>
+void PreparedGemm(int64_t m, int64_t n, int64_t k, const T* a, const T* b, T* c,
+                  Product&& product) {
   if (m == 0 || n == 0) return;
   if (k == 0) {
-    out.setZero();
+    std::fill(c, c + m * n, T(0));
     return;
   }
-  // The ABI does not promise that an output never shares memory with an
-  // input: copy such an input so the product below can use noalias().
-  Matrix a_copy, b_copy;
+  std::vector<T> a_copy, b_copy;
   if (Overlaps(a, m * k, c, m * n)) {
-    a_copy = Eigen::Map<const Matrix>(a, transpose_a ? k : m, transpose_a ? m : k);
+    a_copy.assign(a, a + m * k);
     a = a_copy.data();
   }
   if (Overlaps(b, k * n, c, m * n)) {
-    b_copy = Eigen::Map<const Matrix>(b, transpose_b ? n : k, transpose_b ? k : n);
+    b_copy.assign(b, b + k * n);
     b = b_copy.data();
   }
+  product(a, b);
+}
+
+// The Eigen product, on operands prepared as above. noalias: c overlaps
+// neither operand, so Eigen writes the product straight into it (a single
+// row or column goes through Eigen's GEMV). Single-threaded: the plugin is
+// built without OpenMP.
+template <typename T>
+void EigenProduct(bool transpose_a, bool transpose_b, int64_t m, int64_t n, int64_t k,
+                  const T* a, const T* b, T* c) {
+  using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  Eigen::Map<Matrix> out(c, m, n);
   Eigen::Map<const Matrix> am(a, transpose_a ? k : m, transpose_a ? m : k);
   Eigen::Map<const Matrix> bm(b, transpose_b ? n : k, transpose_b ? k : n);
-  // noalias: c overlaps neither operand now, so Eigen writes the product
-  // straight into it (a single row or column goes through Eigen's GEMV).
   if (!transpose_a && !transpose_b) {
     out.noalias() = am * bm;
   } else if (transpose_a && !transpose_b) {
@@ -55,6 +69,14 @@ void Gemm(bool transpose_a, bool transpose_b, int64_t m, int64_t n, int64_t k, c
   } else {
     out.noalias() = am.transpose() * bm.transpose();
   }
+}
+
+template <typename T>
+void EigenGemm(bool transpose_a, bool transpose_b, int64_t m, int64_t n, int64_t k, const T* a,
+               const T* b, T* c) {
+  PreparedGemm(m, n, k, a, b, c, [&](const T* pa, const T* pb) {
+    EigenProduct(transpose_a, transpose_b, m, n, k, pa, pb, c);
+  });
 }
 
 }  // namespace plexus::cpu

@@ -1,6 +1,13 @@
-// Gemm<int64_t>, in a TU of its own to keep Eigen compile times short.
+// Gemm<int64_t>, an Eigen product in a TU of its own to keep Eigen compile times
+// short.
 #include "kernels/linalg_gemm_impl.h"
 
 namespace plexus::cpu {
-PX_CPU_DECLARE_GEMM(int64_t, );
+
+template <>
+void Gemm<int64_t>(bool transpose_a, bool transpose_b, int64_t m, int64_t n, int64_t k,
+                   const int64_t* a, const int64_t* b, int64_t* c) {
+  EigenGemm(transpose_a, transpose_b, m, n, k, a, b, c);
+}
+
 }  // namespace plexus::cpu

@@ -20,6 +20,8 @@ PX_Status* RegisterLinalgFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar*
 PX_Status* RegisterNnFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 PX_Status* RegisterArrayFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 PX_Status* RegisterAudioFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
+// _FusedMatMul and _FusedConv2D (fused_matmul.cc, fused_conv.cc).
+PX_Status* RegisterFusedFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 
 }  // namespace plexus::cpu
 

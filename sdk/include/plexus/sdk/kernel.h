@@ -331,6 +331,29 @@ class Attrs {
   std::vector<int64_t> IntList(const char* name, std::vector<int64_t> fallback) const {
     return Has(name) ? IntList(name) : fallback;
   }
+  // A list(string) attribute (host services of ABI 0.2 that have
+  // node_attr_string_list; an older host gives UNIMPLEMENTED).
+  std::vector<std::string> StringList(const char* name) const {
+    if (!PX_STRUCT_HAS(host_, PX_HostServices, node_attr_string_list) ||
+        host_->node_attr_string_list == nullptr) {
+      throw KernelError(PX_CODE_UNIMPLEMENTED,
+                        Format("the host cannot pass list(string) attribute '%s' to a plugin "
+                               "(node_attr_string_list is missing)",
+                               name));
+    }
+    size_t count = 0;
+    ThrowIfError(host_, host_->node_attr_string_list(node_, name, nullptr, nullptr, 0, &count));
+    std::vector<const char*> data(count);
+    std::vector<size_t> sizes(count);
+    ThrowIfError(host_, host_->node_attr_string_list(node_, name, data.data(), sizes.data(),
+                                                     count, &count));
+    std::vector<std::string> values;
+    for (size_t i = 0; i < count && i < data.size(); ++i) values.emplace_back(data[i], sizes[i]);
+    return values;
+  }
+  std::vector<std::string> StringList(const char* name, std::vector<std::string> fallback) const {
+    return Has(name) ? StringList(name) : fallback;
+  }
   // Borrowed for the duration of Init: copy what you need.
   const DLTensor& Tensor(const char* name) const {
     const DLTensor* t = nullptr;

@@ -1,0 +1,211 @@
+// Reference kernels: the fused ops the graph optimizer creates (see
+// reference_kernels.h and plexus/sdk/fused.h).
+//
+// _FusedMatMul and _FusedConv2D compose the plain loops of MatMul and Conv2D
+// with the plain epilogue, step by step as the separate nodes would: the
+// product (accumulated in double) is stored in T, BiasAdd adds in the
+// compute type and stores in T, FusedBatchNorm computes in double and stores
+// in T, and the activation reads that T value.
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "plexus/sdk/fused.h"
+#include "plexus/sdk/window.h"
+#include "reference_kernels.h"
+
+namespace plexus::reference {
+namespace {
+
+template <typename T>
+double ToDouble(T v) {
+  return static_cast<double>(static_cast<sdk::ComputeType<T>>(v));
+}
+template <typename T>
+T FromDouble(double v) {
+  return static_cast<T>(static_cast<sdk::ComputeType<T>>(v));
+}
+
+// y[i] for i in [0, n), channel (i / inner) % channels: the epilogue after
+// the product, each step stored in T.
+template <typename T>
+void Epilogue(const sdk::FusedSpec& spec, sdk::Call& call, int64_t n, int64_t inner,
+              int64_t channels, T* y) {
+  using C = sdk::ComputeType<T>;
+  if (spec.batch_norm) {
+    const T* scale = call.input<T>(2);
+    const T* offset = call.input<T>(3);
+    const T* mean = call.input<T>(4);
+    const T* variance = call.input<T>(5);
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t c = (i / inner) % channels;
+      const double inv = 1.0 / std::sqrt(ToDouble(variance[c]) + spec.epsilon);
+      y[i] = FromDouble<T>((ToDouble(y[i]) - ToDouble(mean[c])) * inv * ToDouble(scale[c]) +
+                           ToDouble(offset[c]));
+    }
+  } else {
+    const T* bias = call.input<T>(2);
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t c = (i / inner) % channels;
+      y[i] = static_cast<T>(static_cast<C>(y[i]) + static_cast<C>(bias[c]));
+    }
+  }
+  if (spec.activation == sdk::FusedActivation::kNone) return;
+  const C alpha = static_cast<C>(spec.leakyrelu_alpha);
+  for (int64_t i = 0; i < n; ++i) {
+    y[i] = static_cast<T>(sdk::ApplyFusedActivation<C>(spec.activation, static_cast<C>(y[i]),
+                                                       alpha));
+  }
+}
+
+// The arguments must be 1-D with `channels` elements.
+void CheckArgs(const sdk::FusedSpec& spec, sdk::Call& call, const char* op, int64_t channels) {
+  static const char* kBnNames[] = {"scale", "offset", "mean", "variance"};
+  for (int64_t i = 0; i < spec.num_args; ++i) {
+    const sdk::Shape s = call.input_shape(2 + i);
+    PX_SDK_CHECK(s.size() == 1 && s[0] == channels, "%s %s must be 1-D with %lld elements, got %s",
+                 op, spec.batch_norm ? kBnNames[i] : "bias", static_cast<long long>(channels),
+                 sdk::ShapeString(s).c_str());
+  }
+}
+
+class FusedMatMulKernel : public sdk::OpKernel {
+ public:
+  void Init(sdk::Attrs& attrs) override {
+    spec_ = sdk::ReadFusedSpec(attrs, "_FusedMatMul", /*allow_batch_norm=*/false);
+    ta_ = attrs.Bool("transpose_a", false);
+    tb_ = attrs.Bool("transpose_b", false);
+  }
+  void Compute(sdk::Call& call) override {
+    const sdk::Shape as = call.input_shape(0), bs = call.input_shape(1);
+    PX_SDK_CHECK(as.size() == 2 && bs.size() == 2,
+                 "_FusedMatMul needs rank-2 inputs, got In[0]: %s, In[1]: %s",
+                 sdk::ShapeString(as).c_str(), sdk::ShapeString(bs).c_str());
+    const int64_t m = ta_ ? as[1] : as[0], k = ta_ ? as[0] : as[1];
+    const int64_t kb = tb_ ? bs[1] : bs[0], n = tb_ ? bs[0] : bs[1];
+    PX_SDK_CHECK(k == kb, "Matrix size-incompatible: In[0]: %s, In[1]: %s",
+                 sdk::ShapeString(as).c_str(), sdk::ShapeString(bs).c_str());
+    CheckArgs(spec_, call, "_FusedMatMul", n);
+    sdk::VisitFloat(call.input_dtype(0), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* a = call.input<T>(0);
+      const T* b = call.input<T>(1);
+      T* y = call.AllocateOutput<T>(0, {m, n});
+      for (int64_t i = 0; i < m; ++i) {
+        for (int64_t j = 0; j < n; ++j) {
+          double sum = 0;
+          for (int64_t p = 0; p < k; ++p) {
+            sum += ToDouble(a[ta_ ? p * m + i : i * k + p]) *
+                   ToDouble(b[tb_ ? j * k + p : p * n + j]);
+          }
+          y[i * n + j] = FromDouble<T>(sum);
+        }
+      }
+      Epilogue<T>(spec_, call, m * n, 1, n, y);
+    });
+  }
+
+ private:
+  sdk::FusedSpec spec_;
+  bool ta_ = false, tb_ = false;
+};
+
+class FusedConv2DKernel : public sdk::OpKernel {
+ public:
+  void Init(sdk::Attrs& attrs) override {
+    spec_ = sdk::ReadFusedSpec(attrs, "_FusedConv2D", /*allow_batch_norm=*/true);
+    const std::string filter_format = attrs.String("filter_format", "HWIO");
+    if (filter_format != "HWIO") {
+      throw sdk::KernelError(
+          PX_CODE_UNIMPLEMENTED,
+          sdk::Format("_FusedConv2D supports filter_format HWIO only, got '%s'",
+                      filter_format.c_str()));
+    }
+    window_.Read(attrs, false);
+  }
+  void Compute(sdk::Call& call) override {
+    const sdk::Shape xs = call.input_shape(0), fs = call.input_shape(1);
+    PX_SDK_CHECK(xs.size() == 4, "_FusedConv2D input must be 4-D, got %s",
+                 sdk::ShapeString(xs).c_str());
+    PX_SDK_CHECK(fs.size() == 4, "_FusedConv2D filter must be 4-D, got %s",
+                 sdk::ShapeString(fs).c_str());
+    const bool nchw = window_.nchw;
+    const int64_t batch = xs[0], c_in = xs[nchw ? 1 : 3], h = xs[nchw ? 2 : 1],
+                  w = xs[nchw ? 3 : 2];
+    const int64_t kh = fs[0], kw = fs[1], f_in = fs[2], c_out = fs[3];
+    PX_SDK_CHECK(f_in > 0 && c_in % f_in == 0,
+                 "input depth %lld must be a multiple of the filter input depth %lld",
+                 static_cast<long long>(c_in), static_cast<long long>(f_in));
+    if (c_in != f_in) {
+      throw sdk::KernelError(
+          PX_CODE_UNIMPLEMENTED,
+          sdk::Format("_FusedConv2D does not support grouped convolutions: the input depth "
+                      "%lld differs from the filter input depth %lld",
+                      static_cast<long long>(c_in), static_cast<long long>(f_in)));
+    }
+    int64_t oh, ow, top, left;
+    window_.Output(h, kh, window_.sh, window_.dh, window_.pad_top, window_.pad_bottom, &oh, &top);
+    window_.Output(w, kw, window_.sw, window_.dw, window_.pad_left, window_.pad_right, &ow,
+                   &left);
+    CheckArgs(spec_, call, "_FusedConv2D", c_out);
+    const sdk::Shape out_shape =
+        nchw ? sdk::Shape{batch, c_out, oh, ow} : sdk::Shape{batch, oh, ow, c_out};
+    // Element offsets in either layout.
+    auto in_at = [&](int64_t n, int64_t i, int64_t j, int64_t c) {
+      return nchw ? ((n * c_in + c) * h + i) * w + j : ((n * h + i) * w + j) * c_in + c;
+    };
+    auto out_at = [&](int64_t n, int64_t i, int64_t j, int64_t c) {
+      return nchw ? ((n * c_out + c) * oh + i) * ow + j : ((n * oh + i) * ow + j) * c_out + c;
+    };
+    sdk::VisitFloat(call.input_dtype(0), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* x = call.input<T>(0);
+      const T* f = call.input<T>(1);
+      T* y = call.AllocateOutput<T>(0, out_shape);
+      for (int64_t n = 0; n < batch; ++n) {
+        for (int64_t i = 0; i < oh; ++i) {
+          for (int64_t j = 0; j < ow; ++j) {
+            for (int64_t o = 0; o < c_out; ++o) {
+              double sum = 0;
+              for (int64_t a = 0; a < kh; ++a) {
+                const int64_t ih = i * window_.sh - top + a * window_.dh;
+                if (ih < 0 || ih >= h) continue;
+                for (int64_t b = 0; b < kw; ++b) {
+                  const int64_t iw = j * window_.sw - left + b * window_.dw;
+                  if (iw < 0 || iw >= w) continue;
+                  for (int64_t c = 0; c < c_in; ++c) {
+                    sum += ToDouble(x[in_at(n, ih, iw, c)]) *
+                           ToDouble(f[((a * kw + b) * f_in + c) * c_out + o]);
+                  }
+                }
+              }
+              y[out_at(n, i, j, o)] = FromDouble<T>(sum);
+            }
+          }
+        }
+      }
+      const int64_t inner = nchw ? oh * ow : 1;
+      Epilogue<T>(spec_, call, sdk::NumElements(out_shape), inner, c_out, y);
+    });
+  }
+
+ private:
+  sdk::FusedSpec spec_;
+  sdk::Window window_;
+};
+
+}  // namespace
+
+PX_Status* RegisterFusedKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar) {
+  const std::vector<PX_DataType> floats = sdk::FloatTypes();
+  PX_Status* s = nullptr;
+  if ((s = sdk::RegisterKernel<FusedMatMulKernel>(info, registrar, "_FusedMatMul",
+                                                  {{"T", floats}})) ||
+      (s = sdk::RegisterKernel<FusedConv2DKernel>(info, registrar, "_FusedConv2D",
+                                                  {{"T", floats}}))) {
+    return s;
+  }
+  return nullptr;
+}
+
+}  // namespace plexus::reference
