@@ -3,11 +3,13 @@
 #include "trace.h"
 
 #include <algorithm>
+#include <optional>
 #include <cstring>
 #include <deque>
 #include <map>
 #include <tuple>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "host_services.h"
@@ -256,6 +258,19 @@ absl::StatusOr<std::shared_ptr<Executor>> Executor::Create(const Graph& graph,
     if (HasStringInput(node) && d.plugin().abi_minor() < 2) return nullptr;
     return d.plugin().kernels().Find(node);
   };
+  // Nodes whose static output shapes hold at run time: feeds are checked
+  // against static shapes, but a fed value that is not a placeholder's (a
+  // constant, say) may change values, such as a Reshape's target shape,
+  // that the static shapes were inferred from. Everything downstream of
+  // such a feed infers its shapes at run time.
+  std::vector<char> tainted(graph.num_nodes(), 0);
+  for (const Node* node : order) {
+    for (const Endpoint& in : node->inputs) {
+      if (tainted[in.node->id] || (fed.count({in.node->id, in.index}) && in.node->op != "Placeholder")) {
+        tainted[node->id] = 1;
+      }
+    }
+  }
   std::vector<int> item_of(graph.num_nodes(), -1);
   exec->devices_.push_back(device);
   for (const Node* node : order) {
@@ -341,6 +356,8 @@ absl::StatusOr<std::shared_ptr<Executor>> Executor::Create(const Graph& graph,
       }
     }
     if (item.kernel != nullptr) {
+      item.static_shapes = !tainted[node->id];
+      for (const PartialShape& shape : node->output_shapes) item.static_shapes &= shape.fully_defined();
       PX_RETURN_IF_ERROR(item.device->Open());
       item.instance = item.kernel->user_data;  // stateless kernels get user_data
       if (item.kernel->create != nullptr) {
@@ -413,7 +430,7 @@ absl::StatusOr<std::shared_ptr<Executor>> Executor::Create(const Graph& graph,
   return exec;
 }
 
-absl::Status Executor::Execute(const Item& item, std::vector<Tensor> inputs,
+absl::Status Executor::Execute(const Item& item, std::vector<Tensor>&& inputs,
                                std::vector<Tensor>* outputs, RunState& run) const {
   const Node& node = *item.node;
   Device& device = *item.device;
@@ -502,19 +519,23 @@ absl::Status Executor::Compute(const Item& item, const std::vector<Tensor>& inpu
   const Node& node = *item.node;
   Device& device = *item.device;
   std::vector<Tensor>& outputs = *outputs_ptr;
-  // Output shapes from the shape function, now that input shapes are exact.
-  std::vector<PartialShape> input_shapes;
-  std::vector<const Tensor*> input_values;
-  for (const Tensor& t : inputs) {
-    input_shapes.push_back(PartialShape(t.shape()));
-    input_values.push_back(t.host_readable() ? &t : nullptr);
+  // Output shapes: from the graph when they are static, else from the shape
+  // function, now that input shapes are exact.
+  std::optional<InferenceContext> ctx;
+  if (!item.static_shapes) {
+    std::vector<PartialShape> input_shapes;
+    std::vector<const Tensor*> input_values;
+    for (const Tensor& t : inputs) {
+      input_shapes.push_back(PartialShape(t.shape()));
+      input_values.push_back(t.host_readable() ? &t : nullptr);
+    }
+    ctx.emplace(node, std::move(input_shapes), std::move(input_values));
+    PX_RETURN_IF_ERROR(Annotate(InferShapes(*ctx), absl::StrCat("on ", device.name())));
   }
-  InferenceContext ctx(node, std::move(input_shapes), std::move(input_values));
-  PX_RETURN_IF_ERROR(Annotate(InferShapes(ctx), absl::StrCat("on ", device.name())));
   outputs.assign(node.num_outputs(), Tensor());
-  std::vector<DLTensor> output_descs(node.num_outputs(), DLTensor{});
+  absl::InlinedVector<DLTensor, 4> output_descs(node.num_outputs(), DLTensor{});
   for (int k = 0; k < node.num_outputs(); ++k) {
-    const PartialShape& shape = ctx.output(k);
+    const PartialShape& shape = item.static_shapes ? node.output_shapes[k] : ctx->output(k);
     if (!shape.fully_defined()) {
       // The kernel allocates it; its dtype and device are known already.
       DLTensor& d = output_descs[k];
@@ -536,11 +557,11 @@ absl::Status Executor::Compute(const Item& item, const std::vector<Tensor>& inpu
     outputs[k] = *std::move(allocated);
     output_descs[k] = outputs[k].ToDLTensor();
   }
-  std::vector<DLTensor> input_descs;
+  absl::InlinedVector<DLTensor, 4> input_descs;
   input_descs.reserve(inputs.size());
   // String inputs cross the ABI as arrays of (pointer, size) pairs.
   std::vector<std::vector<PX_StringRef>> string_refs;
-  string_refs.reserve(inputs.size());
+  if (HasStringInput(node)) string_refs.reserve(inputs.size());
   for (const Tensor& t : inputs) {
     DLTensor d = t.ToDLTensor();
     if (t.dtype() == DataType::kString) {
@@ -619,6 +640,7 @@ absl::StatusOr<std::vector<Tensor>> Executor::Run(const std::vector<Tensor>& fee
   }
   RunState run(devices_);
   run.trace = trace;
+  run.retired.reserve(items_.size());
   PX_RETURN_IF_ERROR(run.streams.Acquire());
   PX_ASSIGN_OR_RETURN(std::vector<Tensor> fetched,
                       dataflow_ ? RunDataflow(feed_values, run) : RunInOrder(feed_values, run));

@@ -67,6 +67,9 @@ class Executor {
     Device* device = nullptr;
     int device_index = 0;  // into devices_
     const KernelRegistration* kernel = nullptr;
+    // The node's output shapes are fully known from the graph and cannot
+    // change at run time: no shape function runs per launch.
+    bool static_shapes = false;
     HostOpFn host_op = nullptr;
     void* instance = nullptr;
     std::vector<Source> inputs;
@@ -88,7 +91,7 @@ class Executor {
   absl::Status CheckFeed(int index, const Tensor& value) const;
   bool IsCachedConstant(const Tensor& tensor) const;
   // Runs a kernel, host or forwarding item on its inputs.
-  absl::Status Execute(const Item& item, std::vector<Tensor> inputs,
+  absl::Status Execute(const Item& item, std::vector<Tensor>&& inputs,
                        std::vector<Tensor>* outputs, RunState& run) const;
   absl::Status Compute(const Item& item, const std::vector<Tensor>& inputs,
                        std::vector<Tensor>* outputs, PX_Stream* stream) const;

@@ -60,8 +60,15 @@ Buffer::Buffer(void* data, size_t size, std::shared_ptr<Device> device,
     : data_(data), size_(size), device_(std::move(device)),
       release_(std::move(release)) {}
 
+Buffer::Buffer(void* data, size_t size, std::shared_ptr<Device> device, size_t cached_size)
+    : data_(data), size_(size), device_(std::move(device)), cached_size_(cached_size) {}
+
 Buffer::~Buffer() {
-  if (release_) release_(data_);
+  if (cached_size_ != 0) {
+    device_->ReturnToCache(data_, cached_size_);
+  } else if (release_) {
+    release_(data_);
+  }
 }
 
 bool Buffer::host_accessible() const {

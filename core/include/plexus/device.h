@@ -4,6 +4,7 @@
 #ifndef PLEXUS_DEVICE_H_
 #define PLEXUS_DEVICE_H_
 
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -37,9 +38,29 @@ class Device : public std::enable_shared_from_this<Device> {
   absl::Status Open();
   PX_Device* handle() const { return handle_; }
 
-  // Device memory, freed when the last reference drops. Out of memory is
-  // RESOURCE_EXHAUSTED naming the device and size.
+  // Device memory, returned to the device's cache when the last reference
+  // drops. Out of memory is RESOURCE_EXHAUSTED naming the device and size
+  // (after the cache has been given back to the plugin and the allocation
+  // tried again).
   absl::StatusOr<std::shared_ptr<Buffer>> Allocate(size_t bytes);
+
+  // The cache over the plugin's allocator: freed blocks are kept by size
+  // class (sizes rounded up by at most an eighth) and reused, up to
+  // kMaxCachedBytes, so steady-state runs do not call the plugin per tensor.
+  struct MemoryStats {
+    uint64_t allocations = 0;    // Allocate calls
+    uint64_t cache_hits = 0;     // served from the cache
+    uint64_t plugin_allocations = 0;
+    uint64_t bytes_in_use = 0;   // handed out, rounded
+    uint64_t peak_bytes_in_use = 0;
+    uint64_t bytes_cached = 0;   // free blocks kept
+  };
+  static constexpr size_t kMaxCachedBytes = size_t{256} << 20;
+  MemoryStats memory_stats() const;
+  // Gives every cached block back to the plugin.
+  void ReleaseCache();
+  // For Buffer: a block of size class `rounded` is free again.
+  void ReturnToCache(void* ptr, size_t rounded);
   // A tensor of the given dtype and shape in this device's memory.
   absl::StatusOr<Tensor> AllocateTensor(DataType dtype, const Shape& shape);
 
@@ -72,6 +93,9 @@ class Device : public std::enable_shared_from_this<Device> {
   PX_Stream* stream_ = nullptr;
   std::mutex pool_mu_;
   std::vector<PX_Stream*> stream_pool_;
+  mutable std::mutex cache_mu_;
+  std::map<size_t, std::vector<void*>> cache_;  // rounded size -> free blocks
+  MemoryStats stats_;
 };
 
 // Copies `tensor` to `device` (null = host memory). Returns the same tensor
