@@ -7,7 +7,7 @@ build=${PX_BUILD_DIR:-$root/build}
 
 packages=(build-essential cmake ninja-build ccache pkg-config
           libprotobuf-dev protobuf-compiler libabsl-dev libeigen3-dev libdlpack-dev
-          libgtest-dev libsnappy-dev libisal-dev libre2-dev python3)
+          libgtest-dev libsnappy-dev libisal-dev libre2-dev libopenblas-dev libdnnl-dev python3)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -2,7 +2,7 @@
 //
 // MatMul, BatchMatMul (equal batch dimensions), BatchMatMulV2/V3
 // (broadcast batch dimensions) and Einsum. Every product is a dense
-// row-major Gemm (linalg_gemm.h: Eigen, one TU per dtype); Einsum permutes
+// row-major Gemm (linalg_gemm.h: a GEMM library or Eigen); Einsum permutes
 // its operands into batched matrix products.
 #include <algorithm>
 #include <map>
