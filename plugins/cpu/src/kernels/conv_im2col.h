@@ -1,0 +1,128 @@
+// The im2col convolution shared by Conv2D (nn_conv.cc) and _FusedConv2D
+// (fused_conv.cc): NHWC patches of a block of output rows at a time,
+// multiplied by the [kh*kw*c, f_out] filter with the shared Gemm; 1x1
+// convolutions with stride 1 and no padding skip the patches. After each
+// block's product, on_block(y_block, rows) runs while the block is still in
+// cache (the fused kernels apply their epilogue there).
+#ifndef PLEXUS_PLUGINS_CPU_KERNELS_CONV_IM2COL_H_
+#define PLEXUS_PLUGINS_CPU_KERNELS_CONV_IM2COL_H_
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "kernels/linalg_gemm.h"
+#include "plexus/sdk/kernel.h"
+#include "plexus/sdk/window.h"
+
+namespace plexus::cpu {
+
+// Geometry of one NHWC convolution.
+struct ConvGeometry {
+  int64_t n, h, w, c;      // input
+  int64_t kh, kw, f_out;   // filter [kh, kw, c, f_out]
+  int64_t oh, ow, top, left;
+  int64_t sh, sw, dh, dw;
+};
+
+// The geometry of `op` on input shape `xs` and filter shape `fs` (4-D each;
+// NCHW inputs are described as the NHWC they are transposed to). A depthwise
+// filter's depth must equal the input's; a regular one's must too (grouped
+// convolutions are refused as UNIMPLEMENTED).
+inline ConvGeometry ConvGeometryOf(const char* op, const sdk::Shape& xs, const sdk::Shape& fs,
+                                   const sdk::Window& window, bool depthwise) {
+  PX_SDK_CHECK(xs.size() == 4, "%s input must be 4-D, got %s", op, sdk::ShapeString(xs).c_str());
+  PX_SDK_CHECK(fs.size() == 4, "%s filter must be 4-D, got %s", op, sdk::ShapeString(fs).c_str());
+  const bool nchw = window.nchw;
+  ConvGeometry g;
+  g.n = xs[0];
+  g.c = xs[nchw ? 1 : 3];
+  g.h = xs[nchw ? 2 : 1];
+  g.w = xs[nchw ? 3 : 2];
+  g.kh = fs[0];
+  g.kw = fs[1];
+  g.f_out = fs[3];
+  if (depthwise) {
+    PX_SDK_CHECK(g.c == fs[2], "input depth %lld must equal the filter depth %lld",
+                 static_cast<long long>(g.c), static_cast<long long>(fs[2]));
+  } else {
+    PX_SDK_CHECK(fs[2] > 0 && g.c % fs[2] == 0, "input depth %lld must be a multiple of the filter input depth %lld",
+                 static_cast<long long>(g.c), static_cast<long long>(fs[2]));
+    if (g.c != fs[2]) {
+      throw sdk::KernelError(PX_CODE_UNIMPLEMENTED,
+                             sdk::Format("%s does not support grouped convolutions: the input depth %lld "
+                                         "differs from the filter input depth %lld",
+                                         op, static_cast<long long>(g.c), static_cast<long long>(fs[2])));
+    }
+  }
+  g.sh = window.sh;
+  g.sw = window.sw;
+  g.dh = window.dh;
+  g.dw = window.dw;
+  window.Output(g.h, g.kh, g.sh, g.dh, window.pad_top, window.pad_bottom, &g.oh, &g.top);
+  window.Output(g.w, g.kw, g.sw, g.dw, window.pad_left, window.pad_right, &g.ow, &g.left);
+  return g;
+}
+
+// y[n*oh*ow, f_out] = patches[n*oh*ow, kh*kw*c] * filter[kh*kw*c, f_out].
+// `scratch_elements` bounds the patches of one block.
+template <typename T, typename OnBlock>
+void ConvNhwcBlocks(const T* x, const T* f, const ConvGeometry& g, T* y, int64_t scratch_elements,
+                    OnBlock on_block) {
+  const int64_t rows = g.n * g.oh * g.ow;
+  const int64_t depth = g.kh * g.kw * g.c;
+  if (rows == 0 || g.f_out == 0) return;
+  const int64_t block = std::max<int64_t>(1, std::min(rows, scratch_elements / std::max<int64_t>(depth, 1)));
+  if (g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.top == 0 && g.left == 0 && g.oh == g.h &&
+      g.ow == g.w) {
+    // 1x1, stride 1, no padding: the input already is the patch matrix.
+    for (int64_t r0 = 0; r0 < rows; r0 += block) {
+      const int64_t nr = std::min(block, rows - r0);
+      Gemm<T>(false, false, nr, g.f_out, g.c, x + r0 * g.c, f, y + r0 * g.f_out);
+      on_block(y + r0 * g.f_out, nr);
+    }
+    return;
+  }
+  std::vector<T> patches(static_cast<size_t>(block * depth));
+  const T zero = static_cast<T>(0);
+  for (int64_t r0 = 0; r0 < rows; r0 += block) {
+    const int64_t nr = std::min(block, rows - r0);
+    for (int64_t r = r0; r < r0 + nr; ++r) {
+      const int64_t b = r / (g.oh * g.ow);
+      const int64_t i = (r / g.ow) % g.oh;
+      const int64_t j = r % g.ow;
+      T* dst = patches.data() + (r - r0) * depth;
+      const int64_t w0 = j * g.sw - g.left;
+      const bool row_inside = g.dw == 1 && w0 >= 0 && w0 + g.kw <= g.w;
+      for (int64_t a = 0; a < g.kh; ++a) {
+        const int64_t ih = i * g.sh - g.top + a * g.dh;
+        if (ih < 0 || ih >= g.h) {
+          std::fill(dst, dst + g.kw * g.c, zero);
+          dst += g.kw * g.c;
+          continue;
+        }
+        const T* src_row = x + ((b * g.h + ih) * g.w) * g.c;
+        if (row_inside) {  // kw * c contiguous input elements
+          std::copy(src_row + w0 * g.c, src_row + (w0 + g.kw) * g.c, dst);
+          dst += g.kw * g.c;
+          continue;
+        }
+        for (int64_t k = 0; k < g.kw; ++k) {
+          const int64_t iw = w0 + k * g.dw;
+          if (iw < 0 || iw >= g.w) {
+            std::fill(dst, dst + g.c, zero);
+          } else {
+            std::copy(src_row + iw * g.c, src_row + (iw + 1) * g.c, dst);
+          }
+          dst += g.c;
+        }
+      }
+    }
+    Gemm<T>(false, false, nr, g.f_out, depth, patches.data(), f, y + r0 * g.f_out);
+    on_block(y + r0 * g.f_out, nr);
+  }
+}
+
+}  // namespace plexus::cpu
+
+#endif  // PLEXUS_PLUGINS_CPU_KERNELS_CONV_IM2COL_H_
