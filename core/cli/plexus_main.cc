@@ -47,7 +47,7 @@ constexpr char kUsage[] =
     "                         DIR as text (.pbtxt) and Graphviz (.dot; .svg with dot)\n"
     "    --no-optimize        run the graph as imported\n"
     "    --disable-pass NAME  skip one pass (prune, arithmetic, constant_fold, cse,\n"
-    "                         fuse, dead_nodes); may be repeated\n"
+    "                         fuse, fuse_elementwise, dead_nodes); may be repeated\n"
     "    --trace FILE         write the run's timeline (Chrome trace format: open it\n"
     "                         in Perfetto), a track per device and thread\n"
     "  plexus ops [--plugin PATH]...\n"

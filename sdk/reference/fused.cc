@@ -6,12 +6,16 @@
 // product (accumulated in double) is stored in T, BiasAdd adds in the
 // compute type and stores in T, FusedBatchNorm computes in double and stores
 // in T, and the activation reads that T value.
+#include <algorithm>
 #include <cmath>
+#include <limits>
+#include <string>
 #include <cstdint>
 #include <vector>
 
 #include "plexus/sdk/fused.h"
 #include "plexus/sdk/window.h"
+#include "plexus/sdk/fused_elementwise.h"
 #include "reference_kernels.h"
 
 namespace plexus::reference {
@@ -196,13 +200,84 @@ class FusedConv2DKernel : public sdk::OpKernel {
 
 }  // namespace
 
+namespace {
+
+// _PlexusFusedElementwise: each element runs the program with plain scalar
+// code in the compute type, the way the separate reference kernels would.
+class FusedElementwiseKernel : public sdk::OpKernel {
+ public:
+  void Init(sdk::Attrs& attrs) override {
+    program_ = sdk::ParseFusedProgram(attrs.StringList("program"), attrs.Int("N"));
+    shape_ = attrs.IntList("shape");
+  }
+  void Compute(sdk::Call& call) override {
+    const int64_t n = sdk::NumElements(shape_);
+    for (size_t i = 0; i < call.num_inputs(); ++i) {
+      const int64_t m = sdk::NumElements(call.input_shape(i));
+      PX_SDK_CHECK(m == n || m == 1, "_PlexusFusedElementwise: input %zu has %lld elements, expected %lld or 1", i,
+                   static_cast<long long>(m), static_cast<long long>(n));
+    }
+    sdk::VisitFloat(call.input_dtype(0), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      T* y = call.AllocateOutput<T>(0, shape_);
+      std::vector<double> r(program_.size());
+      for (int64_t e = 0; e < n; ++e) {
+        auto operand = [&](const sdk::FusedOperand& o) -> double {
+          if (!o.is_input) return r[o.index];
+          const T* x = call.input<T>(o.index);
+          return static_cast<double>(sdk::NumElements(call.input_shape(o.index)) == 1 ? x[0] : x[e]);
+        };
+        for (size_t j = 0; j < program_.size(); ++j) {
+          const sdk::FusedInstruction& ins = program_[j];
+          const T a = static_cast<T>(operand(ins.a));
+          const T b = ins.arity == 2 ? static_cast<T>(operand(ins.b)) : T(0);
+          r[j] = static_cast<double>(static_cast<T>(Apply(ins.op, a, b)));
+        }
+        y[e] = static_cast<T>(r.back());
+      }
+    });
+  }
+
+ private:
+  template <typename T>
+  static T Apply(const std::string& op, T a, T b) {
+    if (op == "Neg") return -a;
+    if (op == "Abs") return std::fabs(a);
+    if (op == "Exp") return std::exp(a);
+    if (op == "Log") return std::log(a);
+    if (op == "Sqrt") return std::sqrt(a);
+    if (op == "Rsqrt") return T(1) / std::sqrt(a);
+    if (op == "Square") return a * a;
+    if (op == "Reciprocal") return T(1) / a;
+    if (op == "Tanh") return std::tanh(a);
+    if (op == "Sigmoid") return T(1) / (T(1) + std::exp(-a));
+    if (op == "Relu") return std::isnan(a) ? a : (a > T(0) ? a : T(0));
+    if (op == "Relu6") return std::isnan(a) ? a : std::min(std::max(a, T(0)), T(6));
+    if (op == "Add" || op == "AddV2") return a + b;
+    if (op == "Sub") return a - b;
+    if (op == "Mul") return a * b;
+    if (op == "Div" || op == "RealDiv") return a / b;
+    if (op == "Maximum") return std::isnan(a) || std::isnan(b) ? std::numeric_limits<T>::quiet_NaN() : std::max(a, b);
+    if (op == "Minimum") return std::isnan(a) || std::isnan(b) ? std::numeric_limits<T>::quiet_NaN() : std::min(a, b);
+    if (op == "SquaredDifference") return (a - b) * (a - b);
+    throw sdk::Error(PX_CODE_UNIMPLEMENTED, "unknown fused op " + op);
+  }
+
+  std::vector<sdk::FusedInstruction> program_;
+  sdk::Shape shape_;
+};
+
+}  // namespace
+
 PX_Status* RegisterFusedKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar) {
   const std::vector<PX_DataType> floats = sdk::FloatTypes();
   PX_Status* s = nullptr;
   if ((s = sdk::RegisterKernel<FusedMatMulKernel>(info, registrar, "_FusedMatMul",
                                                   {{"T", floats}})) ||
       (s = sdk::RegisterKernel<FusedConv2DKernel>(info, registrar, "_FusedConv2D",
-                                                  {{"T", floats}}))) {
+                                                  {{"T", floats}})) ||
+      (s = sdk::RegisterKernel<FusedElementwiseKernel>(info, registrar, "_PlexusFusedElementwise",
+                                                       {{"T", {PX_DT_FLOAT, PX_DT_DOUBLE}}}))) {
     return s;
   }
   return nullptr;

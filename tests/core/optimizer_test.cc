@@ -15,7 +15,8 @@ namespace {
 
 using ::plexus::testing::CpuRuntime;
 
-const std::vector<std::string> kAllPasses = {"prune", "arithmetic", "constant_fold", "cse", "fuse", "dead_nodes"};
+const std::vector<std::string> kAllPasses = {"prune", "arithmetic", "constant_fold", "cse",
+                                             "fuse", "fuse_elementwise", "dead_nodes"};
 
 // Every pass but `keep` (and dead-node removal, which cleans up after it).
 std::vector<std::string> AllBut(const std::string& keep) {
@@ -233,6 +234,23 @@ TEST(Optimizer, FoldsInferenceBatchNormIntoTheConvolution) {
   Outcome o = RunBoth(runtime.get(), g, {{"x", Random({1, 5, 5, 2}, 10)}}, {"y"}, AllBut("fuse"));
   EXPECT_EQ(CountOp(*o.run_graph, "FusedBatchNormV3"), 0);
   ExpectNear(o.optimized, o.plain, 1e-5);
+}
+
+TEST(Optimizer, FusesElementwiseTrees) {
+  auto runtime = CpuRuntime();
+  std::string g = Placeholder("x", {4, 5}) + Placeholder("z", {4, 5}) + FloatConst("half", {}, {0.5f}) +
+                  Binary("a", "AddV2", "x", "z") + Unary("r", "Relu", "a") + Binary("m", "Mul", "r", "half") +
+                  Unary("t", "Tanh", "x") + Binary("y", "Sub", "m", "t") + Unary("side", "Exp", "a");
+  // "a" also feeds "side", so it stays a separate node; the rest is one tree.
+  Outcome o = RunBoth(runtime.get(), g, {{"x", Random({4, 5}, 13)}, {"z", Random({4, 5}, 14)}}, {"y", "side"},
+                      AllBut("fuse_elementwise"));
+  const Node* y = o.run_graph->FindNode("y");
+  ASSERT_NE(y, nullptr);
+  EXPECT_EQ(y->op, "_PlexusFusedElementwise");
+  EXPECT_EQ(CountOp(*o.run_graph, "Relu"), 0);
+  EXPECT_EQ(CountOp(*o.run_graph, "Tanh"), 0);
+  EXPECT_EQ(CountOp(*o.run_graph, "AddV2"), 1);
+  ExpectNear(o.optimized, o.plain, 1e-6);
 }
 
 TEST(Optimizer, AllPassesInSequenceKeepResults) {

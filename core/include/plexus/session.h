@@ -31,7 +31,7 @@ class TraceRecorder;
 struct OptimizerOptions {
   bool enabled = true;
   // Names of passes not to run: prune, arithmetic, constant_fold, cse, fuse,
-  // dead_nodes.
+  // fuse_elementwise, dead_nodes.
   std::vector<std::string> disabled_passes;
   // When set, the graph before and after each pass that changed it is
   // written there as text (.pbtxt) and Graphviz (.dot, and .svg when the

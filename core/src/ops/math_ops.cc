@@ -238,5 +238,41 @@ PX_REGISTER_OP(OpDefBuilder("Cast")
                    .Attr("Truncate: bool = false")
                    .SetShapeFn(UnchangedShape));
 
+// ---------------------------------------------------------------------------
+// Fused elementwise trees (made by the optimizer; sdk/fused_elementwise.h)
+// ---------------------------------------------------------------------------
+
+// The output shape is the "shape" attribute; every input has that many
+// elements or one.
+absl::Status FusedElementwiseShape(InferenceContext& ctx) {
+  PX_ASSIGN_OR_RETURN(std::vector<int64_t> shape, GetAttrIntList(ctx.node(), "shape"));
+  int64_t elements = 1;
+  for (int64_t d : shape) {
+    if (d < 0) return ctx.Error("the shape attribute has a negative dimension");
+    elements *= d;
+  }
+  for (int i = 0; i < ctx.num_inputs(); ++i) {
+    const PartialShape& in = ctx.input(i);
+    if (!in.fully_defined()) continue;
+    int64_t n = 1;
+    for (int64_t d : in.dims()) n *= d;
+    if (n != 1 && n != elements) {
+      return ctx.Error(absl::StrCat("input ", i, " has ", n, " elements; a fused elementwise op takes ",
+                                    elements, " or 1"));
+    }
+  }
+  ctx.set_output(0, PartialShape(Shape(shape.begin(), shape.end())));
+  return absl::OkStatus();
+}
+
+PX_REGISTER_OP(OpDefBuilder("_PlexusFusedElementwise")
+                   .Input("inputs: N * T")
+                   .Output("y: T")
+                   .Attr("T: {float, double}")
+                   .Attr("N: int >= 1")
+                   .Attr("shape: list(int)")
+                   .Attr("program: list(string)")
+                   .SetShapeFn(FusedElementwiseShape));
+
 }  // namespace
 }  // namespace plexus

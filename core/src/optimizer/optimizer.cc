@@ -84,6 +84,8 @@ const std::vector<PassInfo>& AllPasses() {
       {"cse", EliminateCommonSubexpressions, "merge nodes that compute the same value"},
       {"fuse", FuseOps,
        "MatMul/Conv2D + BiasAdd (+ activation) into one fused op, and inference batch norm into the convolution"},
+      {"fuse_elementwise", FuseElementwise,
+       "trees of elementwise float ops of one shape into one _PlexusFusedElementwise node"},
       {"dead_nodes", RemoveDeadNodes, "remove nodes whose values nobody uses and that have no effects"},
   };
   return kPasses;

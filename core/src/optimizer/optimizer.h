@@ -57,6 +57,7 @@ absl::StatusOr<bool> SimplifyArithmetic(tf::GraphDef& def, const PassContext& ct
 absl::StatusOr<bool> FoldConstants(tf::GraphDef& def, const PassContext& ctx);
 absl::StatusOr<bool> EliminateCommonSubexpressions(tf::GraphDef& def, const PassContext& ctx);
 absl::StatusOr<bool> FuseOps(tf::GraphDef& def, const PassContext& ctx);
+absl::StatusOr<bool> FuseElementwise(tf::GraphDef& def, const PassContext& ctx);
 absl::StatusOr<bool> RemoveDeadNodes(tf::GraphDef& def, const PassContext& ctx);
 
 // The optimized graph for one signature, or the graph unchanged (as a copy)

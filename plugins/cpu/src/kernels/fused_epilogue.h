@@ -26,6 +26,8 @@ namespace plexus::cpu {
 
 // _FusedConv2D's kernels (fused_conv.cc), registered by RegisterFusedFamily.
 PX_Status* RegisterFusedConvKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
+// _PlexusFusedElementwise, in fused_elementwise.cc.
+PX_Status* RegisterFusedElementwiseKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 
 // True when [x, x + x_size) and [y, y + y_size) share memory.
 template <typename A, typename B>

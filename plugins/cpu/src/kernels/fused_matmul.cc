@@ -85,7 +85,8 @@ PX_Status* RegisterFusedFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar* 
                                                             {{"T", sdk::FloatTypes()}})) {
     return s;
   }
-  return RegisterFusedConvKernels(info, registrar);
+  if (PX_Status* s = RegisterFusedConvKernels(info, registrar)) return s;
+  return RegisterFusedElementwiseKernels(info, registrar);
 }
 
 }  // namespace plexus::cpu

@@ -1,0 +1,154 @@
+// Elementwise fusion: a tree of elementwise nodes (Add, Mul, Relu, Exp, ...)
+// of one static shape, where every node but the root feeds only the next
+// one, becomes one _PlexusFusedElementwise node carrying the tree as a small
+// program (plexus/sdk/fused_elementwise.h). One launch replaces many, and
+// the intermediate values never leave the cache. Only float and double
+// (16-bit floats would round differently between the steps), only where the
+// session device's plugin has the fused kernel, and at most 64 nodes per
+// fused node. The fused node takes the root's name.
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "optimizer/graph_util.h"
+#include "optimizer/optimizer.h"
+#include "plexus/device.h"
+#include "plexus/graph_import.h"
+#include "plexus/sdk/fused_elementwise.h"
+
+namespace plexus::opt {
+namespace {
+
+constexpr size_t kMaxNodes = 64;
+
+bool DeviceHasFusedKernel(const PassContext& ctx, DataType t) {
+  if (ctx.device == nullptr) return false;
+  for (const KernelRegistration* k : ctx.device->plugin().kernels().ForOp("_PlexusFusedElementwise")) {
+    for (const auto& [attr, allowed] : k->type_constraints) {
+      if (attr == "T" && std::find(allowed.begin(), allowed.end(), t) != allowed.end()) return true;
+    }
+  }
+  return false;
+}
+
+int64_t Elements(const PartialShape& s) {
+  int64_t n = 1;
+  for (int64_t d : s.dims()) n *= d;
+  return n;
+}
+
+}  // namespace
+
+absl::StatusOr<bool> FuseElementwise(tf::GraphDef& def, const PassContext& ctx) {
+  if (OpRegistry::Global().Find("_PlexusFusedElementwise") == nullptr) return false;
+  auto graph = ImportGraphDef(def, ctx.source);
+  if (!graph.ok()) return graph.status();
+  NodeIndex index(def);
+
+  // A node that can be part of a fused tree at all.
+  auto fusable = [&](const tf::NodeDef& n) -> const Node* {
+    if (!sdk::IsFusedUnaryOp(n.op()) && !sdk::IsFusedBinaryOp(n.op())) return nullptr;
+    const Node* node = (*graph)->FindNode(n.name());
+    if (node == nullptr || node->num_outputs() != 1 || !node->control_inputs.empty()) return nullptr;
+    DataType t = node->output_types[0];
+    if (t != DataType::kFloat && t != DataType::kDouble) return nullptr;
+    if (!node->output_shapes[0].fully_defined() || ctx.fed.count(EndpointKey(n.name(), 0)) > 0) return nullptr;
+    if (!DeviceHasFusedKernel(ctx, t)) return nullptr;
+    return node;
+  };
+
+  std::vector<std::string> order = index.TopologicalOrder();
+  std::set<std::string> taken;
+  int fused_nodes = 0, fused_away = 0;
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    tf::NodeDef* root = index.Find(*it);
+    if (root == nullptr || taken.count(root->name()) > 0) continue;
+    const Node* root_node = fusable(*root);
+    if (root_node == nullptr) continue;
+    const PartialShape& shape = root_node->output_shapes[0];
+    const DataType t = root_node->output_types[0];
+    // Grow the tree through producers that feed only it.
+    std::vector<const Node*> members = {root_node};
+    std::set<std::string> in_tree = {root->name()};
+    for (size_t m = 0; m < members.size() && members.size() < kMaxNodes; ++m) {
+      for (const Endpoint& in : members[m]->inputs) {
+        if (members.size() >= kMaxNodes) break;
+        const Node* p = in.node;
+        if (in_tree.count(p->name) > 0 || taken.count(p->name) > 0 || ctx.protected_nodes.count(p->name) > 0) {
+          continue;
+        }
+        tf::NodeDef* pdef = index.Find(p->name);
+        if (pdef == nullptr || fusable(*pdef) == nullptr || p->output_types[0] != t) continue;
+        if (p->output_shapes[0].dims() != shape.dims() || pdef->device() != root->device()) continue;
+        const auto& consumers = index.DataConsumers(p->name);
+        if (consumers.size() != 1 || !index.ControlConsumers(p->name).empty() ||
+            in_tree.count(consumers[0].first->name()) == 0) {
+          continue;
+        }
+        members.push_back(p);
+        in_tree.insert(p->name);
+      }
+    }
+    if (members.size() < 2) continue;
+    // Every input from outside the tree has the tree's shape or one element.
+    bool ok = true;
+    for (const Node* m : members) {
+      for (const Endpoint& in : m->inputs) {
+        if (in_tree.count(in.node->name) > 0) continue;
+        const PartialShape& s = in.node->output_shapes[in.index];
+        ok &= s.fully_defined() && (s.dims() == shape.dims() ||
+                                    (Elements(s) == 1 && s.rank() <= static_cast<int64_t>(shape.dims().size())));
+      }
+    }
+    if (!ok) continue;
+
+    // The program: members in post-order (operands before their users).
+    std::vector<std::string> inputs, program;
+    std::map<std::string, int> input_index, result_index;
+    std::function<std::string(const Node*)> emit = [&](const Node* n) -> std::string {
+      std::vector<std::string> operands;
+      for (const Endpoint& in : n->inputs) {
+        if (in_tree.count(in.node->name) > 0) {
+          auto r = result_index.find(in.node->name);
+          operands.push_back(r != result_index.end() ? absl::StrCat("r", r->second) : emit(in.node));
+        } else {
+          std::string name = OutputName(in.node->name, in.index);
+          auto [pos, added] = input_index.emplace(name, static_cast<int>(inputs.size()));
+          if (added) inputs.push_back(name);
+          operands.push_back(absl::StrCat("i", pos->second));
+        }
+      }
+      std::string ins = n->op;
+      for (const std::string& o : operands) absl::StrAppend(&ins, " ", o);
+      program.push_back(ins);
+      result_index[n->name] = static_cast<int>(program.size()) - 1;
+      return absl::StrCat("r", program.size() - 1);
+    };
+    emit(root_node);
+
+    tf::NodeDef fused;
+    fused.set_name(root->name());
+    fused.set_op("_PlexusFusedElementwise");
+    fused.set_device(root->device());
+    for (const std::string& in : inputs) fused.add_input(in);
+    auto& attr = *fused.mutable_attr();
+    attr["T"].set_type(static_cast<tf::DataType>(t));
+    attr["N"].set_i(static_cast<int64_t>(inputs.size()));
+    for (int64_t d : shape.dims()) attr["shape"].mutable_list()->add_i(d);
+    for (const std::string& ins : program) attr["program"].mutable_list()->add_s(ins);
+    *root = std::move(fused);
+    for (const std::string& name : in_tree) taken.insert(name);
+    ++fused_nodes;
+    fused_away += static_cast<int>(members.size());
+  }
+  if (fused_nodes == 0) return false;
+  if (ctx.log) {
+    ctx.log->push_back(absl::StrCat("fuse_elementwise: ", fused_away, " elementwise nodes fused into ", fused_nodes,
+                                    " _PlexusFusedElementwise nodes"));
+  }
+  return true;
+}
+
+}  // namespace plexus::opt
