@@ -303,6 +303,10 @@ int main(int argc, char** argv) {
 
   plexus::SessionOptions session_options;
   session_options.device = o.device;
+  // PLEXUS_BENCH_TRACE=FILE: also write the timeline of every run (first
+  // run included) in Chrome trace format, to see where the time goes.
+  const char* trace_path = std::getenv("PLEXUS_BENCH_TRACE");
+  session_options.trace = trace_path != nullptr && *trace_path != '\0';
   auto session = plexus::Session::Create(runtime->get(), graph, session_options);
   if (!session.ok()) Fail("session: " + std::string(session.status().message()));
 
@@ -342,6 +346,10 @@ int main(int argc, char** argv) {
                         std::chrono::steady_clock::now() - start).count());
   }
 
+  if (session_options.trace) {
+    absl::Status written = (*session)->WriteTrace(trace_path);
+    if (!written.ok()) Fail("trace: " + std::string(written.message()));
+  }
   if (!o.save_outputs.empty()) {
     for (size_t i = 0; i < outputs.size(); ++i) {
       std::string path = o.save_outputs + "/" + std::to_string(i) + ".npy";

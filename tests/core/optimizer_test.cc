@@ -253,6 +253,27 @@ TEST(Optimizer, FusesElementwiseTrees) {
   ExpectNear(o.optimized, o.plain, 1e-6);
 }
 
+TEST(Optimizer, FoldsBatchNormAfterADepthwiseConvolutionAndItsBias) {
+  auto runtime = CpuRuntime();
+  std::vector<float> f(3 * 3 * 2 * 2);  // [kh, kw, in 2, multiplier 2]: 4 output channels
+  for (size_t i = 0; i < f.size(); ++i) f[i] = 0.07f * static_cast<float>(static_cast<int>(i % 7) - 3);
+  std::string g =
+      Placeholder("x", {1, 5, 5, 2}) + FloatConst("f", {3, 3, 2, 2}, f) +
+      "node { name: 'dw' op: 'DepthwiseConv2dNative' input: 'x' input: 'f' attr { key: 'T' value { type: DT_FLOAT } } "
+      "attr { key: 'strides' value { list { i: 1 i: 1 i: 1 i: 1 } } } attr { key: 'padding' value { s: 'VALID' } } }\n" +
+      FloatConst("b", {4}, {0.3f, -0.1f, 0.2f, 0.05f}) + Binary("ba", "BiasAdd", "dw", "b") +
+      FloatConst("scale", {4}, {1, 2, 0.5, 1.5}) + FloatConst("offset", {4}, {0.1f, -0.2f, 0.3f, 0}) +
+      FloatConst("mean", {4}, {0.05f, -0.1f, 0, 0.2f}) + FloatConst("var", {4}, {1, 0.5f, 2, 0.25f}) +
+      "node { name: 'bn' op: 'FusedBatchNorm' input: 'ba' input: 'scale' input: 'offset' input: 'mean' "
+      "input: 'var' attr { key: 'T' value { type: DT_FLOAT } } "
+      "attr { key: 'is_training' value { b: false } } attr { key: 'epsilon' value { f: 0.001 } } }\n" +
+      Unary("y", "Relu", "bn");
+  Outcome o = RunBoth(runtime.get(), g, {{"x", Random({1, 5, 5, 2}, 15)}}, {"y"}, AllBut("fuse"));
+  EXPECT_EQ(CountOp(*o.run_graph, "FusedBatchNorm"), 0);
+  EXPECT_EQ(CountOp(*o.run_graph, "BiasAdd"), 1);  // the old bias and the batch norm became one
+  ExpectNear(o.optimized, o.plain, 1e-5);
+}
+
 TEST(Optimizer, AllPassesInSequenceKeepResults) {
   auto runtime = CpuRuntime();
   std::vector<float> wv(12);

@@ -1,6 +1,6 @@
 // Fusion, for the device the session runs on:
-//   - inference batch norm after a convolution with constant weights folds
-//     into the convolution: filter * s and a BiasAdd of offset - mean * s,
+//   - inference batch norm after a convolution (Conv2D or depthwise) with
+//     constant weights folds into it: filter * s and a BiasAdd of offset - mean * s,
 //     where s = scale / sqrt(variance + epsilon) (float and double);
 //   - MatMul + BiasAdd (+ Relu, Relu6, Elu, LeakyRelu, Tanh or Sigmoid)
 //     becomes one _FusedMatMul, and Conv2D + BiasAdd (+ the same) one
@@ -101,10 +101,26 @@ bool FoldBatchNorm(tf::GraphDef& def, const PassContext& ctx, NodeIndex& index, 
   if (ctx.fed.count(EndpointKey(bn.name(), 0)) > 0) return false;
   tf::NodeDef* conv = index.Find(ParseInput(in[0]).node);
   tf::NodeDef* consumer = nullptr;
-  if (conv == nullptr || conv->op() != "Conv2D" || ParseInput(in[0]).index != 0 ||
-      !SoleConsumer(index, ctx, *conv, &consumer) || consumer != &bn) {
+  // A BiasAdd of a constant between the convolution and the batch norm
+  // folds too: (conv + b - mean) * s + offset = conv * s + (b - mean) * s + offset.
+  tf::NodeDef* between = nullptr;
+  std::optional<Tensor> old_bias;
+  if (conv != nullptr && conv->op() == "BiasAdd" && ParseInput(in[0]).index == 0 &&
+      SoleConsumer(index, ctx, *conv, &consumer) && consumer == &bn &&
+      ctx.fed.count(EndpointKey(conv->name(), 0)) == 0) {
+    between = conv;
+    std::vector<std::string> bias_in = DataInputs(*between);
+    if (bias_in.size() != 2 || ParseInput(bias_in[0]).index != 0) return false;
+    old_bias = ConstOf(index, bias_in[1]);
+    if (!old_bias) return false;
+    conv = index.Find(ParseInput(bias_in[0]).node);
+    if (conv == nullptr || !SoleConsumer(index, ctx, *conv, &consumer) || consumer != between) return false;
+  } else if (conv == nullptr || ParseInput(in[0]).index != 0 || !SoleConsumer(index, ctx, *conv, &consumer) ||
+             consumer != &bn) {
     return false;
   }
+  if (conv->op() != "Conv2D" && conv->op() != "DepthwiseConv2dNative") return false;
+  if (ctx.fed.count(EndpointKey(conv->name(), 0)) > 0) return false;
   std::vector<std::string> conv_in = DataInputs(*conv);
   std::optional<Tensor> filter = ConstOf(index, conv_in[1]);
   std::optional<Tensor> scale = ConstOf(index, in[1]), offset = ConstOf(index, in[2]),
@@ -112,10 +128,16 @@ bool FoldBatchNorm(tf::GraphDef& def, const PassContext& ctx, NodeIndex& index, 
   if (!filter || !scale || !offset || !mean || !var) return false;
   DataType t = filter->dtype();
   if ((t != DataType::kFloat && t != DataType::kDouble) || scale->dtype() != t || filter->dims() != 4) return false;
-  const int64_t out_channels = filter->shape()[3];
+  // Conv2D's filter is [kh, kw, in, out]; a depthwise filter [kh, kw, in,
+  // multiplier] makes output channel c * multiplier + m: either way output
+  // channel o scales the filter elements whose flat index is o modulo the
+  // number of output channels.
+  const bool depthwise = conv->op() == "DepthwiseConv2dNative";
+  const int64_t out_channels = depthwise ? filter->shape()[2] * filter->shape()[3] : filter->shape()[3];
   for (const Tensor* p : {&*scale, &*offset, &*mean, &*var}) {
     if (p->dtype() != t || p->num_elements() != out_channels) return false;
   }
+  if (old_bias && (old_bias->dtype() != t || old_bias->num_elements() != out_channels)) return false;
   auto eps_it = bn.attr().find("epsilon");
   double eps = eps_it == bn.attr().end() ? 1e-4 : eps_it->second.f();
   Tensor new_filter = Tensor::AllocateHost(t, filter->shape()).value();
@@ -123,7 +145,8 @@ bool FoldBatchNorm(tf::GraphDef& def, const PassContext& ctx, NodeIndex& index, 
   std::vector<double> s(out_channels);
   for (int64_t o = 0; o < out_channels; ++o) {
     s[o] = At(*scale, o) / std::sqrt(At(*var, o) + eps);
-    Set(bias, o, At(*offset, o) - At(*mean, o) * s[o]);
+    const double b = old_bias ? At(*old_bias, o) : 0.0;
+    Set(bias, o, At(*offset, o) + (b - At(*mean, o)) * s[o]);
   }
   for (int64_t i = 0; i < filter->num_elements(); ++i) Set(new_filter, i, At(*filter, i) * s[i % out_channels]);
   auto filter_node = MakeConst(UniqueName(def, absl::StrCat(conv->name(), "/folded_filter")), new_filter,
@@ -144,7 +167,7 @@ bool FoldBatchNorm(tf::GraphDef& def, const PassContext& ctx, NodeIndex& index, 
   bias_add.set_name(bn.name());
   bias_add.set_op("BiasAdd");
   bias_add.set_device(bn.device());
-  bias_add.add_input(in[0]);
+  bias_add.add_input(conv->name());
   bias_add.add_input(bias_node->name());
   for (const std::string& c : controls) bias_add.add_input(c);
   (*bias_add.mutable_attr())["T"].set_type(static_cast<tf::DataType>(t));
