@@ -28,33 +28,37 @@ template <typename T>
 void DepthwiseNhwc(const T* x, const T* f, const ConvGeometry& g, T* y) {
   using C = sdk::ComputeType<T>;
   const int64_t mult = g.f_out, out_c = g.c * g.f_out;
-  std::vector<C> acc(static_cast<size_t>(out_c));
-  std::vector<C> filter(f, f + g.kh * g.kw * out_c);
-  for (int64_t b = 0; b < g.n; ++b) {
-    for (int64_t i = 0; i < g.oh; ++i) {
-      for (int64_t j = 0; j < g.ow; ++j) {
-        std::fill(acc.begin(), acc.end(), C(0));
-        for (int64_t a = 0; a < g.kh; ++a) {
-          const int64_t ih = i * g.sh - g.top + a * g.dh;
-          if (ih < 0 || ih >= g.h) continue;
-          for (int64_t k = 0; k < g.kw; ++k) {
-            const int64_t iw = j * g.sw - g.left + k * g.dw;
-            if (iw < 0 || iw >= g.w) continue;
-            const T* src = x + ((b * g.h + ih) * g.w + iw) * g.c;
-            const C* fp = filter.data() + (a * g.kw + k) * out_c;
-            if (mult == 1) {
-              for (int64_t c = 0; c < g.c; ++c) acc[c] += static_cast<C>(src[c]) * fp[c];
-            } else {
-              for (int64_t c = 0; c < g.c; ++c) {
-                const C v = static_cast<C>(src[c]);
-                for (int64_t q = 0; q < mult; ++q) acc[c * mult + q] += v * fp[c * mult + q];
-              }
+  const std::vector<C> filter(f, f + g.kh * g.kw * out_c);
+  const int64_t rows = g.n * g.oh;
+  // Output rows in parallel when there is enough work (OpenMP, the runtime
+  // the GEMM library uses too; without it, one thread).
+#pragma omp parallel for schedule(static) if (rows * g.ow * out_c * g.kh * g.kw > (int64_t{1} << 16))
+  for (int64_t row = 0; row < rows; ++row) {
+    const int64_t b = row / g.oh, i = row % g.oh;
+    std::vector<C> acc_storage(static_cast<size_t>(out_c));
+    C* __restrict acc = acc_storage.data();
+    for (int64_t j = 0; j < g.ow; ++j) {
+      std::fill(acc, acc + out_c, C(0));
+      for (int64_t a = 0; a < g.kh; ++a) {
+        const int64_t ih = i * g.sh - g.top + a * g.dh;
+        if (ih < 0 || ih >= g.h) continue;
+        for (int64_t k = 0; k < g.kw; ++k) {
+          const int64_t iw = j * g.sw - g.left + k * g.dw;
+          if (iw < 0 || iw >= g.w) continue;
+          const T* __restrict src = x + ((b * g.h + ih) * g.w + iw) * g.c;
+          const C* __restrict fp = filter.data() + (a * g.kw + k) * out_c;
+          if (mult == 1) {
+            for (int64_t c = 0; c < g.c; ++c) acc[c] += static_cast<C>(src[c]) * fp[c];
+          } else {
+            for (int64_t c = 0; c < g.c; ++c) {
+              const C v = static_cast<C>(src[c]);
+              for (int64_t q = 0; q < mult; ++q) acc[c * mult + q] += v * fp[c * mult + q];
             }
           }
         }
-        T* dst = y + ((b * g.oh + i) * g.ow + j) * out_c;
-        for (int64_t o = 0; o < out_c; ++o) dst[o] = static_cast<T>(acc[o]);
       }
+      T* dst = y + ((b * g.oh + i) * g.ow + j) * out_c;
+      for (int64_t o = 0; o < out_c; ++o) dst[o] = static_cast<T>(acc[o]);
     }
   }
 }
