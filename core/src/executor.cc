@@ -356,8 +356,14 @@ absl::StatusOr<std::shared_ptr<Executor>> Executor::Create(const Graph& graph,
       }
     }
     if (item.kernel != nullptr) {
+      // Inputs must be static too (a partly known input could reach a size
+      // the static output does not fit), and not from a stateful producer
+      // (a variable's shape may change with Assign(validate_shape=false)).
       item.static_shapes = !tainted[node->id];
       for (const PartialShape& shape : node->output_shapes) item.static_shapes &= shape.fully_defined();
+      for (const Endpoint& in : node->inputs) {
+        item.static_shapes &= in.node->output_shapes[in.index].fully_defined() && !in.node->def->is_stateful;
+      }
       PX_RETURN_IF_ERROR(item.device->Open());
       item.instance = item.kernel->user_data;  // stateless kernels get user_data
       if (item.kernel->create != nullptr) {
@@ -945,6 +951,11 @@ absl::StatusOr<std::vector<Tensor>> Executor::RunDataflow(const std::vector<Tens
     }
     propagate(task.item, outs, task.dead, task.frame, task.iter);
     run.Retire(task.inputs);
+    // Outputs nobody reads may still be written by queued device work: they
+    // are freed with the rest once the streams drain.
+    for (Token& t : outs) {
+      if (t.value.buffer() != nullptr) run.retired.push_back(std::move(t.value));
+    }
     if (run.retired.size() > 4096) {
       PX_RETURN_IF_ERROR(run.streams.SynchronizeAll());
       run.retired.clear();

@@ -5,10 +5,12 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "cases.h"
 #include "harness_host.h"
 #include "report.h"
 
@@ -57,6 +59,7 @@ struct PassingCase {
   const KernelInfo* kernel = nullptr;
   std::vector<Tensor> inputs;
   std::vector<Tensor> expected;  // the reference's outputs
+  std::optional<Tolerance> tolerance;  // the case's own, when it has one
 };
 
 struct KernelRun {

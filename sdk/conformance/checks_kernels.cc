@@ -176,7 +176,7 @@ CaseOutcome RunCase(const Case& c, HarnessDevice& device, PX_Stream* stream, Har
     }
   }
   if (passing != nullptr && !c.expected_error().has_value()) {
-    passing->push_back(PassingCase{c.op(), c.label(), graph, kernel, c.inputs(), *std::move(want)});
+    passing->push_back(PassingCase{c.op(), c.label(), graph, kernel, c.inputs(), *std::move(want), c.tolerance()});
   }
   return {CaseOutcome::kPassed, ""};
 }

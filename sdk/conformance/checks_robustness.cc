@@ -15,10 +15,11 @@ namespace {
 constexpr const char* kSection = "robustness";
 
 // Compares a run's outputs with the reference's; "" when they match.
-std::string Compare(const std::vector<Tensor>& got, const std::vector<Tensor>& want) {
+std::string Compare(const std::vector<Tensor>& got, const PassingCase& c) {
+  const std::vector<Tensor>& want = c.expected;
   if (got.size() != want.size()) return absl::StrCat(got.size(), " outputs, expected ", want.size());
   for (size_t k = 0; k < got.size(); ++k) {
-    absl::Status s = CompareTensors(got[k], want[k], DefaultTolerance(want[k].dtype()));
+    absl::Status s = CompareTensors(got[k], want[k], c.tolerance.value_or(DefaultTolerance(want[k].dtype())));
     if (!s.ok()) return absl::StrCat("output ", k, ": ", s.message());
   }
   return "";
@@ -97,7 +98,7 @@ void CheckRobustness(const CheckOptions& options, HarnessDevice& device, const K
         break;
       }
       auto again = (*instance)->Run(c.inputs, stream, OutputMode::kKernelAllocated);
-      std::string mismatch = again.ok() ? Compare(*again, c.expected) : DescribeStatus(again.status());
+      std::string mismatch = again.ok() ? Compare(*again, c) : DescribeStatus(again.status());
       if (!mismatch.empty()) {
         problems.push_back(absl::StrCat(c.op, ": after the failure the same instance gives: ", mismatch));
       }
@@ -162,7 +163,7 @@ void CheckRobustness(const CheckOptions& options, HarnessDevice& device, const K
             size_t which = static_cast<size_t>(i + iter) % heavy.size();
             OutputMode mode = (iter % 2) ? OutputMode::kKernelAllocated : OutputMode::kHostAllocated;
             auto got = instances[which]->Run(heavy[which]->inputs, own, mode);
-            std::string mismatch = got.ok() ? Compare(*got, heavy[which]->expected) : DescribeStatus(got.status());
+            std::string mismatch = got.ok() ? Compare(*got, *heavy[which]) : DescribeStatus(got.status());
             if (!mismatch.empty()) {
               std::lock_guard<std::mutex> lock(mu);
               if (problems.size() < 5) {
@@ -233,7 +234,7 @@ void CheckSynchronousDebug(const CheckOptions& options, const std::vector<Passin
     // Read the outputs without synchronizing the stream: in debug mode the
     // launch is complete when compute returns.
     auto got = (*instance)->Run(c.inputs, stream, OutputMode::kHostAllocated, /*skip_sync=*/true);
-    std::string mismatch = got.ok() ? Compare(*got, c.expected) : DescribeStatus(got.status());
+    std::string mismatch = got.ok() ? Compare(*got, c) : DescribeStatus(got.status());
     if (!mismatch.empty()) problems.push_back(absl::StrCat(c.op, ": ", mismatch));
     ++checked;
   }

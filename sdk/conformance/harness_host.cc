@@ -631,13 +631,20 @@ absl::StatusOr<std::vector<Tensor>> KernelInstance::Run(const std::vector<Tensor
 
   std::vector<LaunchBuffer> buffers;
   std::mutex mu;
+  // Buffers are freed only after the stream has drained: a launch that
+  // failed may still have work queued that reads or writes them.
   struct Cleanup {
     HarnessDevice& device;
     std::vector<LaunchBuffer>& buffers;
+    PX_Stream* stream;
+    bool synced = false;
     ~Cleanup() {
+      if (!synced && !buffers.empty()) {
+        device.Check(device.table().stream_synchronize(device.handle(), stream)).IgnoreError();
+      }
       for (const LaunchBuffer& b : buffers) FreeLaunchBuffer(device, b);
     }
-  } cleanup{device, buffers};
+  } cleanup{device, buffers, stream};
 
   // Inputs.
   std::vector<DLTensor> in_desc(inputs.size(), DLTensor{});
@@ -717,6 +724,7 @@ absl::StatusOr<std::vector<Tensor>> KernelInstance::Run(const std::vector<Tensor
       out_desc.data(), out_desc.size(), stream));
   if (!status.ok()) return status;
   if (!skip_sync) {
+    cleanup.synced = true;
     status = device.Check(table.stream_synchronize(device.handle(), stream));
     if (!status.ok()) {
       return absl::Status(status.code(), absl::StrCat("stream_synchronize: ", status.message()));

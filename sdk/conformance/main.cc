@@ -264,6 +264,7 @@ void RunIsolated(const CheckOptions& options, Report& report) {
     Report child;
     child.StreamTo(fds[1]);
     RunDeviceChecks(options, child);
+    child.Begin("end", "end");  // the parent knows every check was reported
     close(fds[1]);
     _exit(0);
   }
@@ -304,8 +305,9 @@ void RunIsolated(const CheckOptions& options, Report& report) {
     report.Fail(section, name,
                 absl::StrCat("the plugin crashed in this check (signal ", sig, ", ", strsignal(sig),
                              "); the checks after it did not run"));
-  } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    report.Fail(section, name, "the checking process ended abnormally in this check");
+  } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || section != "end") {
+    report.Fail(section, name,
+                "the checking process ended in this check before reporting everything (did the plugin call exit?)");
   }
 }
 

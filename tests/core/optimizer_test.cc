@@ -135,7 +135,7 @@ TEST(Optimizer, PruneDropsWhatTheFetchesDoNotNeed) {
 
 TEST(Optimizer, ArithmeticBypassesNodesThatChangeNothing) {
   auto runtime = CpuRuntime();
-  std::string g = Placeholder("x", {2, 3}) + FloatConst("one", {}, {1}) + FloatConst("zero", {1}, {0}) +
+  std::string g = Placeholder("x", {2, 3}) + FloatConst("one", {}, {1}) + FloatConst("zero", {1}, {-0.0f}) +
                   Binary("m", "Mul", "x", "one") + Binary("a", "AddV2", "zero", "m") +
                   IntConst("p", {1, 0}) +
                   "node { name: 't1' op: 'Transpose' input: 'a' input: 'p' attr { key: 'T' value { type: DT_FLOAT } } }\n"
@@ -160,6 +160,23 @@ TEST(Optimizer, ArithmeticKeepsABroadcastingMultiply) {
   Outcome o = RunBoth(runtime.get(), g, {{"x", Random({3}, 3)}}, {"m"}, AllBut("arithmetic"));
   ASSERT_EQ(o.optimized[0].shape(), (Shape{2, 3}));
   ExpectNear(o.optimized, o.plain, 0);
+}
+
+TEST(Optimizer, ArithmeticLeavesFedConstantsAndPositiveZeroAdditionsAlone) {
+  auto runtime = CpuRuntime();
+  std::string g = Placeholder("x", {3}) + FloatConst("one", {}, {1}) + Binary("m", "Mul", "x", "one") +
+                  FloatConst("zero", {}, {0}) + Binary("a", "AddV2", "m", "zero");
+  Tensor two = *Tensor::AllocateHost(DataType::kFloat, {});
+  two.data<float>()[0] = 2;
+  Tensor x = Random({3}, 16);
+  x.data<float>()[0] = -0.0f;
+  // "one" is fed 2, so m is 2x; and m + (+0.0) keeps turning -0.0 into +0.0.
+  Outcome o = RunBoth(runtime.get(), g, {{"x", x}, {"one", two}}, {"a"}, AllBut("arithmetic"));
+  EXPECT_EQ(CountOp(*o.run_graph, "Mul"), 1);
+  EXPECT_EQ(CountOp(*o.run_graph, "AddV2"), 1);
+  ExpectNear(o.optimized, o.plain, 0);
+  EXPECT_FALSE(std::signbit(o.optimized[0].data<float>()[0]));
+  EXPECT_FLOAT_EQ(o.optimized[0].data<float>()[1], 2 * x.data<float>()[1]);
 }
 
 TEST(Optimizer, ConstantFoldingEvaluatesConstantsAndStaticShapes) {

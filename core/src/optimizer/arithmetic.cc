@@ -1,8 +1,8 @@
 // Arithmetic simplification: rewrites that replace a node's value with one
 // of its inputs because the node changes nothing:
 //   x * 1, 1 * x, x + 0, 0 + x, x - 0, x / 1  (the constant has one element,
-//     so the result has x's shape; x + 0 turns -0.0 into +0.0, as
-//     TensorFlow's own optimizer allows);
+//     so the result has x's shape; for floats the zero must be -0.0 in an
+//     addition and +0.0 in a subtraction, the cases that keep -0.0 as it is);
 //   Transpose(Transpose(x, p), q) when q undoes p;
 //   Cast to the type it already has, and a round trip through a wider type;
 //   Reshape to the shape x already has (both known), and Reshape of a
@@ -11,6 +11,7 @@
 //     control dependencies, read variables or cross requested devices).
 // Consumers are rewired to the input; the bypassed node is left for
 // dead-node removal. Nodes the signature names are never bypassed.
+#include <cmath>
 #include <optional>
 #include <map>
 
@@ -24,8 +25,9 @@ namespace plexus::opt {
 namespace {
 
 // The value of a Const node, or nullopt.
-std::optional<Tensor> ConstValue(const tf::NodeDef* n) {
+std::optional<Tensor> ConstValue(const tf::NodeDef* n, const PassContext& ctx) {
   if (n == nullptr || n->op() != "Const") return std::nullopt;
+  if (ctx.fed.count(EndpointKey(n->name(), 0)) > 0) return std::nullopt;  // fed: not constant
   for (const std::string& in : n->input()) {
     if (ParseInput(in).control) return std::nullopt;  // a Const inside a conditional branch
   }
@@ -83,12 +85,21 @@ absl::StatusOr<bool> SimplifyArithmetic(tf::GraphDef& def, const PassContext& ct
   auto graph = ImportGraphDef(def, ctx.source);
   if (!graph.ok()) return graph.status();
   NodeIndex index(def);
+  const std::set<std::string> tainted = FeedTainted(def, ctx.fed);
   int rewrites = 0;
   std::set<std::string> bypassed;
-  // Replaces the value of `n` (output 0) with input `in` of `n`.
+  // Replaces the value of `n` (output 0) with input `in` of `n`. Not when
+  // `n` orders itself after something (control inputs its consumers would
+  // lose), nor onto a stateful producer (reading a variable later than the
+  // graph says).
   auto bypass = [&](tf::NodeDef& n, const std::string& in) {
     if (ctx.protected_nodes.count(n.name()) > 0 || bypassed.count(n.name()) > 0) return;
+    for (const std::string& i : n.input()) {
+      if (ParseInput(i).control) return;
+    }
     InputRef ref = ParseInput(in);
+    const tf::NodeDef* target = index.Find(ref.node);
+    if (target == nullptr || IsStateful(*target)) return;
     if (ctx.fed.count(EndpointKey(n.name(), 0)) > 0) return;
     if (RewireOutputs(def, n.name(), 0, OutputName(ref.node, ref.index)) > 0) {
       bypassed.insert(n.name());
@@ -117,10 +128,17 @@ absl::StatusOr<bool> SimplifyArithmetic(tf::GraphDef& def, const PassContext& ct
                                     op == "Div" || op == "RealDiv")) {
       for (int side = 0; side < 2; ++side) {
         if (side == 0 && (op == "Sub" || op == "Div" || op == "RealDiv")) continue;  // 0 - x, 1 / x
-        std::optional<Tensor> c = ConstValue(index.Find(ParseInput(data_inputs[side]).node));
+        std::optional<Tensor> c = ConstValue(index.Find(ParseInput(data_inputs[side]).node), ctx);
         if (!c.has_value()) continue;
         double identity = (op == "Mul" || op == "Div" || op == "RealDiv") ? 1.0 : 0.0;
         if (!IsScalarValue(*c, identity)) continue;
+        if (identity == 0.0 && (c->dtype() == DataType::kFloat || c->dtype() == DataType::kDouble)) {
+          // x + (-0.0) and x - (+0.0) are x for every x; x + (+0.0) turns
+          // -0.0 into +0.0, so it stays.
+          const bool negative_zero =
+              c->dtype() == DataType::kFloat ? std::signbit(c->data<float>()[0]) : std::signbit(c->data<double>()[0]);
+          if ((op == "Sub") == negative_zero) continue;
+        }
         const Node* other = node->inputs[1 - side].node;
         const PartialShape& xs = other->output_shapes[node->inputs[1 - side].index];
         if (!xs.rank_known() || static_cast<int64_t>(c->dims()) > xs.rank()) continue;
@@ -132,14 +150,17 @@ absl::StatusOr<bool> SimplifyArithmetic(tf::GraphDef& def, const PassContext& ct
     }
     if (op == "Transpose" && data_inputs.size() == 2) {
       tf::NodeDef* inner = index.Find(ParseInput(data_inputs[0]).node);
-      if (inner == nullptr || inner->op() != "Transpose" || ParseInput(data_inputs[0]).index != 0) continue;
-      std::optional<Tensor> q = ConstValue(index.Find(ParseInput(data_inputs[1]).node));
+      if (inner == nullptr || inner->op() != "Transpose" || ParseInput(data_inputs[0]).index != 0 ||
+          ctx.fed.count(EndpointKey(inner->name(), 0)) > 0) {
+        continue;
+      }
+      std::optional<Tensor> q = ConstValue(index.Find(ParseInput(data_inputs[1]).node), ctx);
       std::vector<std::string> inner_data;
       for (const std::string& in : inner->input()) {
         if (!ParseInput(in).control) inner_data.push_back(in);
       }
       if (!q.has_value() || inner_data.size() != 2) continue;
-      std::optional<Tensor> p = ConstValue(index.Find(ParseInput(inner_data[1]).node));
+      std::optional<Tensor> p = ConstValue(index.Find(ParseInput(inner_data[1]).node), ctx);
       if (!p.has_value()) continue;
       std::vector<int64_t> pv = IntValues(*p), qv = IntValues(*q);
       if (pv.size() != qv.size()) continue;
@@ -157,7 +178,8 @@ absl::StatusOr<bool> SimplifyArithmetic(tf::GraphDef& def, const PassContext& ct
         continue;
       }
       tf::NodeDef* inner = index.Find(ParseInput(data_inputs[0]).node);
-      if (inner != nullptr && inner->op() == "Cast" && TypeAttr(*inner, "SrcT") == dst &&
+      if (inner != nullptr && inner->op() == "Cast" && ctx.fed.count(EndpointKey(inner->name(), 0)) == 0 &&
+          TypeAttr(*inner, "SrcT") == dst &&
           TypeAttr(*inner, "DstT") == src && Lossless(dst, src)) {
         std::string x;
         for (const std::string& in : inner->input()) {
@@ -171,7 +193,8 @@ absl::StatusOr<bool> SimplifyArithmetic(tf::GraphDef& def, const PassContext& ct
       const Endpoint& x = node->inputs[0];
       const PartialShape& in_shape = x.node->output_shapes[x.index];
       const PartialShape& out_shape = node->output_shapes[0];
-      if (in_shape.fully_defined() && out_shape.fully_defined() && in_shape.dims() == out_shape.dims()) {
+      if (tainted.count(n.name()) == 0 && in_shape.fully_defined() && out_shape.fully_defined() &&
+          in_shape.dims() == out_shape.dims()) {
         bypass(n, data_inputs[0]);
         continue;
       }

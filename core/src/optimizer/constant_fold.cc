@@ -74,6 +74,11 @@ absl::StatusOr<bool> FoldConstants(tf::GraphDef& def, const PassContext& ctx) {
   if (!graph.ok()) return graph.status();
   NodeIndex index(def);
   std::vector<std::string> order = index.TopologicalOrder();
+  // Static shapes hold only outside control flow (a shape inside a loop
+  // frame or conditional branch must stay there) and away from fed
+  // constants.
+  const std::set<std::string> under_cf = UnderControlFlow(def);
+  const std::set<std::string> tainted = FeedTainted(def, ctx.fed);
 
   // 1. Which nodes are constant.
   std::set<std::string> foldable;  // computable from constants alone
@@ -85,7 +90,9 @@ absl::StatusOr<bool> FoldConstants(tf::GraphDef& def, const PassContext& ctx) {
     bool fed = false;
     for (int k = 0; k < node->num_outputs(); ++k) fed |= ctx.fed.count(EndpointKey(name, k)) > 0;
     if (fed) continue;
-    if (std::optional<Tensor> v = StaticShapeValue(*node); v.has_value() && node->control_inputs.empty()) {
+    const bool shape_static = under_cf.count(name) == 0 && tainted.count(name) == 0;
+    if (std::optional<Tensor> v = shape_static ? StaticShapeValue(*node) : std::nullopt;
+        v.has_value() && node->control_inputs.empty()) {
       known.emplace(name, *std::move(v));
       foldable.insert(name);
       continue;

@@ -30,7 +30,9 @@ std::string Signature(const tf::NodeDef& n) {
       data.push_back(EndpointKey(ref.node, ref.index));
     }
   }
-  if (Commutative(n.op()) && data.size() == 2 && data[1] < data[0]) std::swap(data[0], data[1]);
+  // String Add concatenates: its operands do not commute.
+  const bool strings = n.attr().count("T") > 0 && n.attr().at("T").type() == tf::DT_STRING;
+  if (Commutative(n.op()) && !strings && data.size() == 2 && data[1] < data[0]) std::swap(data[0], data[1]);
   std::sort(control.begin(), control.end());
   std::map<std::string, std::string> attrs;  // sorted by name
   for (const auto& [name, value] : n.attr()) attrs[name] = value.ShortDebugString();

@@ -46,6 +46,9 @@ absl::StatusOr<bool> FuseElementwise(tf::GraphDef& def, const PassContext& ctx) 
   auto graph = ImportGraphDef(def, ctx.source);
   if (!graph.ok()) return graph.status();
   NodeIndex index(def);
+  // The fused node fixes its output shape: not where static shapes may not
+  // hold.
+  const std::set<std::string> tainted = FeedTainted(def, ctx.fed);
 
   // A node that can be part of a fused tree at all.
   auto fusable = [&](const tf::NodeDef& n) -> const Node* {
@@ -55,7 +58,7 @@ absl::StatusOr<bool> FuseElementwise(tf::GraphDef& def, const PassContext& ctx) 
     DataType t = node->output_types[0];
     if (t != DataType::kFloat && t != DataType::kDouble) return nullptr;
     if (!node->output_shapes[0].fully_defined() || ctx.fed.count(EndpointKey(n.name(), 0)) > 0) return nullptr;
-    if (!DeviceHasFusedKernel(ctx, t)) return nullptr;
+    if (!DeviceHasFusedKernel(ctx, t) || tainted.count(n.name()) > 0) return nullptr;
     return node;
   };
 

@@ -66,10 +66,11 @@ bool SoleConsumer(const NodeIndex& index, const PassContext& ctx, const tf::Node
   return true;
 }
 
-std::optional<Tensor> ConstOf(const NodeIndex& index, const std::string& input) {
+std::optional<Tensor> ConstOf(const NodeIndex& index, const PassContext& ctx, const std::string& input) {
   InputRef ref = ParseInput(input);
   const tf::NodeDef* n = index.Find(ref.node);
   if (n == nullptr || n->op() != "Const" || ref.index != 0 || !ControlInputs(*n).empty()) return std::nullopt;
+  if (ctx.fed.count(EndpointKey(n->name(), 0)) > 0) return std::nullopt;  // fed: not constant
   auto t = TensorFromProto(n->attr().at("value").tensor());
   if (!t.ok()) return std::nullopt;
   return *std::move(t);
@@ -98,7 +99,7 @@ bool FoldBatchNorm(tf::GraphDef& def, const PassContext& ctx, NodeIndex& index, 
   for (const auto& [consumer, pos] : index.DataConsumers(bn.name())) {
     if (ParseInput(consumer->input(pos)).index != 0) return false;
   }
-  if (ctx.fed.count(EndpointKey(bn.name(), 0)) > 0) return false;
+  if (ctx.fed.count(EndpointKey(bn.name(), 0)) > 0 || ctx.protected_nodes.count(bn.name()) > 0) return false;
   tf::NodeDef* conv = index.Find(ParseInput(in[0]).node);
   tf::NodeDef* consumer = nullptr;
   // A BiasAdd of a constant between the convolution and the batch norm
@@ -109,9 +110,13 @@ bool FoldBatchNorm(tf::GraphDef& def, const PassContext& ctx, NodeIndex& index, 
       SoleConsumer(index, ctx, *conv, &consumer) && consumer == &bn &&
       ctx.fed.count(EndpointKey(conv->name(), 0)) == 0) {
     between = conv;
+    std::string bias_format = "NHWC", bn_format = "NHWC";
+    if (auto f = between->attr().find("data_format"); f != between->attr().end()) bias_format = f->second.s();
+    if (auto f = bn.attr().find("data_format"); f != bn.attr().end()) bn_format = f->second.s();
+    if (!ControlInputs(*between).empty() || bias_format != bn_format) return false;
     std::vector<std::string> bias_in = DataInputs(*between);
     if (bias_in.size() != 2 || ParseInput(bias_in[0]).index != 0) return false;
-    old_bias = ConstOf(index, bias_in[1]);
+    old_bias = ConstOf(index, ctx, bias_in[1]);
     if (!old_bias) return false;
     conv = index.Find(ParseInput(bias_in[0]).node);
     if (conv == nullptr || !SoleConsumer(index, ctx, *conv, &consumer) || consumer != between) return false;
@@ -122,9 +127,9 @@ bool FoldBatchNorm(tf::GraphDef& def, const PassContext& ctx, NodeIndex& index, 
   if (conv->op() != "Conv2D" && conv->op() != "DepthwiseConv2dNative") return false;
   if (ctx.fed.count(EndpointKey(conv->name(), 0)) > 0) return false;
   std::vector<std::string> conv_in = DataInputs(*conv);
-  std::optional<Tensor> filter = ConstOf(index, conv_in[1]);
-  std::optional<Tensor> scale = ConstOf(index, in[1]), offset = ConstOf(index, in[2]),
-                        mean = ConstOf(index, in[3]), var = ConstOf(index, in[4]);
+  std::optional<Tensor> filter = ConstOf(index, ctx, conv_in[1]);
+  std::optional<Tensor> scale = ConstOf(index, ctx, in[1]), offset = ConstOf(index, ctx, in[2]),
+                        mean = ConstOf(index, ctx, in[3]), var = ConstOf(index, ctx, in[4]);
   if (!filter || !scale || !offset || !mean || !var) return false;
   DataType t = filter->dtype();
   if ((t != DataType::kFloat && t != DataType::kDouble) || scale->dtype() != t || filter->dims() != 4) return false;

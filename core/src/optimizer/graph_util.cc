@@ -97,6 +97,40 @@ std::vector<std::string> NodeIndex::TopologicalOrder() const {
   return order;
 }
 
+std::set<std::string> FeedTainted(tf::GraphDef& def, const std::set<std::string>& fed) {
+  std::set<std::string> tainted;
+  if (fed.empty()) return tainted;
+  NodeIndex index(def);
+  for (const std::string& name : index.TopologicalOrder()) {
+    const tf::NodeDef* n = index.Find(name);
+    for (const std::string& in : n->input()) {
+      InputRef ref = ParseInput(in);
+      if (ref.control) continue;
+      const tf::NodeDef* producer = index.Find(ref.node);
+      if (tainted.count(ref.node) > 0 ||
+          (fed.count(EndpointKey(ref.node, ref.index)) > 0 && producer != nullptr && producer->op() != "Placeholder")) {
+        tainted.insert(name);
+        break;
+      }
+    }
+  }
+  return tainted;
+}
+
+std::set<std::string> UnderControlFlow(tf::GraphDef& def) {
+  static const std::set<std::string> kOps = {"Switch", "RefSwitch", "Merge", "RefMerge", "Enter", "RefEnter",
+                                             "Exit", "RefExit", "NextIteration", "RefNextIteration", "LoopCond"};
+  std::set<std::string> under;
+  NodeIndex index(def);
+  for (const std::string& name : index.TopologicalOrder()) {
+    const tf::NodeDef* n = index.Find(name);
+    bool inside = kOps.count(n->op()) > 0;
+    for (const std::string& in : n->input()) inside |= under.count(ParseInput(in).node) > 0;
+    if (inside) under.insert(name);
+  }
+  return under;
+}
+
 int RewireOutputs(tf::GraphDef& def, const std::string& from_node, int from_index, const std::string& to,
                   const std::set<std::string>& skip) {
   int changed = 0;

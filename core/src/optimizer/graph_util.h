@@ -59,6 +59,14 @@ void RemoveNodes(tf::GraphDef& def, const std::set<std::string>& names);
 // A name not used in `def`, starting from `base`.
 std::string UniqueName(const tf::GraphDef& def, const std::string& base);
 
+// Nodes whose static shapes may not hold at run time: those downstream of a
+// fed tensor that is not a placeholder's (a fed constant may change values,
+// such as a Reshape's target, that static shapes were inferred from).
+std::set<std::string> FeedTainted(tf::GraphDef& def, const std::set<std::string>& fed);
+// Nodes inside TensorFlow 1 control flow: downstream (through data or
+// control edges) of a Switch, Merge, Enter, Exit, NextIteration or LoopCond.
+std::set<std::string> UnderControlFlow(tf::GraphDef& def);
+
 // The op definition of a node, or null.
 const OpDef* FindOpDef(const tf::NodeDef& node);
 bool IsStateful(const tf::NodeDef& node);
