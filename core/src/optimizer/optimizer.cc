@@ -1,5 +1,8 @@
 #include "optimizer/optimizer.h"
 
+#include <spawn.h>
+#include <sys/wait.h>
+
 #include <cstdlib>
 #include <fstream>
 
@@ -10,6 +13,8 @@
 #include "optimizer/graph_util.h"
 #include "plexus/graph_import.h"
 #include "plexus/logging.h"
+
+extern char** environ;
 
 namespace plexus::opt {
 namespace {
@@ -66,10 +71,18 @@ void Dump(const std::string& dir, const std::string& stem, const tf::GraphDef& d
   if (!graph.ok()) return;
   std::string dot_path = absl::StrCat(dir, "/", stem, ".dot");
   std::ofstream(dot_path) << ToDot(**graph, device);
-  static const bool have_dot = std::system("command -v dot >/dev/null 2>&1") == 0;
-  if (have_dot) {
-    std::string cmd = absl::StrCat("dot -Tsvg '", dot_path, "' -o '", dir, "/", stem, ".svg' 2>/dev/null");
-    if (std::system(cmd.c_str()) != 0) Log(LogLevel::kWarning, absl::StrCat("dot failed on ", dot_path));
+  // Graphviz's dot, when installed, run without a shell (paths are passed
+  // as they are).
+  std::string svg_path = absl::StrCat(dir, "/", stem, ".svg");
+  std::string program = "dot", format = "-Tsvg", output = "-o";
+  char* argv[] = {program.data(), format.data(), dot_path.data(), output.data(), svg_path.data(), nullptr};
+  pid_t pid = 0;
+  if (posix_spawnp(&pid, "dot", nullptr, nullptr, argv, environ) == 0) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      Log(LogLevel::kWarning, absl::StrCat("dot failed on ", dot_path));
+    }
   }
 }
 
