@@ -492,7 +492,10 @@ absl::Status Executor::Execute(const Item& item, std::vector<Tensor>&& inputs,
     *outputs = std::move(ctx.outputs());
     return absl::OkStatus();
   }
-  // A plugin kernel: inputs moved to where the kernel wants them.
+  // A plugin kernel: inputs moved to where the kernel wants them. Copies
+  // made here are kept until the streams drain (the run keeps the originals
+  // alive through its value slots).
+  absl::InlinedVector<Tensor, 4> staged;
   for (size_t k = 0; k < inputs.size(); ++k) {
     Tensor& value = inputs[k];
     if (value.dtype() == DataType::kString) continue;  // always host memory
@@ -504,10 +507,13 @@ absl::Status Executor::Execute(const Item& item, std::vector<Tensor>&& inputs,
     }
     auto moved = CopyTensorTo(value, target);
     if (!moved.ok()) return Annotate(moved.status(), absl::StrCat(Where(node, device), ": input ", k));
-    value = *std::move(moved);
+    if (moved->buffer() != value.buffer()) {
+      value = *std::move(moved);
+      staged.push_back(value);
+    }
   }
   absl::Status status = Compute(item, inputs, outputs, run.streams.stream(item.device_index));
-  run.Retire(inputs);
+  for (Tensor& t : staged) run.retired.push_back(std::move(t));
   return status;
 }
 
