@@ -10,21 +10,11 @@
 namespace plexus::opt {
 
 InputRef ParseInput(absl::string_view input) {
-  InputRef ref;
-  if (!input.empty() && input[0] == '^') {
-    ref.control = true;
-    ref.node = std::string(input.substr(1));
-    return ref;
-  }
-  size_t colon = input.rfind(':');
-  int index = 0;
-  if (colon != absl::string_view::npos && absl::SimpleAtoi(input.substr(colon + 1), &index)) {
-    ref.node = std::string(input.substr(0, colon));
-    ref.index = index;
-  } else {
-    ref.node = std::string(input);
-  }
-  return ref;
+  absl::StatusOr<TensorRef> ref = ParseTensorRef(input);
+  if (ref.ok()) return *std::move(ref);
+  InputRef plain;
+  plain.node = std::string(input);
+  return plain;
 }
 
 std::string OutputName(const std::string& node, int index) {

@@ -10,17 +10,16 @@
 
 #include "absl/strings/string_view.h"
 #include "graph.pb.h"
+#include "plexus/graph_import.h"
 #include "plexus/op_def.h"
 #include "plexus/tensor.h"
 
 namespace plexus::opt {
 
-// One input string of a NodeDef: "node", "node:k" or "^node".
-struct InputRef {
-  std::string node;
-  int index = 0;
-  bool control = false;
-};
+// One input string of a NodeDef: "node", "node:k" or "^node", parsed by the
+// importer's ParseTensorRef. Passes only see inputs the importer accepted,
+// so a malformed one (never expected) reads as a plain node name.
+using InputRef = TensorRef;
 InputRef ParseInput(absl::string_view input);
 // "node" for output 0, "node:k" otherwise.
 std::string OutputName(const std::string& node, int index);
