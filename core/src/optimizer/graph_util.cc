@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <functional>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "plexus/tensor_proto.h"
 
