@@ -6,7 +6,11 @@
 #include <optional>
 #include <cstring>
 #include <deque>
+#include <atomic>
+#include <condition_variable>
 #include <map>
+#include <mutex>
+#include <set>
 #include <tuple>
 
 #include "absl/container/inlined_vector.h"
@@ -17,6 +21,7 @@
 #include "plexus/plugin_host.h"
 #include "plexus/status.h"
 #include "session_state.h"
+#include "thread_pool.h"
 
 namespace plexus {
 namespace {
@@ -47,21 +52,26 @@ std::string KernelMismatch(const Node& node, const Plugin& plugin) {
 
 namespace {
 
-// The streams of one run, one per device. On destruction (every return
-// path) it waits for them, so no buffer is freed while queued work may still
-// read it, and returns them to their devices (a failed one is dropped).
+// The streams of one run: one per device for each thread slot (slot 0 is
+// the thread that called Run; the parallel scheduler gives each pool thread
+// a slot, since the ABI serializes calls per stream). On destruction (every
+// return path) it waits for them, so no buffer is freed while queued work
+// may still read it, and returns them to their devices (a failed one is
+// dropped).
 class RunStreams {
  public:
-  explicit RunStreams(const std::vector<std::shared_ptr<Device>>& devices)
-      : devices_(devices), streams_(devices.size(), nullptr) {}
+  RunStreams(const std::vector<std::shared_ptr<Device>>& devices, int num_slots)
+      : devices_(devices), streams_(devices.size() * num_slots, nullptr) {}
   ~RunStreams() {
     for (size_t i = 0; i < streams_.size(); ++i) {
       if (streams_[i] == nullptr) continue;
+      Device& device = *devices_[i % devices_.size()];
       // Always wait: work may have been queued after the last SynchronizeAll.
-      bool healthy = devices_[i]->SynchronizeStream(streams_[i]).ok();
-      devices_[i]->ReleaseStream(streams_[i], healthy && !failed_);
+      bool healthy = device.SynchronizeStream(streams_[i]).ok();
+      device.ReleaseStream(streams_[i], healthy && !failed_);
     }
   }
+  // Slot 0's streams, for every device.
   absl::Status Acquire() {
     for (size_t i = 0; i < devices_.size(); ++i) {
       PX_ASSIGN_OR_RETURN(streams_[i], devices_[i]->AcquireStream());
@@ -69,16 +79,27 @@ class RunStreams {
     return absl::OkStatus();
   }
   PX_Stream* stream(int device_index) const { return streams_[device_index]; }
+  // The stream of `device_index` for thread slot `slot`, acquired on first
+  // use. Only the thread owning the slot calls this during a run.
+  absl::StatusOr<PX_Stream*> StreamFor(int device_index, int slot) {
+    PX_Stream*& s = streams_[slot * devices_.size() + device_index];
+    if (s == nullptr) {
+      PX_ASSIGN_OR_RETURN(s, devices_[device_index]->AcquireStream());
+    }
+    return s;
+  }
   // Waits for every stream; the first sticky error wins.
   absl::Status SynchronizeAll() {
     absl::Status first;
     for (size_t i = 0; i < streams_.size(); ++i) {
-      absl::Status s = devices_[i]->SynchronizeStream(streams_[i]);
+      if (streams_[i] == nullptr) continue;
+      absl::Status s = devices_[i % devices_.size()]->SynchronizeStream(streams_[i]);
       if (!s.ok() && first.ok()) first = s;
     }
     failed_ = failed_ || !first.ok();
     return first;
   }
+  // Waits for slot 0's stream of `device`.
   absl::Status Synchronize(const Device* device) {
     for (size_t i = 0; i < devices_.size(); ++i) {
       if (devices_[i].get() == device) return devices_[i]->SynchronizeStream(streams_[i]);
@@ -95,8 +116,10 @@ class RunStreams {
 }  // namespace
 
 struct Executor::RunState {
-  explicit RunState(const std::vector<std::shared_ptr<Device>>& devices) : streams(devices) {}
+  RunState(const std::vector<std::shared_ptr<Device>>& devices, int num_slots = 1)
+      : streams(devices, num_slots) {}
   TraceRecorder* trace = nullptr;
+  std::mutex retired_mu;  // for threads of the parallel scheduler
   // Inputs kept alive until the streams have drained: declared before
   // `streams`, so they die after its destructor has waited for the work.
   std::vector<Tensor> retired;
@@ -156,10 +179,36 @@ std::string RequestedDevice(const Graph& graph, const Node& node) {
 
 }  // namespace
 
+namespace {
+
+// Ops heavy enough to deserve a thread of their own, whatever their size.
+bool IsHeavyOp(const std::string& op) {
+  static const auto* heavy = new std::set<std::string, std::less<>>{
+      "MatMul", "BatchMatMul", "BatchMatMulV2", "BatchMatMulV3", "_FusedMatMul", "Conv2D", "Conv3D",
+      "_FusedConv2D", "DepthwiseConv2dNative", "Conv2DBackpropInput", "Conv2DBackpropFilter",
+      "Einsum", "MaxPool", "AvgPool", "FFT", "IFFT", "RFFT", "IRFFT", "_PlexusFusedElementwise"};
+  return heavy->count(op) > 0;
+}
+
+bool IsExpensive(const Node& node) {
+  if (IsHeavyOp(node.op)) return true;
+  // Large outputs: a pass over 64 Ki elements or more.
+  for (const PartialShape& shape : node.output_shapes) {
+    if (!shape.fully_defined()) continue;
+    int64_t elements = 1;
+    for (int64_t d : shape.dims()) elements *= d;
+    if (elements >= (int64_t{1} << 16)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 absl::StatusOr<std::shared_ptr<Executor>> Executor::Create(const Graph& graph,
                                                            const Runtime& runtime,
                                                            std::shared_ptr<Device> device,
-                                                           Request request, SessionState* state) {
+                                                           Request request, SessionState* state,
+                                                           Options options) {
   std::shared_ptr<Executor> exec(new Executor());
   exec->request_ = std::move(request);
   exec->state_ = state;
@@ -429,15 +478,37 @@ absl::StatusOr<std::shared_ptr<Executor>> Executor::Create(const Graph& graph,
       continue;
     }
     std::vector<Tensor> outputs;
-    PX_RETURN_IF_ERROR(exec->Execute(item, {}, &outputs, build));
+    PX_RETURN_IF_ERROR(exec->Execute(item, {}, &outputs, build, build.streams.stream(item.device_index)));
     item.constant_outputs = std::move(outputs);
   }
   PX_RETURN_IF_ERROR(build.streams.SynchronizeAll());
+
+  // Inter-op parallelism pays when two expensive items can run at once:
+  // some depth (longest path from the sources) holds two of them, and
+  // items at one depth never depend on each other.
+  std::vector<int> depth(exec->items_.size(), 0);
+  std::map<int, int> expensive_at_depth;
+  for (size_t i = 0; i < exec->items_.size(); ++i) {
+    Item& item = exec->items_[i];
+    for (const Source& s : item.inputs) {
+      if (s.item >= 0) depth[i] = std::max(depth[i], depth[s.item] + 1);
+    }
+    for (const Node* c : item.node->control_inputs) {
+      if (item_of[c->id] >= 0) depth[i] = std::max(depth[i], depth[item_of[c->id]] + 1);
+    }
+    item.expensive = item.kind == Kind::kKernel && item.constant_outputs.empty() && IsExpensive(*item.node);
+    if (item.expensive && ++expensive_at_depth[depth[i]] == 2 && options.inter_op_parallelism &&
+        !exec->dataflow_) {
+      exec->parallel_ = true;
+    }
+  }
+  for (size_t d = 0; d < exec->devices_.size(); ++d) exec->event_pools_.push_back(std::make_unique<EventPool>());
   return exec;
 }
 
 absl::Status Executor::Execute(const Item& item, std::vector<Tensor>&& inputs,
-                               std::vector<Tensor>* outputs, RunState& run) const {
+                               std::vector<Tensor>* outputs, RunState& run, PX_Stream* stream,
+                               bool inputs_ready) const {
   const Node& node = *item.node;
   Device& device = *item.device;
   // The node's span on the timeline, whichever way this returns.
@@ -467,7 +538,9 @@ absl::Status Executor::Execute(const Item& item, std::vector<Tensor>&& inputs,
       Tensor& value = inputs[k];
       if (value.device() != nullptr) {
         // Produced on a run stream: wait for it before reading it here.
-        PX_RETURN_IF_ERROR(Annotate(run.streams.Synchronize(value.device()), node.Describe()));
+        if (!inputs_ready) {
+          PX_RETURN_IF_ERROR(Annotate(run.streams.Synchronize(value.device()), node.Describe()));
+        }
         auto host = CopyTensorTo(value, nullptr);
         if (!host.ok()) return Annotate(host.status(), absl::StrCat(node.Describe(), ": input ", k));
         value = *std::move(host);
@@ -501,7 +574,7 @@ absl::Status Executor::Execute(const Item& item, std::vector<Tensor>&& inputs,
     if (value.dtype() == DataType::kString) continue;  // always host memory
     Device* target = item.kernel->InputInHostMemory(static_cast<int>(k)) ? nullptr : &device;
     Device* source = value.device();
-    if (source != nullptr && source != target && !source->host_accessible()) {
+    if (!inputs_ready && source != nullptr && source != target && !source->host_accessible()) {
       // Produced on another device's run stream: wait for it first.
       PX_RETURN_IF_ERROR(Annotate(run.streams.Synchronize(source), Where(node, device)));
     }
@@ -512,10 +585,18 @@ absl::Status Executor::Execute(const Item& item, std::vector<Tensor>&& inputs,
       staged.push_back(value);
     }
   }
-  absl::Status status = Compute(item, inputs, outputs, run.streams.stream(item.device_index));
-  for (Tensor& t : staged) run.retired.push_back(std::move(t));
+  absl::Status status = Compute(item, inputs, outputs, stream);
+  if (!staged.empty()) {
+    std::lock_guard<std::mutex> lock(run.retired_mu);
+    for (Tensor& t : staged) run.retired.push_back(std::move(t));
+  }
   return status;
 }
+
+struct Executor::EventPool {
+  std::mutex mu;
+  std::vector<PX_Event*> free;
+};
 
 Executor::~Executor() {
   for (Item& item : items_) {
@@ -524,6 +605,33 @@ Executor::~Executor() {
       item.kernel->destroy(item.instance);
     }
   }
+  for (size_t d = 0; d < event_pools_.size(); ++d) {
+    Device& device = *devices_[d];
+    for (PX_Event* event : event_pools_[d]->free) device.plugin().table().event_destroy(device.handle(), event);
+  }
+}
+
+absl::StatusOr<PX_Event*> Executor::AcquireEvent(int device_index) const {
+  EventPool& pool = *event_pools_[device_index];
+  {
+    std::lock_guard<std::mutex> lock(pool.mu);
+    if (!pool.free.empty()) {
+      PX_Event* event = pool.free.back();
+      pool.free.pop_back();
+      return event;
+    }
+  }
+  Device& device = *devices_[device_index];
+  PX_Event* event = nullptr;
+  PX_RETURN_IF_ERROR(device.Check(device.plugin().table().event_create(device.handle(), &event),
+                                  "creating an event"));
+  return event;
+}
+
+void Executor::ReleaseEvent(int device_index, PX_Event* event) const {
+  EventPool& pool = *event_pools_[device_index];
+  std::lock_guard<std::mutex> lock(pool.mu);
+  pool.free.push_back(event);
 }
 
 absl::Status Executor::Compute(const Item& item, const std::vector<Tensor>& inputs,
@@ -650,12 +758,18 @@ absl::StatusOr<std::vector<Tensor>> Executor::Run(const std::vector<Tensor>& fee
   for (size_t i = 0; i < feed_values.size(); ++i) {
     PX_RETURN_IF_ERROR(CheckFeed(static_cast<int>(i), feed_values[i]));
   }
-  RunState run(devices_);
+  // The parallel scheduler needs the pool, and is not used from a pool
+  // thread (a run nested in a host op), whose waiting could starve the pool.
+  InterOpPool* pool = parallel_ ? InterOpPool::Get() : nullptr;
+  if (pool != nullptr && pool->CurrentThreadId() >= 0) pool = nullptr;
+  RunState run(devices_, pool != nullptr ? 1 + pool->num_threads() : 1);
   run.trace = trace;
   run.retired.reserve(items_.size());
   PX_RETURN_IF_ERROR(run.streams.Acquire());
   PX_ASSIGN_OR_RETURN(std::vector<Tensor> fetched,
-                      dataflow_ ? RunDataflow(feed_values, run) : RunInOrder(feed_values, run));
+                      dataflow_          ? RunDataflow(feed_values, run)
+                      : pool != nullptr ? RunParallel(feed_values, run)
+                                        : RunInOrder(feed_values, run));
   PX_RETURN_IF_ERROR(run.streams.SynchronizeAll());
   return CollectFetches(fetched);
 }
@@ -700,7 +814,7 @@ absl::StatusOr<std::vector<Tensor>> Executor::RunInOrder(const std::vector<Tenso
     const Node& node = *item.node;
     inputs.clear();
     for (const Source& s : item.inputs) inputs.push_back(value_of(s));
-    PX_RETURN_IF_ERROR(Execute(item, std::move(inputs), &outputs, run));
+    PX_RETURN_IF_ERROR(Execute(item, std::move(inputs), &outputs, run, run.streams.stream(item.device_index)));
     for (int k = 0; k < node.num_outputs(); ++k) slots[item.first_slot + k] = std::move(outputs[k]);
     // Retire inputs nobody else needs; they are freed once the streams drain.
     for (const Source& s : item.inputs) {
@@ -711,6 +825,212 @@ absl::StatusOr<std::vector<Tensor>> Executor::RunInOrder(const std::vector<Tenso
   }
   std::vector<Tensor> fetched;
   for (const Source& s : fetch_sources_) fetched.push_back(value_of(s));
+  return fetched;
+}
+
+
+namespace {
+
+// Where and when a value of the parallel scheduler was made: an event
+// recorded on the producing stream right after the launch.
+struct SlotSync {
+  PX_Event* event = nullptr;
+  PX_Stream* stream = nullptr;
+  int device_index = -1;
+};
+
+}  // namespace
+
+// One run of the parallel scheduler. Items become ready when their pending
+// count (data and control inputs) reaches zero. The thread that makes an
+// item ready runs it inline when it is cheap, keeps the first expensive one
+// for itself and hands further expensive ones to the pool. Each thread
+// launches on its own stream per device; a value crossing streams is waited
+// for through the event recorded after its producer (a stream wait on the
+// same device, a host wait across devices or for the host).
+struct Executor::ParallelRun {
+  ParallelRun(const Executor& e, RunState& r, const std::vector<Tensor>& f, InterOpPool* p)
+      : ex(e),
+        run(r),
+        feeds(f),
+        pool(p),
+        slots(e.num_slots_),
+        sync(e.num_slots_),
+        pending(new std::atomic<int>[e.items_.size()]),
+        events_by_slot(1 + p->num_threads()) {
+    for (size_t i = 0; i < ex.items_.size(); ++i) pending[i].store(ex.items_[i].pending, std::memory_order_relaxed);
+  }
+
+  const Executor& ex;
+  RunState& run;
+  const std::vector<Tensor>& feeds;
+  InterOpPool* pool;
+  std::vector<Tensor> slots;
+  std::vector<SlotSync> sync;
+  std::unique_ptr<std::atomic<int>[]> pending;
+  // Events recorded during the run, per thread slot: (device index, event).
+  std::vector<std::vector<std::pair<int, PX_Event*>>> events_by_slot;
+  std::mutex mu;
+  std::condition_variable idle;
+  int outstanding = 0;  // tasks handed to the pool and not finished
+  absl::Status status;  // the first error
+  std::atomic<bool> failed{false};
+
+  void Fail(absl::Status s) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (status.ok()) status = std::move(s);
+    failed.store(true, std::memory_order_relaxed);
+  }
+
+  void Schedule(int item) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      ++outstanding;
+    }
+    pool->Schedule([this, item] {
+      absl::InlinedVector<int, 16> start{item};
+      RunFrom(start);
+      std::lock_guard<std::mutex> lock(mu);
+      if (--outstanding == 0) idle.notify_all();
+    });
+  }
+
+  void WaitIdle() {
+    std::unique_lock<std::mutex> lock(mu);
+    idle.wait(lock, [this] { return outstanding == 0; });
+  }
+
+  // Runs the items of `stack` and everything they make ready that this
+  // thread keeps.
+  void RunFrom(absl::InlinedVector<int, 16>& stack) {
+    const int slot = pool->CurrentThreadId() + 1;  // the caller is slot 0
+    std::vector<Tensor> inputs, outputs;
+    while (!stack.empty()) {
+      const int i = stack.back();
+      stack.pop_back();
+      if (failed.load(std::memory_order_relaxed)) continue;
+      absl::Status s = RunItem(i, slot, inputs, outputs);
+      if (!s.ok()) {
+        Fail(std::move(s));
+        continue;
+      }
+      const Item& item = ex.items_[i];
+      bool kept_expensive = false;
+      auto ready = [&](int c) {
+        if (pending[c].fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+        if (!ex.items_[c].expensive) {
+          stack.push_back(c);
+        } else if (!kept_expensive) {
+          kept_expensive = true;
+          stack.push_back(c);
+        } else {
+          Schedule(c);
+        }
+      };
+      for (const auto& edges : item.out_edges) {
+        for (const Edge& e : edges) ready(e.item);
+      }
+      for (int c : item.control_out) ready(c);
+    }
+  }
+
+  absl::Status RunItem(int i, int slot, std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
+    const Item& item = ex.items_[i];
+    const Node& node = *item.node;
+    PX_Stream* stream = nullptr;
+    if (item.kind == Kind::kKernel) {
+      auto acquired = run.streams.StreamFor(item.device_index, slot);
+      if (!acquired.ok()) return Annotate(acquired.status(), Where(node, *item.device));
+      stream = *acquired;
+    }
+    inputs.clear();
+    for (size_t k = 0; k < item.inputs.size(); ++k) {
+      const Source& s = item.inputs[k];
+      if (s.item < 0) {
+        inputs.push_back(feeds[s.feed]);
+        continue;
+      }
+      const int index = ex.items_[s.item].first_slot + s.output;
+      inputs.push_back(slots[index]);
+      const SlotSync& ss = sync[index];
+      if (ss.event == nullptr || item.kind == Kind::kForward) continue;  // forwards pass it on
+      Device& producer = *ex.devices_[ss.device_index];
+      const PX_PluginTable& table = producer.plugin().table();
+      if (item.kind == Kind::kKernel && ss.device_index == item.device_index &&
+          !item.kernel->InputInHostMemory(static_cast<int>(k))) {
+        if (ss.stream != stream) {
+          PX_RETURN_IF_ERROR(Annotate(
+              producer.Check(table.stream_wait_event(producer.handle(), stream, ss.event),
+                             "waiting for an input made on another stream"),
+              node.Describe()));
+        }
+      } else {
+        PX_RETURN_IF_ERROR(Annotate(producer.Check(table.event_synchronize(producer.handle(), ss.event),
+                                                   "waiting for an input"),
+                                    node.Describe()));
+      }
+    }
+    PX_RETURN_IF_ERROR(ex.Execute(item, std::move(inputs), &outputs, run, stream, /*inputs_ready=*/true));
+    for (int k = 0; k < node.num_outputs(); ++k) slots[item.first_slot + k] = std::move(outputs[k]);
+    if (item.kind == Kind::kForward) {
+      for (int k = 0; k < node.num_outputs(); ++k) {
+        const Source& s = item.inputs[k];
+        if (s.item >= 0) sync[item.first_slot + k] = sync[ex.items_[s.item].first_slot + s.output];
+      }
+    } else if (item.kind == Kind::kKernel && item.constant_outputs.empty()) {
+      bool read = false;
+      for (const auto& edges : item.out_edges) read = read || !edges.empty();
+      if (read) {
+        PX_ASSIGN_OR_RETURN(PX_Event* event, ex.AcquireEvent(item.device_index));
+        events_by_slot[slot].emplace_back(item.device_index, event);
+        Device& device = *item.device;
+        PX_RETURN_IF_ERROR(Annotate(
+            device.Check(device.plugin().table().event_record(device.handle(), stream, event),
+                         "recording an event"),
+            node.Describe()));
+        for (int k = 0; k < node.num_outputs(); ++k) {
+          sync[item.first_slot + k] = SlotSync{event, stream, item.device_index};
+        }
+      }
+    }
+    return absl::OkStatus();
+  }
+};
+
+absl::StatusOr<std::vector<Tensor>> Executor::RunParallel(const std::vector<Tensor>& feed_values,
+                                                          RunState& run) const {
+  ParallelRun par(*this, run, feed_values, InterOpPool::Get());
+  absl::InlinedVector<int, 16> mine;
+  bool kept_expensive = false;
+  for (size_t i = 0; i < items_.size(); ++i) {
+    if (items_[i].pending != 0) continue;
+    if (!items_[i].expensive) {
+      mine.push_back(static_cast<int>(i));
+    } else if (!kept_expensive) {
+      kept_expensive = true;
+      mine.push_back(static_cast<int>(i));
+    } else {
+      par.Schedule(static_cast<int>(i));
+    }
+  }
+  par.RunFrom(mine);
+  par.WaitIdle();
+  // Events go back to their pools only once the streams have drained.
+  absl::Status drained = run.streams.SynchronizeAll();
+  for (const auto& events : par.events_by_slot) {
+    for (const auto& [device_index, event] : events) ReleaseEvent(device_index, event);
+  }
+  PX_RETURN_IF_ERROR(par.status);
+  PX_RETURN_IF_ERROR(drained);
+  std::vector<Tensor> fetched;
+  for (const Source& s : fetch_sources_) {
+    fetched.push_back(s.item < 0 ? feed_values[s.feed] : par.slots[items_[s.item].first_slot + s.output]);
+  }
+  // The values die with `par`; keep them until the caller's final
+  // synchronize like the serial path does.
+  for (Tensor& t : par.slots) {
+    if (t.buffer() != nullptr) run.retired.push_back(std::move(t));
+  }
   return fetched;
 }
 
@@ -950,7 +1270,8 @@ absl::StatusOr<std::vector<Tensor>> Executor::RunDataflow(const std::vector<Tens
       }
       default: {
         if (task.dead) break;
-        PX_RETURN_IF_ERROR(Execute(item, std::move(task.inputs), &outputs, run));
+        PX_RETURN_IF_ERROR(Execute(item, std::move(task.inputs), &outputs, run,
+                                   run.streams.stream(item.device_index)));
         for (int k = 0; k < node.num_outputs(); ++k) outs[k].value = std::move(outputs[k]);
         break;
       }

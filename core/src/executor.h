@@ -20,6 +20,12 @@ namespace plexus {
 class SessionState;
 class TraceRecorder;
 
+struct ExecutorOptions {
+  // Run independent expensive branches on the inter-op thread pool
+  // (thread_pool.h) when the graph has any.
+  bool inter_op_parallelism = true;
+};
+
 class Executor {
  public:
   struct Request {
@@ -28,9 +34,11 @@ class Executor {
     std::vector<const Node*> targets;
   };
 
+  using Options = ExecutorOptions;
+
   static absl::StatusOr<std::shared_ptr<Executor>> Create(
       const Graph& graph, const Runtime& runtime, std::shared_ptr<Device> device,
-      Request request, SessionState* state);
+      Request request, SessionState* state, Options options = {});
   ~Executor();
 
   // Feed values in the order of request.feeds; returns the fetches in host-
@@ -40,6 +48,8 @@ class Executor {
                                           TraceRecorder* trace = nullptr) const;
 
   const std::vector<std::string>& placement_notes() const { return notes_; }
+  // True when runs spread independent branches over the inter-op pool.
+  bool parallel() const { return parallel_; }
 
  private:
   enum class Kind {
@@ -70,6 +80,10 @@ class Executor {
     // The node's output shapes are fully known from the graph and cannot
     // change at run time: no shape function runs per launch.
     bool static_shapes = false;
+    // Worth a thread of its own when the parallel scheduler finds it ready
+    // beside other work (heavy math or a large output); cheap items run
+    // inline on the thread that made them ready.
+    bool expensive = false;
     HostOpFn host_op = nullptr;
     void* instance = nullptr;
     std::vector<Source> inputs;
@@ -86,17 +100,29 @@ class Executor {
     bool constant_enter = false;
   };
   struct RunState;
+  struct ParallelRun;
+  struct EventPool;
 
   Executor() = default;
   absl::Status CheckFeed(int index, const Tensor& value) const;
   bool IsCachedConstant(const Tensor& tensor) const;
   // Runs a kernel, host or forwarding item on its inputs.
+  // Kernels launch on `stream`. With `inputs_ready`, the caller has already
+  // waited for inputs made on other streams (the parallel scheduler does,
+  // through events); otherwise this waits for the run stream of the
+  // producing device.
   absl::Status Execute(const Item& item, std::vector<Tensor>&& inputs,
-                       std::vector<Tensor>* outputs, RunState& run) const;
+                       std::vector<Tensor>* outputs, RunState& run, PX_Stream* stream,
+                       bool inputs_ready = false) const;
   absl::Status Compute(const Item& item, const std::vector<Tensor>& inputs,
                        std::vector<Tensor>* outputs, PX_Stream* stream) const;
   absl::StatusOr<std::vector<Tensor>> RunInOrder(const std::vector<Tensor>& feeds,
                                                  RunState& run) const;
+  absl::StatusOr<std::vector<Tensor>> RunParallel(const std::vector<Tensor>& feeds,
+                                                  RunState& run) const;
+  // Events from a per-device pool, for the parallel scheduler.
+  absl::StatusOr<PX_Event*> AcquireEvent(int device_index) const;
+  void ReleaseEvent(int device_index, PX_Event* event) const;
   absl::StatusOr<std::vector<Tensor>> RunDataflow(const std::vector<Tensor>& feeds,
                                                   RunState& run) const;
   absl::StatusOr<std::vector<Tensor>> CollectFetches(const std::vector<Tensor>& fetched) const;
@@ -108,8 +134,10 @@ class Executor {
   std::vector<int> slot_uses_;  // consumers (and fetches) of each slot
   int num_slots_ = 0;
   bool dataflow_ = false;  // the graph has TensorFlow 1 control flow
+  bool parallel_ = false;  // see parallel()
   std::vector<std::shared_ptr<Device>> devices_;  // keeps plugins loaded
   std::vector<std::string> notes_;
+  mutable std::vector<std::unique_ptr<EventPool>> event_pools_;  // per device
 };
 
 }  // namespace plexus

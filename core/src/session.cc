@@ -141,7 +141,8 @@ absl::StatusOr<std::vector<Tensor>> Session::Run(
       }
     }
     PX_ASSIGN_OR_RETURN(executor,
-                        Executor::Create(*entry.graph, *runtime_, device_, std::move(request), state_.get()));
+                        Executor::Create(*entry.graph, *runtime_, device_, std::move(request), state_.get(),
+                                         Executor::Options{options_.inter_op_parallelism}));
     entry.executor = executor;
     std::lock_guard<std::mutex> lock(mu_);
     placement_notes_ = executor->placement_notes();

@@ -47,6 +47,11 @@ struct SessionOptions {
   OptimizerOptions optimizer;
   // Record every node each Run executes, for WriteTrace.
   bool trace = false;
+  // Run independent expensive branches (two convolutions side by side, say)
+  // at the same time on the process's inter-op thread pool, whose size
+  // PLEXUS_INTER_OP_THREADS sets (default: the hardware threads; 1 turns
+  // it off everywhere). Cheap ops always run inline.
+  bool inter_op_parallelism = true;
 };
 
 class Session {

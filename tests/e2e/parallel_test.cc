@@ -1,0 +1,215 @@
+// The parallel scheduler: independent expensive branches run on the
+// inter-op pool (with their own streams, joined by events) and give the
+// same results as the serial order; concurrent runs of one session stay
+// correct; an error in one branch fails the run cleanly; branches on two
+// devices wait for each other through events.
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <regex>
+#include <set>
+#include <thread>
+
+#include "absl/strings/str_join.h"
+#include "gtest/gtest.h"
+#include "plexus/plexus.h"
+#include "test_util.h"
+
+namespace plexus {
+namespace {
+
+using ::plexus::testing::CpuRuntime;
+using ::plexus::testing::TestPluginPath;
+
+// The pool is made on first use: give it four threads whatever the
+// machine, so the test means the same on one core as on many.
+const bool kPoolSized = [] { return setenv("PLEXUS_INTER_OP_THREADS", "4", 1) == 0; }();
+
+constexpr int kN = 96;
+
+// Three independent MatMuls of two fed matrices, summed.
+const char* kThreeBranches = R"pb(
+  node { name: "a" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+  node { name: "b" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+  node { name: "mm_ab" op: "MatMul" input: "a" input: "b" attr { key: "T" value { type: DT_FLOAT } } }
+  node { name: "mm_ba" op: "MatMul" input: "b" input: "a" attr { key: "T" value { type: DT_FLOAT } } }
+  node { name: "mm_aa" op: "MatMul" input: "a" input: "a" attr { key: "T" value { type: DT_FLOAT } } }
+  node { name: "s1" op: "AddV2" input: "mm_ab" input: "mm_ba" attr { key: "T" value { type: DT_FLOAT } } }
+  node { name: "out" op: "AddV2" input: "s1" input: "mm_aa" attr { key: "T" value { type: DT_FLOAT } } }
+)pb";
+
+Tensor Random(int rows, int cols, uint32_t seed) {
+  Tensor t = *Tensor::AllocateHost(DataType::kFloat, {rows, cols});
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  for (int64_t i = 0; i < t.num_elements(); ++i) t.data<float>()[i] = dist(rng);
+  return t;
+}
+
+// a*b + b*a + a*a in double.
+std::vector<double> Expected(const Tensor& a, const Tensor& b) {
+  const float* A = a.data<float>();
+  const float* B = b.data<float>();
+  std::vector<double> out(kN * kN, 0.0);
+  for (int i = 0; i < kN; ++i) {
+    for (int j = 0; j < kN; ++j) {
+      double s = 0;
+      for (int k = 0; k < kN; ++k) {
+        s += double(A[i * kN + k]) * B[k * kN + j] + double(B[i * kN + k]) * A[k * kN + j] +
+             double(A[i * kN + k]) * A[k * kN + j];
+      }
+      out[i * kN + j] = s;
+    }
+  }
+  return out;
+}
+
+void ExpectClose(const Tensor& got, const std::vector<double>& want) {
+  ASSERT_EQ(got.num_elements(), static_cast<int64_t>(want.size()));
+  // float32 sums of 3*96 products of values in [-1, 1].
+  for (size_t i = 0; i < want.size(); ++i) {
+    ASSERT_NEAR(got.data<float>()[i], want[i], 1e-3) << "element " << i;
+  }
+}
+
+std::unique_ptr<Session> MakeSession(Runtime* runtime, const char* text, bool parallel, bool trace = false,
+                                     const std::string& device = "") {
+  auto graph = ImportGraphDefBytes(text, "<parallel test>", GraphFormat::kText);
+  EXPECT_TRUE(graph.ok()) << graph.status();
+  SessionOptions options;
+  options.inter_op_parallelism = parallel;
+  options.trace = trace;
+  options.device = device;
+  auto session = Session::Create(runtime, std::shared_ptr<const Graph>(*std::move(graph)), options);
+  EXPECT_TRUE(session.ok()) << session.status();
+  return *std::move(session);
+}
+
+// Thread ids of the trace's events for each node name.
+std::map<std::string, std::set<std::string>> ThreadsByNode(const std::string& json) {
+  std::map<std::string, std::set<std::string>> out;
+  std::regex event(R"re("ph": "X", "name": "([^"]+)".*?"tid": (\d+))re");
+  for (auto it = std::sregex_iterator(json.begin(), json.end(), event); it != std::sregex_iterator(); ++it) {
+    out[(*it)[1]].insert((*it)[2]);
+  }
+  return out;
+}
+
+TEST(ParallelExecutor, IndependentBranchesRunOnSeveralThreadsWithSerialResults) {
+  ASSERT_TRUE(kPoolSized);
+  auto runtime = CpuRuntime();
+  Tensor a = Random(kN, kN, 1), b = Random(kN, kN, 2);
+  std::vector<double> want = Expected(a, b);
+  auto parallel = MakeSession(runtime.get(), kThreeBranches, true, /*trace=*/true);
+  auto serial = MakeSession(runtime.get(), kThreeBranches, false);
+  for (int run = 0; run < 3; ++run) {
+    auto p = parallel->Run({{"a", a}, {"b", b}}, {"out"});
+    ASSERT_TRUE(p.ok()) << p.status();
+    ExpectClose((*p)[0], want);
+    auto s = serial->Run({{"a", a}, {"b", b}}, {"out"});
+    ASSERT_TRUE(s.ok()) << s.status();
+    ExpectClose((*s)[0], want);
+  }
+  std::string path = ::testing::TempDir() + "/plexus_parallel_trace.json";
+  ASSERT_TRUE(parallel->WriteTrace(path).ok());
+  std::ifstream f(path);
+  std::string json((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  auto threads = ThreadsByNode(json);
+  std::set<std::string> used;
+  for (const char* node : {"mm_ab", "mm_ba", "mm_aa"}) {
+    ASSERT_EQ(threads.count(node), 1u) << node << " is missing from the trace";
+    used.insert(threads[node].begin(), threads[node].end());
+  }
+  // The caller keeps one MatMul and hands the other two to the pool.
+  EXPECT_GE(used.size(), 2u) << json;
+}
+
+TEST(ParallelExecutor, ConcurrentRunsOfOneSessionStayCorrect) {
+  auto runtime = CpuRuntime();
+  auto session = MakeSession(runtime.get(), kThreeBranches, true);
+  constexpr int kThreads = 4;
+  std::vector<Tensor> as, bs;
+  std::vector<std::vector<double>> wants;
+  for (int t = 0; t < kThreads; ++t) {
+    as.push_back(Random(kN, kN, 10 + t));
+    bs.push_back(Random(kN, kN, 20 + t));
+    wants.push_back(Expected(as[t], bs[t]));
+  }
+  std::vector<std::string> failures(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int run = 0; run < 10; ++run) {
+        auto r = session->Run({{"a", as[t]}, {"b", bs[t]}}, {"out"});
+        if (!r.ok()) {
+          failures[t] = std::string(r.status().message());
+          return;
+        }
+        for (size_t i = 0; i < wants[t].size(); ++i) {
+          if (std::abs((*r)[0].data<float>()[i] - wants[t][i]) > 1e-3) {
+            failures[t] = "wrong value at element " + std::to_string(i);
+            return;
+          }
+        }
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < kThreads; ++t) EXPECT_EQ(failures[t], "") << "thread " << t;
+}
+
+TEST(ParallelExecutor, AnErrorInOneBranchFailsTheRunAndTheNextRunWorks) {
+  auto runtime = CpuRuntime();
+  auto session = MakeSession(runtime.get(), kThreeBranches, true);
+  // b is 96x95: mm_ab works, mm_ba and mm_aa... mm_ba = b*a fails (95 != 96).
+  auto bad = session->Run({{"a", Random(kN, kN, 3)}, {"b", Random(kN, kN - 1, 4)}}, {"out"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument) << bad.status();
+  EXPECT_TRUE(::plexus::testing::Contains(bad.status(), "MatMul")) << bad.status();
+  Tensor a = Random(kN, kN, 5), b = Random(kN, kN, 6);
+  auto good = session->Run({{"a", a}, {"b", b}}, {"out"});
+  ASSERT_TRUE(good.ok()) << good.status();
+  ExpectClose((*good)[0], Expected(a, b));
+}
+
+// Two large int32 additions side by side, one on the test plugin's device,
+// joined on the cpu: the join waits for the other device's event.
+TEST(ParallelExecutor, BranchesOnTwoDevicesJoinThroughEvents) {
+  RuntimeOptions options;
+  options.discover_plugins = false;
+  options.plugin_paths = {PX_CPU_PLUGIN_PATH, TestPluginPath("good")};
+  auto runtime = Runtime::Create(options);
+  ASSERT_TRUE(runtime.ok()) << runtime.status();
+  const char* text = R"pb(
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_INT32 } }
+           attr { key: "shape" value { shape { dim { size: 256 } dim { size: 256 } } } } }
+    node { name: "y" op: "Placeholder" attr { key: "dtype" value { type: DT_INT32 } }
+           attr { key: "shape" value { shape { dim { size: 256 } dim { size: 256 } } } } }
+    node { name: "on_test" op: "AddV2" input: "x" input: "y" device: "/device:TESTDEV:0"
+           attr { key: "T" value { type: DT_INT32 } } }
+    node { name: "on_cpu" op: "AddV2" input: "x" input: "x" device: "/device:CPU:0"
+           attr { key: "T" value { type: DT_INT32 } } }
+    node { name: "join" op: "AddV2" input: "on_test" input: "on_cpu" device: "/device:CPU:0"
+           attr { key: "T" value { type: DT_INT32 } } }
+  )pb";
+  auto session = MakeSession(runtime->get(), text, true, false, "CPU:0");
+  Tensor x = *Tensor::AllocateHost(DataType::kInt32, {256, 256});
+  Tensor y = *Tensor::AllocateHost(DataType::kInt32, {256, 256});
+  for (int64_t i = 0; i < x.num_elements(); ++i) {
+    x.data<int32_t>()[i] = static_cast<int32_t>(i % 1000);
+    y.data<int32_t>()[i] = static_cast<int32_t>(7 * i % 333);
+  }
+  for (int run = 0; run < 3; ++run) {
+    auto r = session->Run({{"x", x}, {"y", y}}, {"join"});
+    ASSERT_TRUE(r.ok()) << r.status();
+    for (int64_t i = 0; i < x.num_elements(); ++i) {
+      ASSERT_EQ((*r)[0].data<int32_t>()[i], 3 * x.data<int32_t>()[i] + y.data<int32_t>()[i]) << i;
+    }
+  }
+  bool on_test = false;
+  for (const std::string& note : session->placement_notes()) on_test |= note.find("on_test") != std::string::npos;
+  EXPECT_TRUE(on_test) << "the test device was not used; optimizer log:\n" << absl::StrJoin(session->optimizer_log(), "\n") << "\nnotes:\n" << absl::StrJoin(session->placement_notes(), "\n");
+}
+
+}  // namespace
+}  // namespace plexus
