@@ -1,23 +1,60 @@
 #include "plexus/device.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "host_services.h"
+#include "memory_pool.h"
 #include "plexus/plugin_host.h"
 #include "plexus/status.h"
 
 namespace plexus {
 
+namespace {
+
+// Every block of device memory starts at a multiple of this.
+constexpr size_t kDeviceAlignment = 256;
+
+// PLEXUS_DEVICE_POOL=off (or 0, false, no): no pool, the plugin per buffer.
+bool DevicePoolEnabled() {
+  const char* value = std::getenv("PLEXUS_DEVICE_POOL");
+  if (value == nullptr) return true;
+  std::string v = absl::AsciiStrToLower(value);
+  return !(v == "off" || v == "0" || v == "false" || v == "no");
+}
+
+}  // namespace
+
 Device::Device(std::shared_ptr<Plugin> plugin, int ordinal, const PX_DeviceInfo& info)
     : plugin_(std::move(plugin)), ordinal_(ordinal), info_(info) {
   type_ = plugin_->device_type();
   name_ = absl::StrCat(type_, ":", ordinal_);
+  if (DevicePoolEnabled()) {
+    // Regions come from the plugin, which the device keeps loaded; the pool
+    // is only used once the device is open (Allocate opens it).
+    MemoryPool::RegionAllocator regions;
+    regions.allocate_region = [this](size_t bytes) -> absl::StatusOr<void*> {
+      void* ptr = nullptr;
+      absl::Status status =
+          TakePluginStatus(plugin_->table().allocate(handle_, bytes, kDeviceAlignment, &ptr));
+      if (!status.ok()) return status;
+      if (ptr == nullptr) return absl::InternalError("the plugin's allocate returned null");
+      return ptr;
+    };
+    regions.free_region = [this](void* ptr, size_t) { plugin_->table().deallocate(handle_, ptr); };
+    MemoryPool::Options options;
+    options.alignment = kDeviceAlignment;
+    pool_ = std::make_unique<MemoryPool>(std::move(regions), options);
+  }
 }
 
 Device::~Device() {
-  ReleaseCache();
+  // Buffers keep their device, so no block is in use any more: the pool
+  // gives its regions back while the device is still open.
+  pool_.reset();
   const PX_PluginTable& t = plugin_->table();
   std::lock_guard<std::mutex> lock(plugin_->device_mutex());
   for (PX_Stream* s : stream_pool_) t.stream_destroy(handle_, s);
@@ -43,91 +80,70 @@ absl::Status Device::Open() {
   return open_status_;
 }
 
-namespace {
-
-// The size class of a request: a multiple of 64 bytes, and above 512 bytes
-// a multiple of an eighth of its power of two (at most 12.5% more).
-size_t SizeClass(size_t bytes) {
-  if (bytes <= 512) return bytes <= 64 ? 64 : (bytes + 63) / 64 * 64;
-  size_t top = size_t{1} << (63 - __builtin_clzll(bytes));
-  size_t step = top / 8;
-  return (bytes + step - 1) / step * step;
-}
-
-}  // namespace
-
 absl::StatusOr<std::shared_ptr<Buffer>> Device::Allocate(size_t bytes) {
   absl::Status open = Open();
   if (!open.ok()) return open;
   if (bytes > (size_t{1} << 62)) {
     return absl::ResourceExhaustedError(absl::StrCat("device ", name_, ": cannot allocate ", bytes, " bytes"));
   }
-  const size_t rounded = SizeClass(bytes);
+  const size_t rounded = std::max<size_t>(1, (bytes + kDeviceAlignment - 1) / kDeviceAlignment) *
+                         kDeviceAlignment;
+  if (pool_ != nullptr) {
+    absl::StatusOr<void*> ptr = pool_->Allocate(bytes);
+    if (!ptr.ok()) {
+      return absl::Status(ptr.status().code(), absl::StrCat("device ", name_, ": allocating ", bytes,
+                                                            " bytes: ", ptr.status().message()));
+    }
+    return std::make_shared<Buffer>(*ptr, bytes, shared_from_this(), rounded);
+  }
+  // No pool: one plugin allocation per buffer.
   void* ptr = nullptr;
-  {
-    std::lock_guard<std::mutex> lock(cache_mu_);
-    stats_.allocations++;
-    auto it = cache_.find(rounded);
-    if (it != cache_.end() && !it->second.empty()) {
-      ptr = it->second.back();
-      it->second.pop_back();
-      stats_.cache_hits++;
-      stats_.bytes_cached -= rounded;
-    }
-  }
+  absl::Status status = Check(plugin_->table().allocate(handle_, rounded, kDeviceAlignment, &ptr),
+                              absl::StrCat("allocating ", bytes, " bytes"));
+  if (!status.ok()) return status;
   if (ptr == nullptr) {
-    absl::Status status = Check(plugin_->table().allocate(handle_, rounded, 64, &ptr),
-                                absl::StrCat("allocating ", bytes, " bytes"));
-    if (status.code() == absl::StatusCode::kResourceExhausted) {
-      // Out of memory: give the cache back and try once more.
-      ReleaseCache();
-      status = Check(plugin_->table().allocate(handle_, rounded, 64, &ptr),
-                     absl::StrCat("allocating ", bytes, " bytes"));
-    }
-    if (!status.ok()) return status;
-    if (ptr == nullptr) {
-      return absl::InternalError(absl::StrCat("device ", name_, ": allocate returned null for ",
-                                              bytes, " bytes"));
-    }
-    std::lock_guard<std::mutex> lock(cache_mu_);
-    stats_.plugin_allocations++;
+    return absl::InternalError(absl::StrCat("device ", name_, ": allocate returned null for ",
+                                            bytes, " bytes"));
   }
   {
-    std::lock_guard<std::mutex> lock(cache_mu_);
-    stats_.bytes_in_use += rounded;
-    stats_.peak_bytes_in_use = std::max(stats_.peak_bytes_in_use, stats_.bytes_in_use);
+    std::lock_guard<std::mutex> lock(direct_mu_);
+    MemoryStats& s = direct_stats_;
+    s.num_allocations++;
+    s.region_allocations++;
+    s.num_regions++;
+    s.bytes_in_use += rounded;
+    s.bytes_requested_in_use += bytes;
+    s.bytes_reserved += rounded;
+    s.peak_bytes_in_use = std::max(s.peak_bytes_in_use, s.bytes_in_use);
+    s.peak_bytes_reserved = std::max(s.peak_bytes_reserved, s.bytes_reserved);
   }
   return std::make_shared<Buffer>(ptr, bytes, shared_from_this(), rounded);
 }
 
-void Device::ReturnToCache(void* ptr, size_t rounded) {
-  {
-    std::lock_guard<std::mutex> lock(cache_mu_);
-    stats_.bytes_in_use -= rounded;
-    if (stats_.bytes_cached + rounded <= kMaxCachedBytes) {
-      cache_[rounded].push_back(ptr);
-      stats_.bytes_cached += rounded;
-      return;
-    }
+void Device::ReturnBlock(void* ptr, size_t size, size_t block_size) {
+  if (pool_ != nullptr) {
+    pool_->Free(ptr);
+    return;
   }
   plugin_->table().deallocate(handle_, ptr);
+  std::lock_guard<std::mutex> lock(direct_mu_);
+  MemoryStats& s = direct_stats_;
+  s.num_frees++;
+  s.region_frees++;
+  s.num_regions--;
+  s.bytes_in_use -= block_size;
+  s.bytes_requested_in_use -= size;
+  s.bytes_reserved -= block_size;
 }
 
 void Device::ReleaseCache() {
-  std::map<size_t, std::vector<void*>> blocks;
-  {
-    std::lock_guard<std::mutex> lock(cache_mu_);
-    blocks.swap(cache_);
-    stats_.bytes_cached = 0;
-  }
-  for (const auto& [size, list] : blocks) {
-    for (void* p : list) plugin_->table().deallocate(handle_, p);
-  }
+  if (pool_ != nullptr) pool_->ReleaseFree();
 }
 
 Device::MemoryStats Device::memory_stats() const {
-  std::lock_guard<std::mutex> lock(cache_mu_);
-  return stats_;
+  if (pool_ != nullptr) return pool_->stats();
+  std::lock_guard<std::mutex> lock(direct_mu_);
+  return direct_stats_;
 }
 
 absl::StatusOr<Tensor> Device::AllocateTensor(DataType dtype, const Shape& shape) {

@@ -6,6 +6,7 @@
 #include <optional>
 #include <cstring>
 #include <deque>
+#include <functional>
 #include <atomic>
 #include <condition_variable>
 #include <map>
@@ -119,6 +120,8 @@ struct Executor::RunState {
   RunState(const std::vector<std::shared_ptr<Device>>& devices, int num_slots = 1)
       : streams(devices, num_slots) {}
   TraceRecorder* trace = nullptr;
+  // Arenas of the memory plan, per device (null when none).
+  std::vector<std::shared_ptr<Buffer>> arenas;
   std::mutex retired_mu;  // for threads of the parallel scheduler
   // Inputs kept alive until the streams have drained: declared before
   // `streams`, so they die after its destructor has waited for the work.
@@ -503,6 +506,8 @@ absl::StatusOr<std::shared_ptr<Executor>> Executor::Create(const Graph& graph,
     }
   }
   for (size_t d = 0; d < exec->devices_.size(); ++d) exec->event_pools_.push_back(std::make_unique<EventPool>());
+  // The plan follows the serial order, so only serial runs use it.
+  if (options.memory_plan && !exec->dataflow_ && !exec->parallel_) exec->PlanMemory();
   return exec;
 }
 
@@ -585,12 +590,104 @@ absl::Status Executor::Execute(const Item& item, std::vector<Tensor>&& inputs,
       staged.push_back(value);
     }
   }
-  absl::Status status = Compute(item, inputs, outputs, stream);
+  absl::Status status = Compute(item, inputs, outputs, stream, run);
   if (!staged.empty()) {
     std::lock_guard<std::mutex> lock(run.retired_mu);
     for (Tensor& t : staged) run.retired.push_back(std::move(t));
   }
   return status;
+}
+
+
+void Executor::PlanMemory() {
+  constexpr int64_t kAlign = 256;
+  constexpr size_t kMaxPlanned = 8192;  // the greedy placement is quadratic
+  struct Planned {
+    int slot;
+    int device;
+    int64_t bytes;
+    int first, last;  // items (serial positions) between which it lives
+    int64_t offset = -1;
+  };
+  std::vector<char> fetched(num_slots_, 0);
+  for (const Source& s : fetch_sources_) {
+    if (s.item >= 0) fetched[items_[s.item].first_slot + s.output] = 1;
+  }
+  // Follows a slot through forwarding items (which hand their inputs on as
+  // outputs): the last reader, or -1 when a reader keeps the value beyond
+  // the run's order (a host op, control flow, another device, a fetch).
+  std::function<int(int, int, int)> last_reader = [&](int item, int output, int device) -> int {
+    const int slot = items_[item].first_slot + output;
+    if (fetched[slot]) return -1;
+    int last = item;
+    for (const Edge& e : items_[item].out_edges[output]) {
+      const Item& reader = items_[e.item];
+      if (reader.kind == Kind::kKernel) {
+        if (reader.device_index != device) return -1;
+        last = std::max(last, e.item);
+      } else if (reader.kind == Kind::kForward) {
+        if (e.input >= reader.node->num_outputs()) {
+          last = std::max(last, e.item);
+          continue;
+        }
+        int further = last_reader(e.item, e.input, device);
+        if (further < 0) return -1;
+        last = std::max(last, further);
+      } else {
+        return -1;
+      }
+    }
+    return last;
+  };
+  std::vector<Planned> planned;
+  for (size_t i = 0; i < items_.size() && planned.size() < kMaxPlanned; ++i) {
+    const Item& item = items_[i];
+    if (item.kind != Kind::kKernel || !item.static_shapes || !item.constant_outputs.empty()) continue;
+    const Node& node = *item.node;
+    for (int k = 0; k < node.num_outputs(); ++k) {
+      const DataType dtype = node.output_types[k];
+      const size_t element = DataTypeSize(dtype);
+      if (element == 0 || dtype == DataType::kString || item.kernel->OutputInHostMemory(k)) continue;
+      const int64_t bytes = NumElements(node.output_shapes[k].dims()) * static_cast<int64_t>(element);
+      if (bytes <= 0) continue;
+      const int last = last_reader(static_cast<int>(i), k, item.device_index);
+      if (last < 0) continue;
+      planned.push_back(Planned{item.first_slot + k, item.device_index, (bytes + kAlign - 1) / kAlign * kAlign,
+                                static_cast<int>(i), last});
+    }
+  }
+  if (planned.empty()) return;
+  // Greedy by size: the largest tensors first, each at the lowest offset
+  // that overlaps no tensor already placed and alive at the same time.
+  std::vector<int> by_size(planned.size());
+  for (size_t i = 0; i < by_size.size(); ++i) by_size[i] = static_cast<int>(i);
+  std::stable_sort(by_size.begin(), by_size.end(),
+                   [&](int a, int b) { return planned[a].bytes > planned[b].bytes; });
+  slot_offset_.assign(num_slots_, -1);
+  arena_bytes_.assign(devices_.size(), 0);
+  std::vector<std::vector<int>> placed(devices_.size());  // per device, by offset
+  for (int index : by_size) {
+    Planned& p = planned[index];
+    std::vector<int>& here = placed[p.device];
+    int64_t offset = 0;
+    for (int other : here) {  // sorted by offset
+      const Planned& q = planned[other];
+      if (q.last < p.first || p.last < q.first) continue;  // never alive together
+      if (offset + p.bytes <= q.offset) break;             // fits in the gap before q
+      offset = std::max(offset, q.offset + q.bytes);
+    }
+    p.offset = offset;
+    here.insert(std::upper_bound(here.begin(), here.end(), index,
+                                 [&](int a, int b) { return planned[a].offset < planned[b].offset; }),
+                index);
+    slot_offset_[p.slot] = offset;
+    arena_bytes_[p.device] = std::max(arena_bytes_[p.device], offset + p.bytes);
+    plan_.tensors++;
+    plan_.tensor_bytes += p.bytes;
+  }
+  for (int64_t bytes : arena_bytes_) plan_.arena_bytes += bytes;
+  Log(LogLevel::kDebug, absl::StrCat("memory plan: ", plan_.tensors, " tensors of ", plan_.tensor_bytes,
+                                     " bytes in arenas of ", plan_.arena_bytes, " bytes"));
 }
 
 struct Executor::EventPool {
@@ -635,7 +732,8 @@ void Executor::ReleaseEvent(int device_index, PX_Event* event) const {
 }
 
 absl::Status Executor::Compute(const Item& item, const std::vector<Tensor>& inputs,
-                               std::vector<Tensor>* outputs_ptr, PX_Stream* stream) const {
+                               std::vector<Tensor>* outputs_ptr, PX_Stream* stream,
+                               const RunState& run) const {
   const Node& node = *item.node;
   Device& device = *item.device;
   std::vector<Tensor>& outputs = *outputs_ptr;
@@ -666,6 +764,18 @@ absl::Status Executor::Compute(const Item& item, const std::vector<Tensor>& inpu
       d.device.device_type = host ? kDLCPU
                                   : static_cast<DLDeviceType>(device.plugin().table().dlpack_device_type);
       d.device.device_id = host ? 0 : device.ordinal();
+      continue;
+    }
+    const int64_t offset = slot_offset_.empty() ? -1 : slot_offset_[item.first_slot + k];
+    if (offset >= 0 && item.device_index < static_cast<int>(run.arenas.size()) &&
+        run.arenas[item.device_index] != nullptr) {
+      // A planned tensor: a view of the run's arena, which it keeps alive.
+      const std::shared_ptr<Buffer>& arena = run.arenas[item.device_index];
+      const size_t bytes = static_cast<size_t>(NumElements(shape.dims())) * DataTypeSize(node.output_types[k]);
+      auto view = std::make_shared<Buffer>(static_cast<char*>(arena->data()) + offset, bytes,
+                                           arena->device_ref(), [keep = arena](void*) {});
+      outputs[k] = Tensor(node.output_types[k], shape.dims(), std::move(view));
+      output_descs[k] = outputs[k].ToDLTensor();
       continue;
     }
     auto allocated = item.kernel->OutputInHostMemory(k)
@@ -798,6 +908,15 @@ absl::StatusOr<std::vector<Tensor>> Executor::CollectFetches(const std::vector<T
 
 absl::StatusOr<std::vector<Tensor>> Executor::RunInOrder(const std::vector<Tensor>& feed_values,
                                                          RunState& run) const {
+  run.arenas.assign(devices_.size(), nullptr);
+  for (size_t d = 0; d < arena_bytes_.size(); ++d) {
+    if (arena_bytes_[d] == 0) continue;
+    auto arena = devices_[d]->Allocate(static_cast<size_t>(arena_bytes_[d]));
+    if (!arena.ok()) {
+      return Annotate(arena.status(), absl::StrCat("the memory plan's arena of ", arena_bytes_[d], " bytes"));
+    }
+    run.arenas[d] = *std::move(arena);
+  }
   std::vector<Tensor> slots(num_slots_);
   std::vector<int> uses = slot_uses_;
   auto value_of = [&](const Source& s) -> const Tensor& {

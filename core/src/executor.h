@@ -24,6 +24,9 @@ struct ExecutorOptions {
   // Run independent expensive branches on the inter-op thread pool
   // (thread_pool.h) when the graph has any.
   bool inter_op_parallelism = true;
+  // Place the intermediate tensors of graphs with static shapes at offsets
+  // planned once in one arena per device per run (see MemoryPlan).
+  bool memory_plan = true;
 };
 
 class Executor {
@@ -50,6 +53,18 @@ class Executor {
   const std::vector<std::string>& placement_notes() const { return notes_; }
   // True when runs spread independent branches over the inter-op pool.
   bool parallel() const { return parallel_; }
+
+  // The static memory plan: kernel outputs whose shapes are known when the
+  // executor is built, whose readers all run on the producing device and
+  // which are not fetched, get an offset in an arena that each run takes
+  // from the device in one allocation. Offsets are assigned greedily by
+  // size so that tensors alive at the same time never overlap.
+  struct MemoryPlan {
+    int64_t tensors = 0;       // planned tensors
+    int64_t tensor_bytes = 0;  // their sizes added up
+    int64_t arena_bytes = 0;   // the arenas added up
+  };
+  const MemoryPlan& memory_plan() const { return plan_; }
 
  private:
   enum class Kind {
@@ -115,7 +130,8 @@ class Executor {
                        std::vector<Tensor>* outputs, RunState& run, PX_Stream* stream,
                        bool inputs_ready = false) const;
   absl::Status Compute(const Item& item, const std::vector<Tensor>& inputs,
-                       std::vector<Tensor>* outputs, PX_Stream* stream) const;
+                       std::vector<Tensor>* outputs, PX_Stream* stream, const RunState& run) const;
+  void PlanMemory();
   absl::StatusOr<std::vector<Tensor>> RunInOrder(const std::vector<Tensor>& feeds,
                                                  RunState& run) const;
   absl::StatusOr<std::vector<Tensor>> RunParallel(const std::vector<Tensor>& feeds,
@@ -135,6 +151,9 @@ class Executor {
   int num_slots_ = 0;
   bool dataflow_ = false;  // the graph has TensorFlow 1 control flow
   bool parallel_ = false;  // see parallel()
+  MemoryPlan plan_;
+  std::vector<int64_t> slot_offset_;  // arena offset of each slot, -1 when not planned
+  std::vector<int64_t> arena_bytes_;  // per device
   std::vector<std::shared_ptr<Device>> devices_;  // keeps plugins loaded
   std::vector<std::string> notes_;
   mutable std::vector<std::unique_ptr<EventPool>> event_pools_;  // per device

@@ -50,6 +50,10 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Create(Runtime* runtime,
     std::string v = env;
     if (v == "off" || v == "0" || v == "false") options.optimizer.enabled = false;
   }
+  if (const char* env = std::getenv("PLEXUS_MEMORY_PLAN"); env != nullptr) {
+    std::string v = env;
+    if (v == "off" || v == "0" || v == "false") options.memory_plan = false;
+  }
   if (const char* env = std::getenv("PLEXUS_DISABLE_PASSES"); env != nullptr) {
     for (absl::string_view name : absl::StrSplit(env, ',', absl::SkipEmpty())) {
       options.optimizer.disabled_passes.emplace_back(name);
@@ -142,7 +146,7 @@ absl::StatusOr<std::vector<Tensor>> Session::Run(
     }
     PX_ASSIGN_OR_RETURN(executor,
                         Executor::Create(*entry.graph, *runtime_, device_, std::move(request), state_.get(),
-                                         Executor::Options{options_.inter_op_parallelism}));
+                                         Executor::Options{options_.inter_op_parallelism, options_.memory_plan}));
     entry.executor = executor;
     std::lock_guard<std::mutex> lock(mu_);
     placement_notes_ = executor->placement_notes();

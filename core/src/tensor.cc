@@ -60,12 +60,12 @@ Buffer::Buffer(void* data, size_t size, std::shared_ptr<Device> device,
     : data_(data), size_(size), device_(std::move(device)),
       release_(std::move(release)) {}
 
-Buffer::Buffer(void* data, size_t size, std::shared_ptr<Device> device, size_t cached_size)
-    : data_(data), size_(size), device_(std::move(device)), cached_size_(cached_size) {}
+Buffer::Buffer(void* data, size_t size, std::shared_ptr<Device> device, size_t block_size)
+    : data_(data), size_(size), device_(std::move(device)), block_size_(block_size) {}
 
 Buffer::~Buffer() {
-  if (cached_size_ != 0) {
-    device_->ReturnToCache(data_, cached_size_);
+  if (block_size_ != 0) {
+    device_->ReturnBlock(data_, size_, block_size_);
   } else if (release_) {
     release_(data_);
   }

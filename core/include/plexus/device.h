@@ -4,6 +4,7 @@
 #ifndef PLEXUS_DEVICE_H_
 #define PLEXUS_DEVICE_H_
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -17,6 +18,28 @@
 namespace plexus {
 
 class Plugin;
+class MemoryPool;
+
+// Statistics of a device's memory pool (core/src/memory_pool.h). Sizes are
+// bytes; "blocks" are what callers get, "regions" what the plugin gave.
+struct MemoryPoolStats {
+  uint64_t num_allocations = 0;         // Allocate calls that succeeded
+  uint64_t num_frees = 0;
+  uint64_t bytes_in_use = 0;            // blocks handed out, rounded sizes
+  uint64_t peak_bytes_in_use = 0;
+  uint64_t bytes_requested_in_use = 0;  // what callers asked for
+  uint64_t bytes_reserved = 0;          // sum of the regions held
+  uint64_t peak_bytes_reserved = 0;
+  uint64_t num_regions = 0;             // regions held now
+  uint64_t region_allocations = 0;      // regions ever obtained
+  uint64_t region_frees = 0;            // regions given back
+  uint64_t num_splits = 0;
+  uint64_t num_coalesces = 0;
+  uint64_t largest_free_block = 0;
+  uint64_t free_bytes = 0;              // bytes_reserved - bytes_in_use
+  // One line, human-readable.
+  std::string ToString() const;
+};
 
 class Device : public std::enable_shared_from_this<Device> {
  public:
@@ -38,29 +61,26 @@ class Device : public std::enable_shared_from_this<Device> {
   absl::Status Open();
   PX_Device* handle() const { return handle_; }
 
-  // Device memory, returned to the device's cache when the last reference
-  // drops. Out of memory is RESOURCE_EXHAUSTED naming the device and size
-  // (after the cache has been given back to the plugin and the allocation
-  // tried again).
+  // Device memory from the device's memory pool (see MemoryPoolStats),
+  // returned to the pool when the last reference drops. Out of memory is
+  // RESOURCE_EXHAUSTED naming the device and size (after the pool has given
+  // its wholly free regions back to the plugin and tried once more).
+  // With PLEXUS_DEVICE_POOL=off in the environment (read when the device is
+  // created) every buffer is allocated and freed by the plugin directly, so
+  // memory checkers (ASan, compute-sanitizer) see each one.
   absl::StatusOr<std::shared_ptr<Buffer>> Allocate(size_t bytes);
 
-  // The cache over the plugin's allocator: freed blocks are kept by size
-  // class (sizes rounded up by at most an eighth) and reused, up to
-  // kMaxCachedBytes, so steady-state runs do not call the plugin per tensor.
-  struct MemoryStats {
-    uint64_t allocations = 0;    // Allocate calls
-    uint64_t cache_hits = 0;     // served from the cache
-    uint64_t plugin_allocations = 0;
-    uint64_t bytes_in_use = 0;   // handed out, rounded
-    uint64_t peak_bytes_in_use = 0;
-    uint64_t bytes_cached = 0;   // free blocks kept
-  };
-  static constexpr size_t kMaxCachedBytes = size_t{256} << 20;
+  // Statistics of the memory pool (or, with the pool off, of the direct
+  // allocations: each buffer then counts as one region).
+  using MemoryStats = MemoryPoolStats;
   MemoryStats memory_stats() const;
-  // Gives every cached block back to the plugin.
+  // True unless PLEXUS_DEVICE_POOL=off.
+  bool pool_enabled() const { return pool_ != nullptr; }
+  // Gives the pool's wholly free regions back to the plugin.
   void ReleaseCache();
-  // For Buffer: a block of size class `rounded` is free again.
-  void ReturnToCache(void* ptr, size_t rounded);
+  // For Buffer: the block at `ptr` (`size` bytes asked for, `block_size`
+  // rounded) is free again.
+  void ReturnBlock(void* ptr, size_t size, size_t block_size);
   // A tensor of the given dtype and shape in this device's memory.
   absl::StatusOr<Tensor> AllocateTensor(DataType dtype, const Shape& shape);
 
@@ -93,9 +113,9 @@ class Device : public std::enable_shared_from_this<Device> {
   PX_Stream* stream_ = nullptr;
   std::mutex pool_mu_;
   std::vector<PX_Stream*> stream_pool_;
-  mutable std::mutex cache_mu_;
-  std::map<size_t, std::vector<void*>> cache_;  // rounded size -> free blocks
-  MemoryStats stats_;
+  std::unique_ptr<MemoryPool> pool_;  // null with PLEXUS_DEVICE_POOL=off
+  mutable std::mutex direct_mu_;      // with the pool off:
+  MemoryStats direct_stats_;          //   counts of direct allocations
 };
 
 // Copies `tensor` to `device` (null = host memory). Returns the same tensor

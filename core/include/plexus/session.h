@@ -52,6 +52,11 @@ struct SessionOptions {
   // PLEXUS_INTER_OP_THREADS sets (default: the hardware threads; 1 turns
   // it off everywhere). Cheap ops always run inline.
   bool inter_op_parallelism = true;
+  // Give the intermediate tensors of graphs with static shapes offsets in
+  // one arena per device, planned once so that tensors alive at the same
+  // time never overlap (docs/architecture.md, "Memory plan").
+  // PLEXUS_MEMORY_PLAN=off in the environment turns it off.
+  bool memory_plan = true;
 };
 
 class Session {

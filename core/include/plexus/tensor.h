@@ -40,9 +40,9 @@ class Buffer {
   // Wraps memory owned elsewhere; `release` runs when the buffer dies.
   Buffer(void* data, size_t size, std::shared_ptr<Device> device,
          std::function<void(void*)> release);
-  // A block of the device's cache (size class `cached_size`), given back to
-  // the cache when the buffer dies.
-  Buffer(void* data, size_t size, std::shared_ptr<Device> device, size_t cached_size);
+  // A block of the device's memory (rounded to `block_size` bytes), given
+  // back to the device (its memory pool) when the buffer dies.
+  Buffer(void* data, size_t size, std::shared_ptr<Device> device, size_t block_size);
   ~Buffer();
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
@@ -59,7 +59,7 @@ class Buffer {
   size_t size_;
   std::shared_ptr<Device> device_;
   std::function<void(void*)> release_;
-  size_t cached_size_ = 0;
+  size_t block_size_ = 0;  // nonzero for a block of the device's memory
 };
 
 // Runtime state a tensor can stand for: a variable, a TensorArray. A

@@ -1,8 +1,10 @@
-// The parallel scheduler: independent expensive branches run on the
+// The executor. The parallel scheduler: independent expensive branches run on the
 // inter-op pool (with their own streams, joined by events) and give the
 // same results as the serial order; concurrent runs of one session stay
 // correct; an error in one branch fails the run cleanly; branches on two
-// devices wait for each other through events.
+// devices wait for each other through events. The memory plan: arena
+// slots are reused along a chain and never while a value is still read.
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <random>
@@ -209,6 +211,104 @@ TEST(ParallelExecutor, BranchesOnTwoDevicesJoinThroughEvents) {
   bool on_test = false;
   for (const std::string& note : session->placement_notes()) on_test |= note.find("on_test") != std::string::npos;
   EXPECT_TRUE(on_test) << "the test device was not used; optimizer log:\n" << absl::StrJoin(session->optimizer_log(), "\n") << "\nnotes:\n" << absl::StrJoin(session->placement_notes(), "\n");
+}
+
+// A chain of elementwise ops on 1 MiB tensors with static shapes: with the
+// memory plan two arena slots serve the whole chain; without it every
+// intermediate stays allocated until the run ends.
+std::string Chain(int length) {
+  std::string text = R"pb(
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+           attr { key: "shape" value { shape { dim { size: 256 } dim { size: 1024 } } } } }
+  )pb";
+  std::string prev = "x";
+  for (int i = 0; i < length; ++i) {
+    std::string name = "t" + std::to_string(i);
+    text += "node { name: \"" + name + "\" op: \"" + (i % 2 ? "Abs" : "Neg") + "\" input: \"" + prev +
+            "\" attr { key: \"T\" value { type: DT_FLOAT } } }\n";
+    prev = name;
+  }
+  return text;
+}
+
+// The result is copied out: a fetched cpu tensor keeps the device (and its
+// plugin) alive, and the next runtime needs the plugin unloaded.
+uint64_t PeakBytesOfOneRun(bool plan, const Tensor& x, std::vector<float>* result) {
+  auto runtime = CpuRuntime();  // fresh, so the peak is this run's
+  auto graph = ImportGraphDefBytes(Chain(12), "<chain>", GraphFormat::kText);
+  EXPECT_TRUE(graph.ok()) << graph.status();
+  SessionOptions options;
+  options.optimizer.enabled = false;  // keep the chain unfused
+  options.memory_plan = plan;
+  auto session = Session::Create(runtime.get(), std::shared_ptr<const Graph>(*std::move(graph)), options);
+  EXPECT_TRUE(session.ok()) << session.status();
+  auto r = (*session)->Run({{"x", x}}, {"t11"});
+  EXPECT_TRUE(r.ok()) << r.status();
+  if (r.ok()) result->assign((*r)[0].data<float>(), (*r)[0].data<float>() + (*r)[0].num_elements());
+  return runtime->DefaultDevice()->memory_stats().peak_bytes_in_use;
+}
+
+TEST(MemoryPlan, ReusesArenaSlotsAlongAChain) {
+  Tensor x = Random(256, 1024, 7);
+  std::vector<float> planned, unplanned;
+  const uint64_t with_plan = PeakBytesOfOneRun(true, x, &planned);
+  const uint64_t without_plan = PeakBytesOfOneRun(false, x, &unplanned);
+  const uint64_t mib = 1 << 20;
+  // Planned: a 2 MiB arena (two tensors alive at a time) and the fetched
+  // output. Unplanned: the eleven intermediates and the output.
+  EXPECT_LE(with_plan, 3 * mib + mib / 4) << "peak with the plan";
+  EXPECT_GE(without_plan, 12 * mib) << "peak without the plan";
+  ASSERT_EQ(static_cast<int64_t>(planned.size()), x.num_elements());
+  ASSERT_EQ(static_cast<int64_t>(unplanned.size()), x.num_elements());
+  for (int64_t i = 0; i < x.num_elements(); ++i) {
+    ASSERT_EQ(planned[i], std::fabs(x.data<float>()[i])) << i;
+    ASSERT_EQ(unplanned[i], std::fabs(x.data<float>()[i])) << i;
+  }
+}
+
+// Fan-out, a fetched intermediate that is read again later, and concurrent
+// runs (each run has its own arena).
+TEST(MemoryPlan, KeepsValuesThatAreStillReadOrFetched) {
+  auto runtime = CpuRuntime();
+  const char* text = R"pb(
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+           attr { key: "shape" value { shape { dim { size: 64 } dim { size: 64 } } } } }
+    node { name: "a" op: "Neg" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "b" op: "Abs" input: "a" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "c" op: "Mul" input: "a" input: "b" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "d" op: "Square" input: "c" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "e" op: "AddV2" input: "d" input: "a" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "f" op: "Identity" input: "e" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "g" op: "Sub" input: "f" input: "b" attr { key: "T" value { type: DT_FLOAT } } }
+  )pb";
+  auto graph = ImportGraphDefBytes(text, "<plan>", GraphFormat::kText);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  SessionOptions options;
+  options.optimizer.enabled = false;
+  auto session = Session::Create(runtime.get(), std::shared_ptr<const Graph>(*std::move(graph)), options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  auto check = [&](uint32_t seed) -> std::string {
+    Tensor x = Random(64, 64, seed);
+    auto r = (*session)->Run({{"x", x}}, {"a", "g"});
+    if (!r.ok()) return std::string(r.status().message());
+    for (int64_t i = 0; i < x.num_elements(); ++i) {
+      float a = -x.data<float>()[i], b = std::fabs(a), c = a * b, e = c * c + a;
+      if ((*r)[0].data<float>()[i] != a) return "a differs at " + std::to_string(i);
+      if (std::fabs((*r)[1].data<float>()[i] - (e - b)) > 1e-6f) return "g differs at " + std::to_string(i);
+    }
+    return "";
+  };
+  EXPECT_EQ(check(1), "");
+  EXPECT_EQ(check(2), "");
+  std::vector<std::string> failures(4);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int run = 0; run < 20 && failures[t].empty(); ++run) failures[t] = check(100 + 10 * t + run);
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < 4; ++t) EXPECT_EQ(failures[t], "") << "thread " << t;
 }
 
 }  // namespace
