@@ -47,7 +47,8 @@ constexpr char kUsage[] =
     "                         DIR as text (.pbtxt) and Graphviz (.dot; .svg with dot)\n"
     "    --no-optimize        run the graph as imported\n"
     "    --disable-pass NAME  skip one pass (prune, arithmetic, constant_fold, cse,\n"
-    "                         fuse, fuse_elementwise, dead_nodes); may be repeated\n"
+    "                         layout, fuse, fuse_elementwise, dead_nodes); may be\n"
+    "                         repeated\n"
     "    --trace FILE         write the run's timeline (Chrome trace format: open it\n"
     "                         in Perfetto), a track per device and thread\n"
     "  plexus ops [--plugin PATH]...\n"
@@ -93,10 +94,14 @@ int Devices(const std::vector<std::string>& plugins) {
                 plugin->kernels().size(), plugin->path().c_str());
     for (const auto& device : (*runtime)->devices()) {
       if (&device->plugin() != plugin.get()) continue;
-      std::printf("  device %s: %s (%s), memory %s total, %s free\n", device->name().c_str(),
-                  device->info().name, device->info().vendor,
-                  FormatBytes(device->info().total_memory_bytes).c_str(),
-                  FormatBytes(device->info().free_memory_bytes).c_str());
+      const PX_DeviceInfo& info = device->info();
+      // [0.4] preferred_layout; older plugins leave it 0 (no preference).
+      const int32_t layout = PX_STRUCT_HAS(&info, PX_DeviceInfo, preferred_layout) ? info.preferred_layout
+                                                                                  : PX_LAYOUT_ANY;
+      const char* layout_name = layout == PX_LAYOUT_NHWC ? "NHWC" : layout == PX_LAYOUT_NCHW ? "NCHW" : "any";
+      std::printf("  device %s: %s (%s), memory %s total, %s free, preferred layout %s\n", device->name().c_str(),
+                  info.name, info.vendor, FormatBytes(info.total_memory_bytes).c_str(),
+                  FormatBytes(info.free_memory_bytes).c_str(), layout_name);
     }
   }
   for (const auto& report : reports) {

@@ -180,9 +180,45 @@ void CheckDevices(const CheckOptions& options, HarnessPlugin& plugin, Report& re
     if (buf.info.struct_size != sizeof(PX_DeviceInfo)) {
       problems.push_back(absl::StrCat("device_get_info(", i, ") changed struct_size"));
     }
+    // [0.4] preferred_layout: one of the PX_LAYOUT_* constants.
+    const int32_t layout = buf.info.preferred_layout;
+    if (layout != PX_LAYOUT_ANY && layout != PX_LAYOUT_NHWC && layout != PX_LAYOUT_NCHW) {
+      problems.push_back(absl::StrCat("device ", i, ": preferred_layout is ", layout,
+                                      ", not PX_LAYOUT_ANY (0), PX_LAYOUT_NHWC (1) or PX_LAYOUT_NCHW (2)"));
+    }
+    // An older host (0.3 and before) whose struct ends before
+    // preferred_layout: the plugin must not write that far.
+    {
+      struct {
+        PX_DeviceInfo info;
+        unsigned char guard[32];
+      } old;
+      std::memset(&old, 0xA5, sizeof(old));
+      std::memset(&old.info, 0, offsetof(PX_DeviceInfo, preferred_layout));
+      old.info.struct_size = offsetof(PX_DeviceInfo, preferred_layout);
+      s = TakeStatus(plugin.services(), t.device_get_info(t.plugin_state, i, &old.info));
+      if (!s.ok()) {
+        problems.push_back(absl::StrCat("device_get_info(", i, ") with an older host's struct_size ",
+                                        offsetof(PX_DeviceInfo, preferred_layout), ": ", DescribeStatus(s)));
+      } else {
+        const auto* bytes = reinterpret_cast<const unsigned char*>(&old);
+        for (size_t k = offsetof(PX_DeviceInfo, preferred_layout); k < sizeof(old); ++k) {
+          if (bytes[k] != 0xA5) {
+            problems.push_back(absl::StrCat("device_get_info(", i, ") wrote past an older host's struct_size ",
+                                            offsetof(PX_DeviceInfo, preferred_layout)));
+            break;
+          }
+        }
+        if (old.info.struct_size != offsetof(PX_DeviceInfo, preferred_layout)) {
+          problems.push_back(absl::StrCat("device_get_info(", i, ") changed an older host's struct_size"));
+        }
+      }
+    }
+    static const char* kLayouts[] = {"any layout", "prefers NHWC", "prefers NCHW"};
     names.push_back(absl::StrCat(i, ": ", buf.info.name, " (", buf.info.vendor, ", ",
                                  buf.info.total_memory_bytes >> 20, " MiB",
-                                 buf.info.host_accessible ? ", host-accessible" : "", ")"));
+                                 buf.info.host_accessible ? ", host-accessible" : "",
+                                 layout >= 0 && layout <= 2 ? absl::StrCat(", ", kLayouts[layout]) : "", ")"));
   }
   // An ordinal past the end is an error, not a crash.
   PX_DeviceInfo info{};
@@ -198,7 +234,9 @@ void CheckDevices(const CheckOptions& options, HarnessPlugin& plugin, Report& re
   report.SetInfo("devices", count == 0 ? "none" : absl::StrJoin(names, "; "));
   if (problems.empty()) {
     report.Pass(kSection, "devices",
-                absl::StrCat(count, " device(s); info fits PX_DeviceInfo; ordinals past the end refused"));
+                absl::StrCat(count,
+                             " device(s); info fits PX_DeviceInfo (and an older host's shorter one), "
+                             "preferred_layout valid; ordinals past the end refused"));
   } else {
     report.Fail(kSection, "devices", absl::StrJoin(problems, "; "));
   }

@@ -15,7 +15,7 @@ namespace {
 
 using ::plexus::testing::CpuRuntime;
 
-const std::vector<std::string> kAllPasses = {"prune", "arithmetic", "constant_fold", "cse",
+const std::vector<std::string> kAllPasses = {"prune", "arithmetic", "constant_fold", "cse", "layout",
                                              "fuse", "fuse_elementwise", "dead_nodes"};
 
 // Every pass but `keep` (and dead-node removal, which cleans up after it).

@@ -30,8 +30,8 @@ class TraceRecorder;
 // PLEXUS_DISABLE_PASSES=cse,fuse switches passes off by name.
 struct OptimizerOptions {
   bool enabled = true;
-  // Names of passes not to run: prune, arithmetic, constant_fold, cse, fuse,
-  // fuse_elementwise, dead_nodes.
+  // Names of passes not to run: prune, arithmetic, constant_fold, cse, layout,
+  // fuse, fuse_elementwise, dead_nodes.
   std::vector<std::string> disabled_passes;
   // When set, the graph before and after each pass that changed it is
   // written there as text (.pbtxt) and Graphviz (.dot, and .svg when the

@@ -95,6 +95,14 @@ const std::vector<PassInfo>& AllPasses() {
        "x*1, x+0, x-0, x/1, double transposes, casts and reshapes that change nothing, identity chains"},
       {"constant_fold", FoldConstants, "evaluate what depends only on constants, and shapes known statically"},
       {"cse", EliminateCommonSubexpressions, "merge nodes that compute the same value"},
+      // Before "fuse": an NCHW Conv2D + BiasAdd + Relu, once rewritten to the
+      // device's preferred NHWC (with the transposes between them cancelled
+      // here), fuses into one _FusedConv2D in the same round, and an NHWC
+      // batch norm folds into its convolution. After "cse", so duplicate
+      // convolutions are merged before each gets its transposes.
+      {"layout", OptimizeLayout,
+       "4-D convolution, pooling, BiasAdd and batch-norm ops to the device's preferred layout (NHWC or NCHW), "
+       "with the transposes between them cancelled or moved through elementwise ops"},
       {"fuse", FuseOps,
        "MatMul/Conv2D + BiasAdd (+ activation) into one fused op, and inference batch norm into the convolution"},
       {"fuse_elementwise", FuseElementwise,

@@ -1,4 +1,4 @@
-/* Plexus device plugin ABI, version 0.3.
+/* Plexus device plugin ABI, version 0.4.
  *
  * This header is the whole contract between the Plexus core (the "host") and a
  * device plugin (a shared object loaded at run time). It includes only C
@@ -88,7 +88,7 @@ extern "C" {
 /* ABI version this header describes. A host or plugin built from it speaks
  * every minor from 0 to PX_ABI_VERSION_MINOR of PX_ABI_VERSION_MAJOR. */
 #define PX_ABI_VERSION_MAJOR 0
-#define PX_ABI_VERSION_MINOR 3
+#define PX_ABI_VERSION_MINOR 4
 
 /* Symbols a plugin exports (C linkage, default visibility). */
 #define PX_PLUGIN_PROBE_SYMBOL "PX_PluginProbe"
@@ -338,7 +338,22 @@ typedef struct PX_DeviceInfo {
   /* 1 when device memory is directly addressable by the host CPU (a CPU
    * device): the host then skips copies to and from it. */
   int32_t host_accessible;
+  /* [0.4] (test with PX_STRUCT_HAS): the data layout the device's
+   * convolution and pooling kernels run fastest in, one of PX_LAYOUT_*.
+   * The host's layout pass rewrites 4-D image ops (Conv2D, depthwise
+   * convolution, pooling, BiasAdd, inference batch norm) to it, with
+   * transposes at the edges. PX_LAYOUT_ANY (0, what a zero-filled struct
+   * says) means no preference. A host reading a struct whose struct_size
+   * does not reach this field, or an unknown value, treats it as
+   * PX_LAYOUT_ANY. (On 64-bit targets the field fills what was tail
+   * padding, so sizeof(PX_DeviceInfo) is unchanged.) */
+  int32_t preferred_layout;
 } PX_DeviceInfo;
+
+/* Values of PX_DeviceInfo.preferred_layout. */
+#define PX_LAYOUT_ANY 0  /* no preference */
+#define PX_LAYOUT_NHWC 1 /* channels last */
+#define PX_LAYOUT_NCHW 2 /* channels first */
 
 typedef struct PX_MemoryStats {
   size_t struct_size;

@@ -110,6 +110,9 @@ PX_Status* DeviceGetInfo(void* plugin, int32_t ordinal,
     info.total_memory_bytes = PagesToBytes(_SC_PHYS_PAGES);
     info.free_memory_bytes = PagesToBytes(_SC_AVPHYS_PAGES);
     info.host_accessible = 1;
+    // The convolution and pooling kernels work channels-last; NCHW inputs
+    // are transposed inside each kernel, so the host should hand us NHWC.
+    info.preferred_layout = PX_LAYOUT_NHWC;
     FillSized(out_info, info);
     return nullptr;
   } catch (...) {

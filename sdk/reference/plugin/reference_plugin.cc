@@ -58,6 +58,9 @@ PX_Status* DeviceGetInfo(void* plugin, int32_t ordinal, PX_DeviceInfo* info) {
   info->total_memory_bytes = 0;
   info->free_memory_bytes = 0;
   info->host_accessible = 1;
+  // Plain loops in either layout: no preference, so the host's layout pass
+  // leaves graphs as they are.
+  info->preferred_layout = PX_LAYOUT_ANY;
   const size_t size = out->struct_size < sizeof(full) ? out->struct_size : sizeof(full);
   const size_t skip = sizeof(full.struct_size);
   if (size > skip) std::memcpy(reinterpret_cast<char*>(out) + skip, reinterpret_cast<char*>(&full) + skip, size - skip);
