@@ -924,7 +924,7 @@ px_code px_saved_model_load(px_runtime* runtime, const char* dir, const char* co
         SignatureTensorEntry e;
         e.key = &key;
         e.tensor = &tensor;
-        if (tensor.shape.rank_known()) e.dims = tensor.shape.dims();
+        if (tensor.shape.rank_known()) e.dims.assign(tensor.shape.dims().begin(), tensor.shape.dims().end());
         entries.push_back(std::move(e));
       }
       return entries;

@@ -700,7 +700,7 @@ absl::StatusOr<std::vector<Tensor>> KernelInstance::Run(const std::vector<Tensor
       d.ndim = -1;
       continue;
     }
-    out_shapes[k] = shape.dims();
+    out_shapes[k].assign(shape.dims().begin(), shape.dims().end());
     int64_t elements = 1;
     for (int64_t x : out_shapes[k]) elements *= x;
     auto buffer = AllocateLaunchBuffer(device, static_cast<size_t>(elements) * ElementBytes(node.output_types[k]),

@@ -5,6 +5,7 @@
 #define PLEXUS_SHAPE_H_
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -23,11 +24,16 @@ class PartialShape {
 
   PartialShape() = default;  // unknown rank
   explicit PartialShape(Shape dims) : known_rank_(true), dims_(std::move(dims)) {}
+  explicit PartialShape(std::initializer_list<int64_t> dims) : known_rank_(true), dims_(dims) {}
+  // Known dimensions from a plain vector (the SDK's shape helpers use one).
+  explicit PartialShape(const std::vector<int64_t>& dims)
+      : known_rank_(true), dims_(dims.begin(), dims.end()) {}
 
   bool rank_known() const { return known_rank_; }
   int64_t rank() const { return known_rank_ ? static_cast<int64_t>(dims_.size()) : -1; }
   int64_t dim(int64_t i) const { return dims_[i]; }
   const Shape& dims() const { return dims_; }
+  std::vector<int64_t> dim_vector() const { return std::vector<int64_t>(dims_.begin(), dims_.end()); }
   // Rank and every dimension known.
   bool fully_defined() const;
   std::string ToString() const;  // "[2,?]", "<unknown>"

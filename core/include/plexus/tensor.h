@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 #include "dlpack/dlpack.h"
 #include "plexus/dtype.h"
@@ -18,7 +19,9 @@ namespace plexus {
 
 class Device;
 
-using Shape = std::vector<int64_t>;
+// Dimensions kept inline up to rank 6, so tensors of common ranks never
+// allocate for their shape.
+using Shape = absl::InlinedVector<int64_t, 6>;
 
 // "[2,3]"; "[]" for a scalar.
 std::string ShapeToString(const Shape& shape);

@@ -114,8 +114,8 @@ absl::Status ReshapeShape(InferenceContext& ctx) {
   }
   const PartialShape& in = ctx.input(0);
   Dims out;
-  Dims in_dims = in.rank_known() ? in.dims() : Dims{-1};
-  PX_RETURN_IF_ERROR(Check(ctx, array_shapes::Reshape(in_dims, target.dims(), &out)));
+  Dims in_dims = in.rank_known() ? in.dim_vector() : Dims{-1};
+  PX_RETURN_IF_ERROR(Check(ctx, array_shapes::Reshape(in_dims, target.dim_vector(), &out)));
   ctx.set_output(0, PartialShape(out));
   return absl::OkStatus();
 }
@@ -129,7 +129,7 @@ absl::Status TransposeShape(InferenceContext& ctx) {
     ctx.set_output(0, r >= 0 ? PartialShape::UnknownOfRank(r) : PartialShape::Unknown());
     return absl::OkStatus();
   }
-  Dims in_dims = in.rank_known() ? in.dims() : Dims(perm.size(), -1);
+  Dims in_dims = in.rank_known() ? in.dim_vector() : Dims(perm.size(), -1);
   Dims out;
   PX_RETURN_IF_ERROR(Check(ctx, array_shapes::Transpose(in_dims, perm, &out)));
   ctx.set_output(0, PartialShape(out));
@@ -154,7 +154,7 @@ absl::Status ConcatShapeImpl(InferenceContext& ctx, int first, int n, int axis_i
   std::vector<Dims> ins;
   for (int k = first; k < first + n; ++k) {
     const PartialShape& s = ctx.input(k);
-    ins.push_back(s.rank_known() ? s.dims() : Dims(rank, -1));
+    ins.push_back(s.rank_known() ? s.dim_vector() : Dims(rank, -1));
   }
   Dims out;
   PX_RETURN_IF_ERROR(Check(ctx, array_shapes::Concat(ins, axis, &out)));
@@ -179,7 +179,7 @@ absl::Status SplitShape(InferenceContext& ctx) {
   PartialShape each = in.rank_known() ? PartialShape::UnknownOfRank(in.rank()) : PartialShape();
   if (in.rank_known() && KnownScalarInt(ctx, 0, &axis)) {
     Dims out;
-    PX_RETURN_IF_ERROR(Check(ctx, array_shapes::Split(in.dims(), axis, num_split, &out)));
+    PX_RETURN_IF_ERROR(Check(ctx, array_shapes::Split(in.dim_vector(), axis, num_split, &out)));
     each = PartialShape(out);
   }
   for (int k = 0; k < ctx.num_outputs(); ++k) ctx.set_output(k, each);
@@ -203,13 +203,13 @@ absl::Status SplitVShape(InferenceContext& ctx) {
     // Sizes unknown: every dimension but the split one is known.
     int64_t a = 0;
     PX_RETURN_IF_ERROR(Check(ctx, array_shapes::SplitAxis(in.rank(), axis, &a)));
-    Dims each = in.dims();
+    Dims each = in.dim_vector();
     each[a] = -1;
     for (int k = 0; k < ctx.num_outputs(); ++k) ctx.set_output(k, PartialShape(each));
     return absl::OkStatus();
   }
   std::vector<Dims> outs;
-  PX_RETURN_IF_ERROR(Check(ctx, array_shapes::SplitV(in.dims(), sizes, axis, num_split, &outs)));
+  PX_RETURN_IF_ERROR(Check(ctx, array_shapes::SplitV(in.dim_vector(), sizes, axis, num_split, &outs)));
   for (int k = 0; k < ctx.num_outputs(); ++k) ctx.set_output(k, PartialShape(outs[k]));
   return absl::OkStatus();
 }
@@ -229,7 +229,7 @@ absl::Status SliceShape(InferenceContext& ctx) {
     ctx.set_output(0, PartialShape::Unknown());
     return absl::OkStatus();
   }
-  Dims in_dims = in.rank_known() ? in.dims() : Dims(rank, -1);
+  Dims in_dims = in.rank_known() ? in.dim_vector() : Dims(rank, -1);
   if (begin_known && size_known) {
     Dims out;
     PX_RETURN_IF_ERROR(Check(ctx, array_shapes::Slice(in_dims, begin, size, &out)));
@@ -264,7 +264,7 @@ absl::Status StridedSliceShape(InferenceContext& ctx) {
   const bool end_known = KnownInts(ctx, 2, &end);
   array_shapes::StridedSliceResult r;
   PX_RETURN_IF_ERROR(Check(
-      ctx, array_shapes::StridedSlice(in.dims(), begin_known && end_known ? &begin : nullptr,
+      ctx, array_shapes::StridedSlice(in.dim_vector(), begin_known && end_known ? &begin : nullptr,
                                       begin_known && end_known ? &end : nullptr, strides,
                                       begin_mask, end_mask, ellipsis_mask, new_axis_mask,
                                       shrink_axis_mask, &r)));
@@ -285,7 +285,7 @@ absl::Status PackShape(InferenceContext& ctx) {
   std::vector<Dims> ins;
   for (int k = 0; k < ctx.num_inputs(); ++k) {
     const PartialShape& s = ctx.input(k);
-    ins.push_back(s.rank_known() ? s.dims() : Dims(rank, -1));
+    ins.push_back(s.rank_known() ? s.dim_vector() : Dims(rank, -1));
   }
   Dims out;
   PX_RETURN_IF_ERROR(Check(ctx, array_shapes::Pack(ins, axis, &out)));
@@ -300,7 +300,7 @@ absl::Status UnpackShape(InferenceContext& ctx) {
   PartialShape each;
   if (in.rank_known()) {
     Dims out;
-    PX_RETURN_IF_ERROR(Check(ctx, array_shapes::Unpack(in.dims(), axis, num, &out)));
+    PX_RETURN_IF_ERROR(Check(ctx, array_shapes::Unpack(in.dim_vector(), axis, num, &out)));
     each = PartialShape(out);
   }
   for (int k = 0; k < ctx.num_outputs(); ++k) ctx.set_output(k, each);
@@ -317,7 +317,7 @@ absl::Status GatherImpl(InferenceContext& ctx, bool known_axis, int64_t axis,
   }
   Dims out;
   PX_RETURN_IF_ERROR(Check(
-      ctx, array_shapes::Gather(params.dims(), indices.dims(), axis, batch_dims, &out)));
+      ctx, array_shapes::Gather(params.dim_vector(), indices.dim_vector(), axis, batch_dims, &out)));
   ctx.set_output(0, PartialShape(out));
   return absl::OkStatus();
 }
@@ -341,7 +341,7 @@ absl::Status GatherNdShape(InferenceContext& ctx) {
     return absl::OkStatus();
   }
   Dims out;
-  PX_RETURN_IF_ERROR(Check(ctx, array_shapes::GatherNd(params.dims(), indices.dims(), &out)));
+  PX_RETURN_IF_ERROR(Check(ctx, array_shapes::GatherNd(params.dim_vector(), indices.dim_vector(), &out)));
   ctx.set_output(0, PartialShape(out));
   return absl::OkStatus();
 }
@@ -359,8 +359,8 @@ absl::Status PadShapeImpl(InferenceContext& ctx, int mirror) {
     return absl::OkStatus();
   }
   Dims out;
-  Dims in_dims = in.rank_known() ? in.dims() : Dims(rank, -1);
-  PX_RETURN_IF_ERROR(Check(ctx, array_shapes::Pad(in_dims, ps.dims(), pad, mirror, &out)));
+  Dims in_dims = in.rank_known() ? in.dim_vector() : Dims(rank, -1);
+  PX_RETURN_IF_ERROR(Check(ctx, array_shapes::Pad(in_dims, ps.dim_vector(), pad, mirror, &out)));
   ctx.set_output(0, PartialShape(out));
   return absl::OkStatus();
 }
@@ -385,7 +385,7 @@ absl::Status TileShape(InferenceContext& ctx) {
     return absl::OkStatus();
   }
   Dims out;
-  Dims in_dims = in.rank_known() ? in.dims() : Dims(multiples.size(), -1);
+  Dims in_dims = in.rank_known() ? in.dim_vector() : Dims(multiples.size(), -1);
   PX_RETURN_IF_ERROR(Check(ctx, array_shapes::Tile(in_dims, multiples, &out)));
   ctx.set_output(0, PartialShape(out));
   return absl::OkStatus();
@@ -400,7 +400,7 @@ absl::Status ExpandDimsShape(InferenceContext& ctx) {
     return absl::OkStatus();
   }
   Dims out;
-  PX_RETURN_IF_ERROR(Check(ctx, array_shapes::ExpandDims(in.dims(), dim, &out)));
+  PX_RETURN_IF_ERROR(Check(ctx, array_shapes::ExpandDims(in.dim_vector(), dim, &out)));
   ctx.set_output(0, PartialShape(out));
   return absl::OkStatus();
 }
@@ -414,7 +414,7 @@ absl::Status SqueezeShape(InferenceContext& ctx) {
   }
   Dims out;
   bool rank_unknown = false;
-  PX_RETURN_IF_ERROR(Check(ctx, array_shapes::Squeeze(in.dims(), dims, &out, &rank_unknown)));
+  PX_RETURN_IF_ERROR(Check(ctx, array_shapes::Squeeze(in.dim_vector(), dims, &out, &rank_unknown)));
   ctx.set_output(0, rank_unknown ? PartialShape::Unknown() : PartialShape(out));
   return absl::OkStatus();
 }
@@ -445,7 +445,7 @@ absl::Status FillShape(InferenceContext& ctx) {
   PartialShape target = ShapeFromInput(ctx, 0, &known);
   if (known) {
     Dims out;
-    PX_RETURN_IF_ERROR(Check(ctx, array_shapes::Fill(target.dims(), &out)));
+    PX_RETURN_IF_ERROR(Check(ctx, array_shapes::Fill(target.dim_vector(), &out)));
   }
   ctx.set_output(0, target);
   return absl::OkStatus();
@@ -517,7 +517,7 @@ absl::Status OneHotShape(InferenceContext& ctx) {
   int64_t depth = -1;
   bool known = KnownScalarInt(ctx, 1, &depth);
   Dims out;
-  PX_RETURN_IF_ERROR(Check(ctx, array_shapes::OneHot(in.dims(), known ? depth : 0, axis, &out)));
+  PX_RETURN_IF_ERROR(Check(ctx, array_shapes::OneHot(in.dim_vector(), known ? depth : 0, axis, &out)));
   if (!known) {
     for (size_t i = 0; i < out.size(); ++i) {
       if (static_cast<int64_t>(i) == (axis == -1 ? in.rank() : axis)) out[i] = -1;
@@ -535,7 +535,7 @@ absl::Status BroadcastToShape(InferenceContext& ctx) {
     const PartialShape& in = ctx.input(0);
     Dims out;
     if (in.rank_known()) {
-      PX_RETURN_IF_ERROR(Check(ctx, array_shapes::BroadcastTo(in.dims(), target.dims(), &out)));
+      PX_RETURN_IF_ERROR(Check(ctx, array_shapes::BroadcastTo(in.dim_vector(), target.dim_vector(), &out)));
     }
   }
   ctx.set_output(0, target);
@@ -554,8 +554,8 @@ absl::Status SpaceBatchShape(InferenceContext& ctx, bool to_batch) {
     return absl::OkStatus();
   }
   Dims out;
-  PX_RETURN_IF_ERROR(Check(ctx, array_shapes::SpaceBatch(to_batch, in.dims(), bs.dims(), block,
-                                                         ps.dims(), pad, &out)));
+  PX_RETURN_IF_ERROR(Check(ctx, array_shapes::SpaceBatch(to_batch, in.dim_vector(), bs.dim_vector(), block,
+                                                         ps.dim_vector(), pad, &out)));
   ctx.set_output(0, PartialShape(out));
   return absl::OkStatus();
 }
@@ -589,7 +589,7 @@ absl::Status PlaceholderWithDefaultShape(InferenceContext& ctx) {
                                     ", which does not match the declared shape ",
                                     declared.ToString()));
     }
-    Dims merged = in.dims();
+    Dims merged = in.dim_vector();
     for (int64_t d = 0; d < in.rank(); ++d) {
       if (merged[d] < 0) merged[d] = declared.dim(d);
     }

@@ -42,7 +42,7 @@ std::optional<Tensor> StaticShapeValue(const Node& node) {
   const PartialShape& s = node.inputs[0].node->output_shapes[node.inputs[0].index];
   DataType out = node.output_types[0];
   if (out != DataType::kInt32 && out != DataType::kInt64) return std::nullopt;
-  auto make = [&](const Shape& shape, const std::vector<int64_t>& values) {
+  auto make = [&](const Shape& shape, const Shape& values) {
     Tensor t = Tensor::AllocateHost(out, shape).value();
     for (size_t i = 0; i < values.size(); ++i) {
       if (out == DataType::kInt32) {

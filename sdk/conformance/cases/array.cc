@@ -359,7 +359,7 @@ PX_CONFORMANCE_CASES("StridedSlice")(const CaseContext& ctx) {
   }
   // Random masks, bounds and strides on a rank-4 input, kept when the spec
   // is valid (as the core's shape function decides).
-  const Shape r4 = {3, 4, 1, 5};
+  const std::vector<int64_t> r4 = {3, 4, 1, 5};
   std::uniform_int_distribution<int> len(1, 5), mask(0, 31), idx(-7, 7), stride(-3, 3), coin(0, 3);
   int kept = 0;
   for (int attempt = 0; attempt < 200 && kept < 6; ++attempt) {
@@ -388,7 +388,7 @@ PX_CONFORMANCE_CASES("StridedSlice")(const CaseContext& ctx) {
       continue;
     }
     ++kept;
-    add("random spec " + std::to_string(kept) + " on [3,4,1,5]", r4, begin, end, strides, bm, em,
+    add("random spec " + std::to_string(kept) + " on [3,4,1,5]", Shape(r4.begin(), r4.end()), begin, end, strides, bm, em,
         ellipsis, new_axis, shrink, kept % 2 ? kI32 : kI64);
   }
   return cases;
