@@ -116,12 +116,27 @@ class RunStreams {
 
 }  // namespace
 
+// What a run needs besides its streams, kept by the executor between runs:
+// the memory plan's arenas (one per device) with, for every planned slot, a
+// tensor viewing its place, and the serial path's value slots, use counts
+// and retired list. A run takes a set and gives it back once its streams
+// have drained, so steady-state runs allocate nothing for these;
+// concurrent runs each get their own.
+struct Executor::RunScratch {
+  std::vector<std::shared_ptr<Buffer>> arenas;  // per device, null when none
+  std::vector<Tensor> views;                    // per slot, empty when not planned
+  std::vector<Tensor> slots;
+  std::vector<int> uses;
+  std::vector<Tensor> retired;
+  std::vector<Tensor> inputs, outputs;
+};
+
 struct Executor::RunState {
   RunState(const std::vector<std::shared_ptr<Device>>& devices, int num_slots = 1)
       : streams(devices, num_slots) {}
   TraceRecorder* trace = nullptr;
-  // Arenas of the memory plan, per device (null when none).
-  std::vector<std::shared_ptr<Buffer>> arenas;
+  // The memory plan's tensors for this run (null without a plan).
+  std::unique_ptr<RunScratch> scratch;
   std::mutex retired_mu;  // for threads of the parallel scheduler
   // Inputs kept alive until the streams have drained: declared before
   // `streams`, so they die after its destructor has waited for the work.
@@ -407,6 +422,7 @@ absl::StatusOr<std::shared_ptr<Executor>> Executor::Create(const Graph& graph,
                                                 fallbacks.empty() ? "" : ", nor does any other device"));
       }
     }
+    item.string_inputs = HasStringInput(*node);
     if (item.kernel != nullptr) {
       // Inputs must be static too (a partly known input could reach a size
       // the static output does not fit), and not from a stateful producer
@@ -690,6 +706,44 @@ void Executor::PlanMemory() {
                                      " bytes in arenas of ", plan_.arena_bytes, " bytes"));
 }
 
+absl::StatusOr<std::unique_ptr<Executor::RunScratch>> Executor::TakeScratch() const {
+  {
+    std::lock_guard<std::mutex> lock(scratch_mu_);
+    if (!free_scratch_.empty()) {
+      std::unique_ptr<RunScratch> set = std::move(free_scratch_.back());
+      free_scratch_.pop_back();
+      return set;
+    }
+  }
+  auto set = std::make_unique<RunScratch>();
+  set->slots.resize(num_slots_);
+  set->retired.reserve(items_.size());
+  if (slot_offset_.empty()) return set;
+  set->arenas.assign(devices_.size(), nullptr);
+  for (size_t d = 0; d < arena_bytes_.size(); ++d) {
+    if (arena_bytes_[d] == 0) continue;
+    auto arena = devices_[d]->Allocate(static_cast<size_t>(arena_bytes_[d]));
+    if (!arena.ok()) {
+      return Annotate(arena.status(), absl::StrCat("the memory plan's arena of ", arena_bytes_[d], " bytes"));
+    }
+    set->arenas[d] = *std::move(arena);
+  }
+  set->views.resize(num_slots_);
+  for (const Item& item : items_) {
+    for (int k = 0; k < item.node->num_outputs(); ++k) {
+      const int64_t offset = slot_offset_[item.first_slot + k];
+      if (offset < 0) continue;
+      const std::shared_ptr<Buffer>& arena = set->arenas[item.device_index];
+      const DataType dtype = item.node->output_types[k];
+      const Shape& shape = item.node->output_shapes[k].dims();
+      const size_t bytes = static_cast<size_t>(NumElements(shape)) * DataTypeSize(dtype);
+      set->views[item.first_slot + k] =
+          Tensor(dtype, shape, std::make_shared<Buffer>(static_cast<char*>(arena->data()) + offset, bytes, arena));
+    }
+  }
+  return set;
+}
+
 struct Executor::EventPool {
   std::mutex mu;
   std::vector<PX_Event*> free;
@@ -766,15 +820,9 @@ absl::Status Executor::Compute(const Item& item, const std::vector<Tensor>& inpu
       d.device.device_id = host ? 0 : device.ordinal();
       continue;
     }
-    const int64_t offset = slot_offset_.empty() ? -1 : slot_offset_[item.first_slot + k];
-    if (offset >= 0 && item.device_index < static_cast<int>(run.arenas.size()) &&
-        run.arenas[item.device_index] != nullptr) {
-      // A planned tensor: a view of the run's arena, which it keeps alive.
-      const std::shared_ptr<Buffer>& arena = run.arenas[item.device_index];
-      const size_t bytes = static_cast<size_t>(NumElements(shape.dims())) * DataTypeSize(node.output_types[k]);
-      auto view = std::make_shared<Buffer>(static_cast<char*>(arena->data()) + offset, bytes,
-                                           arena->device_ref(), [keep = arena](void*) {});
-      outputs[k] = Tensor(node.output_types[k], shape.dims(), std::move(view));
+    if (run.scratch != nullptr && !run.scratch->views.empty() && run.scratch->views[item.first_slot + k].valid()) {
+      // A planned tensor: its place in the run's arena.
+      outputs[k] = run.scratch->views[item.first_slot + k];
       output_descs[k] = outputs[k].ToDLTensor();
       continue;
     }
@@ -791,7 +839,7 @@ absl::Status Executor::Compute(const Item& item, const std::vector<Tensor>& inpu
   input_descs.reserve(inputs.size());
   // String inputs cross the ABI as arrays of (pointer, size) pairs.
   std::vector<std::vector<PX_StringRef>> string_refs;
-  if (HasStringInput(node)) string_refs.reserve(inputs.size());
+  if (item.string_inputs) string_refs.reserve(inputs.size());
   for (const Tensor& t : inputs) {
     DLTensor d = t.ToDLTensor();
     if (t.dtype() == DataType::kString) {
@@ -881,6 +929,13 @@ absl::StatusOr<std::vector<Tensor>> Executor::Run(const std::vector<Tensor>& fee
                       : pool != nullptr ? RunParallel(feed_values, run)
                                         : RunInOrder(feed_values, run));
   PX_RETURN_IF_ERROR(run.streams.SynchronizeAll());
+  if (run.scratch != nullptr) {
+    // The streams have drained: the next run may write the arenas.
+    run.scratch->retired.swap(run.retired);
+    run.scratch->retired.clear();
+    std::lock_guard<std::mutex> lock(scratch_mu_);
+    free_scratch_.push_back(std::move(run.scratch));
+  }
   return CollectFetches(fetched);
 }
 
@@ -908,21 +963,16 @@ absl::StatusOr<std::vector<Tensor>> Executor::CollectFetches(const std::vector<T
 
 absl::StatusOr<std::vector<Tensor>> Executor::RunInOrder(const std::vector<Tensor>& feed_values,
                                                          RunState& run) const {
-  run.arenas.assign(devices_.size(), nullptr);
-  for (size_t d = 0; d < arena_bytes_.size(); ++d) {
-    if (arena_bytes_[d] == 0) continue;
-    auto arena = devices_[d]->Allocate(static_cast<size_t>(arena_bytes_[d]));
-    if (!arena.ok()) {
-      return Annotate(arena.status(), absl::StrCat("the memory plan's arena of ", arena_bytes_[d], " bytes"));
-    }
-    run.arenas[d] = *std::move(arena);
-  }
-  std::vector<Tensor> slots(num_slots_);
-  std::vector<int> uses = slot_uses_;
+  PX_ASSIGN_OR_RETURN(run.scratch, TakeScratch());
+  run.retired.swap(run.scratch->retired);  // its capacity, for this run
+  std::vector<Tensor>& slots = run.scratch->slots;
+  std::vector<int>& uses = run.scratch->uses;
+  uses.assign(slot_uses_.begin(), slot_uses_.end());
   auto value_of = [&](const Source& s) -> const Tensor& {
     return s.item < 0 ? feed_values[s.feed] : slots[items_[s.item].first_slot + s.output];
   };
-  std::vector<Tensor> inputs, outputs;
+  std::vector<Tensor>& inputs = run.scratch->inputs;
+  std::vector<Tensor>& outputs = run.scratch->outputs;
   // On an error return, wait for the streams before the tensors above are
   // freed: queued work may still read or write them.
   struct SyncOnExit {
@@ -944,6 +994,13 @@ absl::StatusOr<std::vector<Tensor>> Executor::RunInOrder(const std::vector<Tenso
   }
   std::vector<Tensor> fetched;
   for (const Source& s : fetch_sources_) fetched.push_back(value_of(s));
+  // Values still in slots (fetched, or never read) wait with the retired
+  // ones for the streams to drain; the slots stay for the next run.
+  for (Tensor& t : slots) {
+    if (!t.valid()) continue;
+    if (t.buffer() != nullptr || t.is_ref()) run.retired.push_back(std::move(t));
+    t = Tensor();
+  }
   return fetched;
 }
 

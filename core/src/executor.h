@@ -99,6 +99,7 @@ class Executor {
     // beside other work (heavy math or a large output); cheap items run
     // inline on the thread that made them ready.
     bool expensive = false;
+    bool string_inputs = false;  // some input is DT_STRING
     HostOpFn host_op = nullptr;
     void* instance = nullptr;
     std::vector<Source> inputs;
@@ -117,6 +118,7 @@ class Executor {
   struct RunState;
   struct ParallelRun;
   struct EventPool;
+  struct RunScratch;
 
   Executor() = default;
   absl::Status CheckFeed(int index, const Tensor& value) const;
@@ -154,6 +156,10 @@ class Executor {
   MemoryPlan plan_;
   std::vector<int64_t> slot_offset_;  // arena offset of each slot, -1 when not planned
   std::vector<int64_t> arena_bytes_;  // per device
+  // Scratch of finished runs, reused by later ones (see RunScratch).
+  mutable std::mutex scratch_mu_;
+  mutable std::vector<std::unique_ptr<RunScratch>> free_scratch_;
+  absl::StatusOr<std::unique_ptr<RunScratch>> TakeScratch() const;
   std::vector<std::shared_ptr<Device>> devices_;  // keeps plugins loaded
   std::vector<std::string> notes_;
   mutable std::vector<std::unique_ptr<EventPool>> event_pools_;  // per device

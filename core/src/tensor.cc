@@ -63,6 +63,9 @@ Buffer::Buffer(void* data, size_t size, std::shared_ptr<Device> device,
 Buffer::Buffer(void* data, size_t size, std::shared_ptr<Device> device, size_t block_size)
     : data_(data), size_(size), device_(std::move(device)), block_size_(block_size) {}
 
+Buffer::Buffer(void* data, size_t size, std::shared_ptr<Buffer> parent)
+    : data_(data), size_(size), device_(parent->device_ref()), parent_(std::move(parent)) {}
+
 Buffer::~Buffer() {
   if (block_size_ != 0) {
     device_->ReturnBlock(data_, size_, block_size_);

@@ -46,6 +46,8 @@ class Buffer {
   // A block of the device's memory (rounded to `block_size` bytes), given
   // back to the device (its memory pool) when the buffer dies.
   Buffer(void* data, size_t size, std::shared_ptr<Device> device, size_t block_size);
+  // `size` bytes at `data` inside `parent`, which the view keeps alive.
+  Buffer(void* data, size_t size, std::shared_ptr<Buffer> parent);
   ~Buffer();
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
@@ -63,6 +65,7 @@ class Buffer {
   std::shared_ptr<Device> device_;
   std::function<void(void*)> release_;
   size_t block_size_ = 0;  // nonzero for a block of the device's memory
+  std::shared_ptr<Buffer> parent_;  // for a view
 };
 
 // Runtime state a tensor can stand for: a variable, a TensorArray. A

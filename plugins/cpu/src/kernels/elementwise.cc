@@ -63,8 +63,10 @@ class BinaryKernel : public sdk::OpKernel {
   }
 
   void Compute(sdk::Call& call) override {
-    const Shape shapes[2] = {call.input_shape(0), call.input_shape(1)};
-    Plan<2> plan;
+    // Per-thread scratch: steady-state calls reuse its capacity.
+    thread_local Shape shapes[2];
+    thread_local Plan<2> plan;
+    for (int k = 0; k < 2; ++k) shapes[k].assign(call.input(k).shape, call.input(k).shape + call.input(k).ndim);
     if (!ew::MakePlan<2>(shapes, &plan)) {
       if (strict_shapes_ || (op_ != Bin::kEqual && op_ != Bin::kNotEqual)) {
         IncompatibleShapes(shapes[0], shapes[1]);

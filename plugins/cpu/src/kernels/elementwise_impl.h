@@ -42,7 +42,9 @@ template <int N>
 bool MakePlan(const Shape* shapes, Plan<N>* plan) {
   size_t rank = 0;
   for (int k = 0; k < N; ++k) rank = std::max(rank, shapes[k].size());
-  Shape padded[N];
+  // Scratch kept per thread, so steady-state calls do not allocate.
+  thread_local Shape padded[N];
+  thread_local std::vector<uint32_t> masks;  // bit k: input k repeats along a dim
   for (int k = 0; k < N; ++k) {
     padded[k].assign(rank - shapes[k].size(), 1);
     padded[k].insert(padded[k].end(), shapes[k].begin(), shapes[k].end());
@@ -62,7 +64,7 @@ bool MakePlan(const Shape* shapes, Plan<N>* plan) {
   // Collapse: drop output dims of 1, merge neighbours whose inputs all
   // broadcast (or all do not) in the same way.
   plan->dims.clear();
-  std::vector<uint32_t> masks;  // bit k: input k repeats along this dim
+  masks.clear();
   for (size_t d = 0; d < rank; ++d) {
     int64_t o = plan->out_shape[d];
     if (o == 1) continue;
@@ -101,7 +103,8 @@ void RunPlan2(const Plan<2>& p, const TA* a, const TB* b, TO* out, F f) {
   }
   const int64_t inner = p.dims[rank - 1];
   const bool va = p.strides[0][rank - 1] != 0, vb = p.strides[1][rank - 1] != 0;
-  std::vector<int64_t> index(rank, 0);
+  thread_local std::vector<int64_t> index;
+  index.assign(rank, 0);
   int64_t oa = 0, ob = 0;
   for (int64_t done = 0; done < p.num_elements; done += inner) {
     const TA* pa = a + oa;
