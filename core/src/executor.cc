@@ -19,6 +19,7 @@
 #include "absl/strings/str_join.h"
 #include "host_services.h"
 #include "plexus/logging.h"
+#include "plexus/op_def.h"
 #include "plexus/plugin_host.h"
 #include "plexus/status.h"
 #include "session_state.h"
@@ -340,6 +341,72 @@ absl::StatusOr<std::shared_ptr<Executor>> Executor::Create(const Graph& graph,
   }
   std::vector<int> item_of(graph.num_nodes(), -1);
   exec->devices_.push_back(device);
+
+  // Copy items at device boundaries (graphs without TF1 control flow): where
+  // each value lives (null: host memory) when the executor knows it ahead
+  // (not for fed values), and one copy item per value and destination,
+  // shared by every reader there, placed just before its first reader.
+  std::map<std::pair<int, int>, Device*> location;
+  std::map<std::tuple<int, int, Device*>, int> copy_of;
+  auto host_side = [](Device* d) { return d == nullptr || d->host_accessible(); };
+  auto record_locations = [&](const Node& node, const Item& item) {
+    for (int k = 0; k < node.num_outputs(); ++k) {
+      const auto key = std::make_pair(node.id, k);
+      if (node.output_types[k] == DataType::kString) {
+        location[key] = nullptr;
+      } else if (item.kind == Kind::kKernel) {
+        location[key] = item.kernel->OutputInHostMemory(k) ? nullptr : item.device;
+      } else if (item.kind == Kind::kHost) {
+        location[key] = nullptr;
+      } else if (item.kind == Kind::kForward && k < node.num_inputs()) {
+        auto it = location.find({node.inputs[k].node->id, node.inputs[k].index});
+        if (it != location.end() && !fed.count({node.inputs[k].node->id, node.inputs[k].index})) {
+          location[key] = it->second;
+        }
+      }
+    }
+  };
+  auto add_copies = [&](const Node& node, Item& item) {
+    if (item.kind != Kind::kKernel && item.kind != Kind::kHost) return;
+    for (int k = 0; k < node.num_inputs(); ++k) {
+      const Endpoint& e = node.inputs[k];
+      if (fed.count({e.node->id, e.index}) || e.node->output_types[e.index] == DataType::kString) continue;
+      auto loc = location.find({e.node->id, e.index});
+      if (loc == location.end()) continue;
+      Device* to = item.kind == Kind::kKernel && !item.kernel->InputInHostMemory(k) ? item.device : nullptr;
+      Device* from = loc->second;
+      if (from == to || (host_side(from) && host_side(to))) continue;
+      int& index = copy_of[std::make_tuple(e.node->id, e.index, to)];
+      if (index == 0) {
+        auto copy_node = std::make_unique<Node>();
+        copy_node->id = -1;
+        copy_node->name = absl::StrCat(e.node->name, ":", e.index, "/copy_to_", to ? to->name() : "host");
+        copy_node->op = "_PlexusCopy";
+        copy_node->def = OpRegistry::Global().Find("Identity");
+        copy_node->inputs = {e};
+        copy_node->input_types = {e.node->output_types[e.index]};
+        copy_node->output_types = {e.node->output_types[e.index]};
+        copy_node->input_is_ref = {false};
+        copy_node->output_shapes = {e.node->output_shapes[e.index]};
+        Item copy;
+        copy.node = copy_node.get();
+        copy.kind = Kind::kCopy;
+        copy.device = to;
+        copy.first_slot = exec->num_slots_;
+        exec->num_slots_ += 1;
+        copy.out_edges.resize(1);
+        exec->notes_.push_back(absl::StrCat("copy of '", e.node->name, ":", e.index, "' from ",
+                                            from ? from->name() : "host memory", " to ",
+                                            to ? to->name() : "host memory", " for ", node.Describe()));
+        Log(LogLevel::kDebug, exec->notes_.back());
+        exec->copy_nodes_.push_back(std::move(copy_node));
+        exec->items_.push_back(std::move(copy));
+        index = static_cast<int>(exec->items_.size());  // +1, so that 0 means none
+      }
+      item.input_copies.resize(node.num_inputs(), -1);
+      item.input_copies[k] = index - 1;
+    }
+  };
   for (const Node* node : order) {
     Item item;
     item.node = node;
@@ -445,9 +512,11 @@ absl::StatusOr<std::shared_ptr<Executor>> Executor::Create(const Graph& graph,
         }
       }
     }
+    if (!exec->dataflow_) add_copies(*node, item);
     item.first_slot = exec->num_slots_;
     exec->num_slots_ += node->num_outputs();
     item.out_edges.resize(node->num_outputs());
+    record_locations(*node, item);
     item_of[node->id] = static_cast<int>(exec->items_.size());
     exec->items_.push_back(std::move(item));
   }
@@ -469,7 +538,13 @@ absl::StatusOr<std::shared_ptr<Executor>> Executor::Create(const Graph& graph,
   for (size_t i = 0; i < exec->items_.size(); ++i) {
     Item& item = exec->items_[i];
     for (int k = 0; k < item.node->num_inputs(); ++k) {
-      Source s = source_of(item.node->inputs[k]);
+      Source s;
+      if (!item.input_copies.empty() && item.input_copies[k] >= 0) {
+        s.item = item.input_copies[k];
+        exec->slot_uses_[exec->items_[s.item].first_slot]++;
+      } else {
+        s = source_of(item.node->inputs[k]);
+      }
       item.inputs.push_back(s);
       if (s.item >= 0) {
         exec->items_[s.item].out_edges[s.output].push_back(Edge{static_cast<int>(i), k});
@@ -539,7 +614,7 @@ absl::Status Executor::Execute(const Item& item, std::vector<Tensor>&& inputs,
     int64_t start;
     ~TraceSpan() {
       if (trace == nullptr) return;
-      const bool on_device = item.kind == Kind::kKernel && item.device != nullptr;
+      const bool on_device = (item.kind == Kind::kKernel || item.kind == Kind::kCopy) && item.device != nullptr;
       trace->Add({item.node->name, item.node->op, on_device ? item.device->name() : "core", start,
                   trace->Now() - start, TraceThreadId()});
     }
@@ -549,6 +624,19 @@ absl::Status Executor::Execute(const Item& item, std::vector<Tensor>&& inputs,
     return absl::OkStatus();
   }
   PX_RETURN_IF_ERROR(Dereference(node, inputs));
+  if (item.kind == Kind::kCopy) {
+    const Tensor& value = inputs[0];
+    Device* source = value.device();
+    if (!inputs_ready && source != nullptr && !source->host_accessible()) {
+      // Produced on a run stream: wait for it first.
+      PX_RETURN_IF_ERROR(Annotate(run.streams.Synchronize(source), node.name));
+    }
+    auto moved = CopyTensorTo(value, item.device);
+    if (!moved.ok()) return Annotate(moved.status(), absl::StrCat("copying '", node.inputs[0].node->name, ":",
+                                                                  node.inputs[0].index, "'"));
+    outputs->assign(1, *std::move(moved));
+    return absl::OkStatus();
+  }
   if (item.kind == Kind::kForward) {
     // Output k is input k, shared (tensors are never written in place).
     outputs->assign(inputs.begin(), inputs.begin() + node.num_outputs());

@@ -76,6 +76,7 @@ class Executor {
     kEnter,
     kExit,
     kNextIteration,
+    kCopy,  // moves a value to `device` (null: host memory), inserted at device boundaries
   };
   struct Source {
     int item = -1;   // producing item, or -1 when fed
@@ -103,6 +104,9 @@ class Executor {
     HostOpFn host_op = nullptr;
     void* instance = nullptr;
     std::vector<Source> inputs;
+    // Per data input, the copy item that brings it to this item's device,
+    // or -1 (empty when there is none).
+    std::vector<int> input_copies;
     int first_slot = 0;  // index of output 0 in the run's value slots
     // Outputs of a constant node, computed once when the executor is built.
     std::vector<Tensor> constant_outputs;
@@ -161,6 +165,7 @@ class Executor {
   mutable std::vector<std::unique_ptr<RunScratch>> free_scratch_;
   absl::StatusOr<std::unique_ptr<RunScratch>> TakeScratch() const;
   std::vector<std::shared_ptr<Device>> devices_;  // keeps plugins loaded
+  std::vector<std::unique_ptr<Node>> copy_nodes_;  // the nodes of copy items
   std::vector<std::string> notes_;
   mutable std::vector<std::unique_ptr<EventPool>> event_pools_;  // per device
 };

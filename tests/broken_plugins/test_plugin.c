@@ -11,6 +11,9 @@
  *   BROKEN_NO_PROBE      exports no probe symbol (not a plugin)
  *   BROKEN_ENUMERATION   device_count fails with UNAVAILABLE
  *   BROKEN_CRASH         allocate crashes (SIGSEGV) on a 65537-byte request
+ *   SEPARATE_MEMORY      not broken: the device says its memory is not
+ *                        host-accessible, so the host must copy to and from
+ *                        it (through memcpy_h2d/d2h) as for a GPU
  *
  * Unbroken, it passes plexus-plugin-check; each flavour fails it where it is
  * broken (tests/CMakeLists.txt).
@@ -52,7 +55,11 @@ static PX_Status* device_get_info(void* p, int32_t ordinal, PX_DeviceInfo* info)
   strcpy(info->name, "Test device");
   strcpy(info->vendor, "Plexus tests");
   info->total_memory_bytes = 1 << 20;
+#ifdef SEPARATE_MEMORY
+  info->host_accessible = 0;
+#else
   info->host_accessible = 1;
+#endif
   return NULL;
 }
 static PX_Status* device_open(void* p, int32_t ordinal, PX_Device** out) {

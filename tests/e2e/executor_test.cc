@@ -213,6 +213,57 @@ TEST(ParallelExecutor, BranchesOnTwoDevicesJoinThroughEvents) {
   EXPECT_TRUE(on_test) << "the test device was not used; optimizer log:\n" << absl::StrJoin(session->optimizer_log(), "\n") << "\nnotes:\n" << absl::StrJoin(session->placement_notes(), "\n");
 }
 
+// A device whose memory the host cannot read (the test plugin's
+// separate_memory flavour, standing in for a GPU): a value made there and
+// read by two cpu nodes crosses once, through one copy item, which the
+// placement notes and the trace show; the results are right with the
+// serial and the parallel scheduler.
+TEST(CopyItems, OneCopyPerValueAndDestinationAtDeviceBoundaries) {
+  RuntimeOptions options;
+  options.discover_plugins = false;
+  options.plugin_paths = {PX_CPU_PLUGIN_PATH, TestPluginPath("separate_memory")};
+  auto runtime = Runtime::Create(options);
+  ASSERT_TRUE(runtime.ok()) << runtime.status();
+  const char* text = R"pb(
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_INT32 } }
+           attr { key: "shape" value { shape { dim { size: 256 } dim { size: 256 } } } } }
+    node { name: "y" op: "Placeholder" attr { key: "dtype" value { type: DT_INT32 } }
+           attr { key: "shape" value { shape { dim { size: 256 } dim { size: 256 } } } } }
+    node { name: "on_test" op: "AddV2" input: "x" input: "y" device: "/device:TESTDEV:0"
+           attr { key: "T" value { type: DT_INT32 } } }
+    node { name: "b" op: "AddV2" input: "on_test" input: "x" attr { key: "T" value { type: DT_INT32 } } }
+    node { name: "c" op: "Mul" input: "on_test" input: "y" attr { key: "T" value { type: DT_INT32 } } }
+    node { name: "d" op: "Sub" input: "b" input: "c" attr { key: "T" value { type: DT_INT32 } } }
+  )pb";
+  Tensor x = *Tensor::AllocateHost(DataType::kInt32, {256, 256});
+  Tensor y = *Tensor::AllocateHost(DataType::kInt32, {256, 256});
+  for (int64_t i = 0; i < x.num_elements(); ++i) {
+    x.data<int32_t>()[i] = static_cast<int32_t>(i % 100);
+    y.data<int32_t>()[i] = static_cast<int32_t>(3 * i % 7);
+  }
+  for (bool parallel : {false, true}) {
+    auto session = MakeSession(runtime->get(), text, parallel, /*trace=*/true, "CPU:0");
+    for (int run = 0; run < 2; ++run) {
+      auto r = session->Run({{"x", x}, {"y", y}}, {"d"});
+      ASSERT_TRUE(r.ok()) << r.status();
+      for (int64_t i = 0; i < x.num_elements(); ++i) {
+        const int32_t a = x.data<int32_t>()[i] + y.data<int32_t>()[i];
+        ASSERT_EQ((*r)[0].data<int32_t>()[i], (a + x.data<int32_t>()[i]) - a * y.data<int32_t>()[i]) << i;
+      }
+    }
+    int copies = 0;
+    for (const std::string& note : session->placement_notes()) {
+      if (note.rfind("copy of 'on_test:0' from TESTDEV:0 to CPU:0", 0) == 0) ++copies;
+    }
+    EXPECT_EQ(copies, 1) << absl::StrJoin(session->placement_notes(), "\n");
+    std::string path = ::testing::TempDir() + "/plexus_copy_trace.json";
+    ASSERT_TRUE(session->WriteTrace(path).ok());
+    std::ifstream f(path);
+    std::string json((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    EXPECT_NE(json.find("\"name\": \"on_test:0/copy_to_CPU:0\""), std::string::npos) << json.substr(0, 2000);
+  }
+}
+
 // A chain of elementwise ops on 1 MiB tensors with static shapes: with the
 // memory plan two arena slots serve the whole chain; without it every
 // intermediate stays allocated until the run ends.

@@ -24,6 +24,7 @@
 #define PLEXUS_SDK_KERNEL_H_
 
 #include <cstdarg>
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
@@ -441,8 +442,9 @@ class Call {
       ThrowIfError(host_, host_->output_allocate(ctx_, i, static_cast<int32_t>(shape.size()),
                                                  shape.data()));
     } else {
-      Shape have(out.shape, out.shape + out.ndim);
-      if (have != shape) {
+      // Compared in place: the common (matching) case must not allocate.
+      if (!std::equal(out.shape, out.shape + out.ndim, shape.begin(), shape.end())) {
+        Shape have(out.shape, out.shape + out.ndim);
         throw KernelError(PX_CODE_INTERNAL,
                           Format("output %zu: the host allocated %s but the kernel computes %s", i,
                                  ShapeString(have).c_str(), ShapeString(shape).c_str()));
