@@ -204,7 +204,7 @@ namespace {
 bool IsHeavyOp(const std::string& op) {
   static const auto* heavy = new std::set<std::string, std::less<>>{
       "MatMul", "BatchMatMul", "BatchMatMulV2", "BatchMatMulV3", "_FusedMatMul", "Conv2D", "Conv3D",
-      "_FusedConv2D", "DepthwiseConv2dNative", "Conv2DBackpropInput", "Conv2DBackpropFilter",
+      "_FusedConv2D", "_FusedDepthwiseConv2dNative", "DepthwiseConv2dNative", "Conv2DBackpropInput", "Conv2DBackpropFilter",
       "Einsum", "MaxPool", "AvgPool", "FFT", "IFFT", "RFFT", "IRFFT", "_PlexusFusedElementwise"};
   return heavy->count(op) > 0;
 }

@@ -1,8 +1,9 @@
 // Reference kernels: the fused ops the graph optimizer creates (see
 // reference_kernels.h and plexus/sdk/fused.h).
 //
-// _FusedMatMul and _FusedConv2D compose the plain loops of MatMul and Conv2D
-// with the plain epilogue, step by step as the separate nodes would: the
+// _FusedMatMul, _FusedConv2D and _FusedDepthwiseConv2dNative compose the
+// plain loops of MatMul, Conv2D and DepthwiseConv2dNative with the plain
+// epilogue, step by step as the separate nodes would: the
 // product (accumulated in double) is stored in T, BiasAdd adds in the
 // compute type and stores in T, FusedBatchNorm computes in double and stores
 // in T, and the activation reads that T value.
@@ -198,6 +199,78 @@ class FusedConv2DKernel : public sdk::OpKernel {
   sdk::Window window_;
 };
 
+// _FusedDepthwiseConv2dNative: DepthwiseConv2dNative's loops (filter
+// [KH, KW, C, multiplier], output channel c * multiplier + q), then the
+// epilogue over the C * multiplier output channels.
+class FusedDepthwiseConvKernel : public sdk::OpKernel {
+ public:
+  void Init(sdk::Attrs& attrs) override {
+    spec_ = sdk::ReadFusedSpec(attrs, "_FusedDepthwiseConv2dNative", /*allow_batch_norm=*/true);
+    window_.Read(attrs, false);
+  }
+  void Compute(sdk::Call& call) override {
+    const sdk::Shape xs = call.input_shape(0), fs = call.input_shape(1);
+    PX_SDK_CHECK(xs.size() == 4, "_FusedDepthwiseConv2dNative input must be 4-D, got %s",
+                 sdk::ShapeString(xs).c_str());
+    PX_SDK_CHECK(fs.size() == 4, "_FusedDepthwiseConv2dNative filter must be 4-D, got %s",
+                 sdk::ShapeString(fs).c_str());
+    const bool nchw = window_.nchw;
+    const int64_t batch = xs[0], c_in = xs[nchw ? 1 : 3], h = xs[nchw ? 2 : 1],
+                  w = xs[nchw ? 3 : 2];
+    const int64_t kh = fs[0], kw = fs[1], mult = fs[3];
+    PX_SDK_CHECK(c_in == fs[2], "input depth %lld must equal the filter depth %lld",
+                 static_cast<long long>(c_in), static_cast<long long>(fs[2]));
+    const int64_t c_out = c_in * mult;
+    int64_t oh, ow, top, left;
+    window_.Output(h, kh, window_.sh, window_.dh, window_.pad_top, window_.pad_bottom, &oh, &top);
+    window_.Output(w, kw, window_.sw, window_.dw, window_.pad_left, window_.pad_right, &ow,
+                   &left);
+    CheckArgs(spec_, call, "_FusedDepthwiseConv2dNative", c_out);
+    const sdk::Shape out_shape =
+        nchw ? sdk::Shape{batch, c_out, oh, ow} : sdk::Shape{batch, oh, ow, c_out};
+    auto in_at = [&](int64_t n, int64_t i, int64_t j, int64_t c) {
+      return nchw ? ((n * c_in + c) * h + i) * w + j : ((n * h + i) * w + j) * c_in + c;
+    };
+    auto out_at = [&](int64_t n, int64_t i, int64_t j, int64_t c) {
+      return nchw ? ((n * c_out + c) * oh + i) * ow + j : ((n * oh + i) * ow + j) * c_out + c;
+    };
+    sdk::VisitFloat(call.input_dtype(0), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* x = call.input<T>(0);
+      const T* f = call.input<T>(1);
+      T* y = call.AllocateOutput<T>(0, out_shape);
+      for (int64_t n = 0; n < batch; ++n) {
+        for (int64_t i = 0; i < oh; ++i) {
+          for (int64_t j = 0; j < ow; ++j) {
+            for (int64_t c = 0; c < c_in; ++c) {
+              for (int64_t q = 0; q < mult; ++q) {
+                double sum = 0;
+                for (int64_t a = 0; a < kh; ++a) {
+                  const int64_t ih = i * window_.sh - top + a * window_.dh;
+                  if (ih < 0 || ih >= h) continue;
+                  for (int64_t b = 0; b < kw; ++b) {
+                    const int64_t iw = j * window_.sw - left + b * window_.dw;
+                    if (iw < 0 || iw >= w) continue;
+                    sum += ToDouble(x[in_at(n, ih, iw, c)]) *
+                           ToDouble(f[((a * kw + b) * c_in + c) * mult + q]);
+                  }
+                }
+                y[out_at(n, i, j, c * mult + q)] = FromDouble<T>(sum);
+              }
+            }
+          }
+        }
+      }
+      const int64_t inner = nchw ? oh * ow : 1;
+      Epilogue<T>(spec_, call, sdk::NumElements(out_shape), inner, c_out, y);
+    });
+  }
+
+ private:
+  sdk::FusedSpec spec_;
+  sdk::Window window_;
+};
+
 }  // namespace
 
 namespace {
@@ -223,7 +296,8 @@ class FusedElementwiseKernel : public sdk::OpKernel {
       std::vector<double> r(program_.size());
       for (int64_t e = 0; e < n; ++e) {
         auto operand = [&](const sdk::FusedOperand& o) -> double {
-          if (!o.is_input) return r[o.index];
+          if (o.kind == sdk::FusedOperand::kConstant) return static_cast<double>(static_cast<T>(o.value));
+          if (o.kind == sdk::FusedOperand::kResult) return r[o.index];
           const T* x = call.input<T>(o.index);
           return static_cast<double>(sdk::NumElements(call.input_shape(o.index)) == 1 ? x[0] : x[e]);
         };
@@ -276,6 +350,9 @@ PX_Status* RegisterFusedKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar*
                                                   {{"T", floats}})) ||
       (s = sdk::RegisterKernel<FusedConv2DKernel>(info, registrar, "_FusedConv2D",
                                                   {{"T", floats}})) ||
+      (s = sdk::RegisterKernel<FusedDepthwiseConvKernel>(info, registrar,
+                                                         "_FusedDepthwiseConv2dNative",
+                                                         {{"T", floats}})) ||
       (s = sdk::RegisterKernel<FusedElementwiseKernel>(info, registrar, "_PlexusFusedElementwise",
                                                        {{"T", {PX_DT_FLOAT, PX_DT_DOUBLE}}}))) {
     return s;

@@ -29,7 +29,7 @@ PX_Status* RegisterNnKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* re
 PX_Status* RegisterArrayKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 PX_Status* RegisterAudioKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 PX_Status* RegisterBasicKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
-// _FusedMatMul and _FusedConv2D (fused.cc).
+// _FusedMatMul, _FusedConv2D and _FusedDepthwiseConv2dNative (fused.cc).
 PX_Status* RegisterFusedKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 
 // Every family above.

@@ -270,6 +270,63 @@ TEST(Optimizer, FusesElementwiseTrees) {
   ExpectNear(o.optimized, o.plain, 1e-6);
 }
 
+TEST(Optimizer, FusesLongChainsWithScalarConstantsAsImmediates) {
+  auto runtime = CpuRuntime();
+  // 400 nodes: AddV2, Mul, Neg, Mul repeating, each binary node with its own
+  // scalar Const (one Const is shared by two nodes), plus one vector Const,
+  // which stays an input of the fused node.
+  std::vector<float> v(16);
+  for (int i = 0; i < 16; ++i) v[i] = 0.25f * static_cast<float>(i - 8);
+  std::string g = Placeholder("x", {16}) + FloatConst("vec", {16}, v) + FloatConst("shared", {}, {0.75f});
+  std::string prev = "x";
+  for (int i = 0; i < 400; ++i) {
+    const std::string name = i == 399 ? "y" : "n" + std::to_string(i);
+    const std::string k = "k" + std::to_string(i);
+    switch (i % 4) {
+      case 0:
+        g += FloatConst(k, {}, {0.001f * static_cast<float>(i % 97)}) + Binary(name, "AddV2", prev, k);
+        break;
+      case 1:
+        g += FloatConst(k, {}, {i % 2 ? 0.999f : 1.001f}) + Binary(name, "Mul", prev, k);
+        break;
+      case 2: g += Unary(name, "Neg", prev); break;
+      default: g += Binary(name, "Mul", prev, i == 3 || i == 7 ? "shared" : i == 11 ? "vec" : "x"); break;
+    }
+    prev = name;
+  }
+  Outcome o = RunBoth(runtime.get(), g, {{"x", Random({16}, 21)}}, {"y"}, AllBut("fuse_elementwise"));
+  const Node* y = o.run_graph->FindNode("y");
+  ASSERT_NE(y, nullptr);
+  EXPECT_EQ(y->op, "_PlexusFusedElementwise");
+  EXPECT_EQ(CountOp(*o.run_graph, "_PlexusFusedElementwise"), 1);
+  // The scalar Consts are immediates of the program; only x and vec remain.
+  EXPECT_EQ(y->inputs.size(), 2u);
+  EXPECT_EQ(CountOp(*o.run_graph, "Const"), 1);
+  const auto& program = y->attrs.at("program").list().s();
+  ASSERT_EQ(program.size(), 400);
+  int immediates = 0;
+  for (const std::string& ins : program) immediates += ins.find(" c") != std::string::npos;
+  EXPECT_EQ(immediates, 200 + 2);  // AddV2 and the first Mul of each group of four; shared twice
+  // The same operations in the same order: exactly the unfused results.
+  ExpectNear(o.optimized, o.plain, 0);
+}
+
+TEST(Optimizer, AFusedTreeOfOnlyConstantsKeepsOneInput) {
+  auto runtime = CpuRuntime();
+  // Constant folding is off here, so the tree over two scalar Consts fuses;
+  // the fused node needs an input, so the constants stay inputs.
+  std::string g = FloatConst("a", {}, {1.5f}) + FloatConst("b", {}, {-2.25f}) + Binary("m", "Mul", "a", "b") +
+                  Unary("y", "Neg", "m");
+  Outcome o = RunBoth(runtime.get(), g, {}, {"y"}, AllBut("fuse_elementwise"));
+  const Node* y = o.run_graph->FindNode("y");
+  ASSERT_NE(y, nullptr);
+  EXPECT_EQ(y->op, "_PlexusFusedElementwise");
+  EXPECT_EQ(y->inputs.size(), 2u);
+  ASSERT_EQ(o.optimized.size(), 1u);
+  EXPECT_EQ(o.optimized[0].data<float>()[0], 3.375f);
+  ExpectNear(o.optimized, o.plain, 0);
+}
+
 TEST(Optimizer, FoldsBatchNormAfterADepthwiseConvolutionAndItsBias) {
   auto runtime = CpuRuntime();
   std::vector<float> f(3 * 3 * 2 * 2);  // [kh, kw, in 2, multiplier 2]: 4 output channels
@@ -287,7 +344,10 @@ TEST(Optimizer, FoldsBatchNormAfterADepthwiseConvolutionAndItsBias) {
       Unary("y", "Relu", "bn");
   Outcome o = RunBoth(runtime.get(), g, {{"x", Random({1, 5, 5, 2}, 15)}}, {"y"}, AllBut("fuse"));
   EXPECT_EQ(CountOp(*o.run_graph, "FusedBatchNorm"), 0);
-  EXPECT_EQ(CountOp(*o.run_graph, "BiasAdd"), 1);  // the old bias and the batch norm became one
+  // The old bias and the batch norm became one bias, which the fuse pass
+  // then takes into the depthwise convolution.
+  EXPECT_EQ(CountOp(*o.run_graph, "BiasAdd"), 0);
+  EXPECT_EQ(CountOp(*o.run_graph, "_FusedDepthwiseConv2dNative"), 1);
   ExpectNear(o.optimized, o.plain, 1e-5);
 }
 

@@ -1,5 +1,6 @@
 // Per-op tests of the fused ops the graph optimizer creates (_FusedMatMul,
-// _FusedConv2D): cpu kernels against the reference kernels, exact values,
+// _FusedConv2D, _FusedDepthwiseConv2dNative, and the plain
+// DepthwiseConv2dNative that shares its cpu kernel): cpu kernels against the reference kernels, exact values,
 // the fused cpu kernels against the same ops run as separate nodes, and the
 // combinations and arguments the kernels refuse.
 #include <cmath>
@@ -280,6 +281,155 @@ TEST(FusedConv2D, ExactValues) {
 }
 
 // ---------------------------------------------------------------------------
+// _FusedDepthwiseConv2dNative and DepthwiseConv2dNative
+// ---------------------------------------------------------------------------
+
+// With no ops, the plain DepthwiseConv2dNative.
+OpCase FusedDepthwise(Tensor x, Tensor f, std::vector<Tensor> args, const Names& ops,
+                      const std::string& format, const std::string& padding, int64_t sh,
+                      int64_t sw, int64_t dh = 1, int64_t dw = 1) {
+  OpCase c(ops.empty() ? "DepthwiseConv2dNative" : "_FusedDepthwiseConv2dNative");
+  const DataType t = x.dtype();
+  c.Input(std::move(x)).Input(std::move(f));
+  const int64_t num_args = static_cast<int64_t>(args.size());
+  for (Tensor& arg : args) c.Input(std::move(arg));
+  c.Attr("T", t)
+      .Attr("data_format", format)
+      .Attr("padding", padding)
+      .Attr("strides", Spatial(format, sh, sw))
+      .Attr("dilations", Spatial(format, dh, dw));
+  if (!ops.empty()) c.Attr("num_args", num_args).Attr("fused_ops", StringList(ops));
+  if (padding == "EXPLICIT") {
+    // Top 1, bottom 2, left 2, right 0.
+    c.Attr("explicit_paddings",
+           format == "NCHW" ? Ints{0, 0, 0, 0, 1, 2, 2, 0} : Ints{0, 0, 1, 2, 2, 0, 0, 0});
+  }
+  return c;
+}
+
+struct DwGeometry {
+  std::string format, padding;
+  int64_t n, h, w, c, kh, kw, sh, sw, dh, dw, mult;
+};
+
+// The float kernel's cases: channels in whole 16-lane vectors, with a tail
+// (40 = 2 * 16 + 8) or fewer than one (3); rows of 1 to 19 output pixels
+// (blocks of 8, 4 and 2 plus the rest); padding on every side, strides and
+// dilations; the general loops for multiplier 2.
+const std::vector<DwGeometry>& DwGeometries() {
+  static const std::vector<DwGeometry> kGeometries = {
+      {"NHWC", "SAME", 2, 7, 5, 16, 3, 3, 1, 1, 1, 1, 1},
+      {"NHWC", "VALID", 1, 6, 19, 40, 3, 3, 1, 1, 1, 1, 1},
+      {"NCHW", "SAME", 1, 7, 8, 3, 2, 3, 2, 1, 1, 1, 1},
+      {"NHWC", "EXPLICIT", 1, 5, 6, 20, 3, 2, 2, 1, 1, 1, 1},
+      {"NHWC", "SAME", 1, 9, 11, 33, 3, 3, 2, 3, 2, 2, 1},
+      {"NCHW", "VALID", 1, 7, 7, 5, 3, 3, 1, 1, 2, 2, 2},
+      {"NHWC", "SAME", 2, 4, 9, 17, 5, 5, 1, 1, 1, 1, 1},  // taps wider than the image
+      {"NHWC", "VALID", 1, 3, 1, 32, 1, 1, 1, 1, 1, 1, 1},  // 1x1, one pixel per row
+      {"NHWC", "SAME", 1, 5, 6, 4, 3, 3, 1, 2, 1, 1, 3},
+  };
+  return kGeometries;
+}
+
+TEST(FusedDepthwiseConv2dNative, EveryCombinationMatchesReference) {
+  std::mt19937 rng(11);
+  for (DataType t : FloatTypes()) {
+    size_t next = 0;
+    for (const char* first : {"BiasAdd", "FusedBatchNorm"}) {
+      for (const std::string& act : kActivations) {
+        // Each combination in three geometries.
+        for (int rep = 0; rep < 3; ++rep) {
+          const DwGeometry& g = DwGeometries()[next++ % DwGeometries().size()];
+          const Names ops = FusedOps(first, act);
+          Check(FusedDepthwise(RandomTensor(t, ImageShape(g.format, g.n, g.h, g.w, g.c), rng, -2, 2),
+                               RandomTensor(t, {g.kh, g.kw, g.c, g.mult}, rng, -2, 2),
+                               Args(t, ops, g.c * g.mult, rng), ops, g.format, g.padding, g.sh,
+                               g.sw, g.dh, g.dw));
+        }
+      }
+    }
+  }
+}
+
+// The plain op runs the same kernels without the epilogue.
+TEST(FusedDepthwiseConv2dNative, PlainDepthwiseMatchesReferenceInEveryGeometry) {
+  std::mt19937 rng(12);
+  for (DataType t : FloatTypes()) {
+    for (const DwGeometry& g : DwGeometries()) {
+      Check(FusedDepthwise(RandomTensor(t, ImageShape(g.format, g.n, g.h, g.w, g.c), rng, -2, 2),
+                           RandomTensor(t, {g.kh, g.kw, g.c, g.mult}, rng, -2, 2), {}, {},
+                           g.format, g.padding, g.sh, g.sw, g.dh, g.dw));
+    }
+  }
+}
+
+TEST(FusedDepthwiseConv2dNative, EdgeShapesAndAttributes) {
+  std::mt19937 rng(13);
+  for (DataType t : FloatTypes()) {
+    // Zero-size batch, zero channels, a zero channel multiplier.
+    Check(FusedDepthwise(RandomTensor(t, {0, 5, 5, 3}, rng), RandomTensor(t, {3, 3, 3, 1}, rng),
+                         Args(t, {"BiasAdd"}, 3, rng), {"BiasAdd", "Relu"}, "NHWC", "SAME", 2, 2));
+    Check(FusedDepthwise(RandomTensor(t, {1, 4, 4, 0}, rng), RandomTensor(t, {3, 3, 0, 1}, rng),
+                         Args(t, {"BiasAdd"}, 0, rng), {"BiasAdd"}, "NHWC", "SAME", 1, 1));
+    Check(FusedDepthwise(RandomTensor(t, {1, 3, 4, 4}, rng), RandomTensor(t, {3, 3, 3, 0}, rng),
+                         Args(t, {"FusedBatchNorm"}, 0, rng), {"FusedBatchNorm"}, "NCHW", "VALID",
+                         1, 1));
+    // epsilon and leakyrelu_alpha.
+    OpCase eps = FusedDepthwise(RandomTensor(t, {1, 5, 5, 18}, rng),
+                                RandomTensor(t, {2, 2, 18, 1}, rng),
+                                Args(t, {"FusedBatchNorm"}, 18, rng), {"FusedBatchNorm", "Elu"},
+                                "NHWC", "SAME", 1, 1);
+    eps.Attr("epsilon", 0.5f);
+    Check(eps);
+    OpCase leaky = FusedDepthwise(RandomTensor(t, {1, 5, 5, 17}, rng),
+                                  RandomTensor(t, {2, 2, 17, 1}, rng), Args(t, {"BiasAdd"}, 17, rng),
+                                  {"BiasAdd", "LeakyRelu"}, "NHWC", "VALID", 1, 1);
+    leaky.Attr("leakyrelu_alpha", 0.3f);
+    Check(leaky);
+  }
+}
+
+// Enough rows to run on several threads, as in the keyword-spotting graphs.
+TEST(FusedDepthwiseConv2dNative, LargeBatchOnSeveralThreads) {
+  std::mt19937 rng(14);
+  const DataType t = DataType::kFloat;
+  Check(FusedDepthwise(RandomTensor(t, {16, 25, 5, 64}, rng), RandomTensor(t, {3, 3, 64, 1}, rng),
+                       Args(t, {"FusedBatchNorm"}, 64, rng), {"FusedBatchNorm", "Relu"}, "NHWC",
+                       "SAME", 1, 1));
+  Check(FusedDepthwise(RandomTensor(t, {16, 25, 5, 64}, rng), RandomTensor(t, {3, 3, 64, 1}, rng),
+                       Args(t, {"BiasAdd"}, 64, rng), {"BiasAdd", "Sigmoid"}, "NHWC", "SAME", 1, 1));
+}
+
+TEST(FusedDepthwiseConv2dNative, ExactValues) {
+  // One 3x1 image of 2 channels, a 2x1 filter: channel 0 sums [1, 2] with
+  // taps [1, 1] = 3, [2, 4] = 6; channel 1 [10, 20] with [1, -1] = -10,
+  // [20, 40] = -20 (VALID: two output rows).
+  const DataType t = DataType::kFloat;
+  const Tensor x = MakeTensor(t, {1, 3, 1, 2}, {1, 10, 2, 20, 4, 40});
+  const Tensor f = MakeTensor(t, {2, 1, 2, 1}, {1, 1, 1, -1});
+  EXPECT_EQ(RunCpu(FusedDepthwise(x, f, {}, {}, "NHWC", "VALID", 1, 1)),
+            (std::vector<double>{3, -10, 6, -20}));
+  // Bias [-4, 15] then Relu: [0, 5, 2, 0].
+  EXPECT_EQ(RunCpu(FusedDepthwise(x, f, {MakeTensor(t, {2}, {-4, 15})}, {"BiasAdd", "Relu"},
+                                  "NHWC", "VALID", 1, 1)),
+            (std::vector<double>{0, 5, 2, 0}));
+  // Batch norm, scale [2, 1], offset [0, 1], mean [3, 0], variance [4, 1],
+  // epsilon 0: (v - 3) * 2 / 2 and v + 1; Relu6 clips.
+  OpCase bn = FusedDepthwise(x, f,
+                             {MakeTensor(t, {2}, {2, 1}), MakeTensor(t, {2}, {0, 1}),
+                              MakeTensor(t, {2}, {3, 0}), MakeTensor(t, {2}, {4, 1})},
+                             {"FusedBatchNorm", "Relu6"}, "NHWC", "VALID", 1, 1);
+  bn.Attr("epsilon", 0.0f);
+  EXPECT_EQ(RunCpu(bn), (std::vector<double>{0, 0, 3, 0}));
+  // SAME padding, 2 pixels wide: the taps outside the image read zeros.
+  const Tensor row = MakeTensor(t, {1, 1, 2, 1}, {1, 2});
+  const Tensor taps = MakeTensor(t, {1, 3, 1, 1}, {1, 10, 100});
+  EXPECT_EQ(RunCpu(FusedDepthwise(row, taps, {MakeTensor(t, {1}, {0})}, {"BiasAdd"}, "NHWC",
+                                  "SAME", 1, 1)),
+            (std::vector<double>{210, 21}));
+}
+
+// ---------------------------------------------------------------------------
 // Fused kernels against the separate nodes, both on the cpu plugin
 // ---------------------------------------------------------------------------
 
@@ -405,6 +555,72 @@ TEST(FusedConv2D, EqualsConvBatchNormReluAsSeparateNodes) {
       << CompareTensors(got, want, {1e-5, 1e-5});
 }
 
+// Depthwise + BiasAdd + Relu as separate nodes, against the fused kernel;
+// with the optimizer on (constant filter and bias), the pass fuses them.
+TEST(FusedDepthwiseConv2dNative, EqualsDepthwiseBiasAddReluAndTheOptimizerFusesThem) {
+  std::mt19937 rng(15);
+  const DataType t = DataType::kFloat;
+  const Tensor x = RandomTensor(t, {4, 9, 7, 24}, rng);
+  const Tensor f = RandomTensor(t, {3, 3, 24, 1}, rng);
+  const Tensor bias = RandomTensor(t, {24}, rng);
+  auto conv_attrs = [](tf::NodeDef* node) {
+    auto& attrs = *node->mutable_attr();
+    attrs["padding"].set_s("SAME");
+    for (int64_t s : {1, 1, 1, 1}) attrs["strides"].mutable_list()->add_i(s);
+  };
+  auto add_const = [](tf::GraphDef* def, const std::string& name, const Tensor& value) {
+    tf::NodeDef* node = def->add_node();
+    node->set_name(name);
+    node->set_op("Const");
+    auto& attrs = *node->mutable_attr();
+    attrs["dtype"].set_type(tf::DT_FLOAT);
+    tf::TensorProto* proto = attrs["value"].mutable_tensor();
+    proto->set_dtype(tf::DT_FLOAT);
+    for (int64_t d : value.shape()) proto->mutable_tensor_shape()->add_dim()->set_size(d);
+    for (int64_t i = 0; i < value.num_elements(); ++i) proto->add_float_val(value.data<float>()[i]);
+  };
+
+  tf::GraphDef separate;
+  AddNode(&separate, "x", "Placeholder", {}, t);
+  add_const(&separate, "f", f);
+  add_const(&separate, "bias", bias);
+  conv_attrs(AddNode(&separate, "dw", "DepthwiseConv2dNative", {"x", "f"}, t));
+  AddNode(&separate, "ba", "BiasAdd", {"dw", "bias"}, t);
+  AddNode(&separate, "relu", "Relu", {"ba"}, t);
+  const Tensor want = RunGraphOnCpu(separate, {{"x:0", x}}, "relu:0");
+
+  tf::GraphDef fused;
+  AddNode(&fused, "x", "Placeholder", {}, t);
+  add_const(&fused, "f", f);
+  add_const(&fused, "bias", bias);
+  tf::NodeDef* node = AddNode(&fused, "fused", "_FusedDepthwiseConv2dNative", {"x", "f", "bias"}, t);
+  conv_attrs(node);
+  (*node->mutable_attr())["num_args"].set_i(1);
+  (*node->mutable_attr())["fused_ops"] = StringList({"BiasAdd", "Relu"});
+  const Tensor got = RunGraphOnCpu(fused, {{"x:0", x}}, "fused:0");
+  ASSERT_EQ(got.shape(), (Shape{4, 9, 7, 24}));
+  // The same products in the same order; the bias and Relu in registers.
+  EXPECT_TRUE(CompareTensors(got, want, {1e-6, 1e-6}).ok())
+      << CompareTensors(got, want, {1e-6, 1e-6});
+
+  // The optimizer rewrites the separate nodes into the fused op.
+  auto graph = ImportGraphDef(separate, "<fused test>");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  SessionOptions options;
+  options.device = "CPU:0";
+  auto session = Session::Create(&OpTestRuntime(), std::shared_ptr<const Graph>(std::move(*graph)),
+                                 options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  auto result = (*session)->Run({{"x:0", x}}, {"relu:0"});
+  ASSERT_TRUE(result.ok()) << result.status();
+  const Node* relu = (*session)->last_run_graph()->FindNode("relu");
+  ASSERT_NE(relu, nullptr);
+  EXPECT_EQ(relu->op, "_FusedDepthwiseConv2dNative");
+  EXPECT_EQ((*session)->last_run_graph()->FindNode("dw"), nullptr);
+  EXPECT_TRUE(CompareTensors((*result)[0], want, {1e-6, 1e-6}).ok())
+      << CompareTensors((*result)[0], want, {1e-6, 1e-6});
+}
+
 // ---------------------------------------------------------------------------
 // Errors
 // ---------------------------------------------------------------------------
@@ -451,6 +667,30 @@ TEST(FusedConv2D, Errors) {
   OpCase oihw = FusedConv(x, f, bias, {"BiasAdd"}, "NHWC", "SAME", 1, 1);
   oihw.Attr("filter_format", "OIHW");
   ExpectBothFail(oihw, absl::StatusCode::kUnimplemented, "filter_format HWIO only");
+}
+
+TEST(FusedDepthwiseConv2dNative, Errors) {
+  std::mt19937 rng(16);
+  const DataType t = DataType::kFloat;
+  const Tensor x = RandomTensor(t, {1, 5, 5, 3}, rng), f = RandomTensor(t, {3, 3, 3, 2}, rng);
+  const std::vector<Tensor> bias = Args(t, {"BiasAdd"}, 6, rng);
+  const std::vector<Tensor> bn = Args(t, {"FusedBatchNorm"}, 6, rng);
+  ExpectBothFail(FusedDepthwise(x, f, bias, {"BiasAdd", "Gelu"}, "NHWC", "SAME", 1, 1),
+                 absl::StatusCode::kUnimplemented, "fusion is not implemented: [BiasAdd,Gelu]");
+  ExpectBothFail(FusedDepthwise(x, f, bn, {"FusedBatchNorm", "BiasAdd"}, "NHWC", "SAME", 1, 1),
+                 absl::StatusCode::kUnimplemented,
+                 "fusion is not implemented: [FusedBatchNorm,BiasAdd]");
+  ExpectBothFail(FusedDepthwise(x, f, bias, {"FusedBatchNorm", "Relu"}, "NHWC", "SAME", 1, 1),
+                 absl::StatusCode::kInvalidArgument,
+                 "needs num_args = 4 (scale, offset, mean and variance), got 1");
+  ExpectBothFail(FusedDepthwise(x, f, bn, {"BiasAdd"}, "NHWC", "SAME", 1, 1),
+                 absl::StatusCode::kInvalidArgument, "needs num_args = 1 (the bias), got 4");
+  // The bias has the output depth, 3 channels * multiplier 2.
+  ExpectBothFail(FusedDepthwise(x, f, {RandomTensor(t, {3}, rng)}, {"BiasAdd"}, "NHWC", "SAME", 1, 1),
+                 absl::StatusCode::kInvalidArgument, "must have the convolution's 6 output");
+  ExpectBothFail(FusedDepthwise(x, RandomTensor(t, {3, 3, 4, 1}, rng), Args(t, {"BiasAdd"}, 4, rng),
+                                {"BiasAdd"}, "NHWC", "SAME", 1, 1),
+                 absl::StatusCode::kInvalidArgument, "must equal");
 }
 
 }  // namespace

@@ -367,18 +367,9 @@ PX_REGISTER_OP(OpDefBuilder("FusedBatchNormV3")
 // four [C_out]) are checked when num_args fits. Unsupported fused_ops and a
 // num_args that does not fit them are left to the kernels (UNIMPLEMENTED and
 // INVALID_ARGUMENT).
-absl::Status FusedConv2DShape(InferenceContext& ctx) {
-  PX_ASSIGN_OR_RETURN(std::string filter_format, GetAttrString(ctx.node(), "filter_format"));
-  if (filter_format != "HWIO" && filter_format != "OIHW" && filter_format != "OIHW_VECT_I") {
-    return ctx.Error(absl::StrCat("filter_format must be HWIO, OIHW or OIHW_VECT_I, got '",
-                                  filter_format, "'"));
-  }
-  if (filter_format != "HWIO") {
-    // The shape below reads an HWIO filter; the kernels refuse the others.
-    ctx.set_output(0, PartialShape::UnknownOfRank(4));
-    return absl::OkStatus();
-  }
-  PX_RETURN_IF_ERROR(ConvShape(ctx, false));
+// The args check shared by _FusedConv2D and _FusedDepthwiseConv2dNative,
+// after the convolution's shape was set.
+absl::Status FusedConvArgsShape(InferenceContext& ctx, const char* op) {
   const tf::AttrValue* fused = ctx.node().FindAttr("fused_ops");
   if (fused == nullptr || fused->list().s_size() == 0) return absl::OkStatus();
   const std::string& first = fused->list().s(0);
@@ -393,15 +384,30 @@ absl::Status FusedConv2DShape(InferenceContext& ctx) {
     if (!arg.rank_known()) continue;
     const std::string name = want == 1 ? "bias" : kBnNames[i];
     if (arg.rank() != 1) {
-      return ctx.Error(absl::StrCat("_FusedConv2D ", name, " must be 1-D, got ", arg.ToString()));
+      return ctx.Error(absl::StrCat(op, " ", name, " must be 1-D, got ", arg.ToString()));
     }
     if (channels >= 0 && arg.dim(0) >= 0 && arg.dim(0) != channels) {
-      return ctx.Error(absl::StrCat("_FusedConv2D ", name, " ", arg.ToString(),
+      return ctx.Error(absl::StrCat(op, " ", name, " ", arg.ToString(),
                                     " must have the convolution's ", channels,
                                     " output channels"));
     }
   }
   return absl::OkStatus();
+}
+
+absl::Status FusedConv2DShape(InferenceContext& ctx) {
+  PX_ASSIGN_OR_RETURN(std::string filter_format, GetAttrString(ctx.node(), "filter_format"));
+  if (filter_format != "HWIO" && filter_format != "OIHW" && filter_format != "OIHW_VECT_I") {
+    return ctx.Error(absl::StrCat("filter_format must be HWIO, OIHW or OIHW_VECT_I, got '",
+                                  filter_format, "'"));
+  }
+  if (filter_format != "HWIO") {
+    // The shape below reads an HWIO filter; the kernels refuse the others.
+    ctx.set_output(0, PartialShape::UnknownOfRank(4));
+    return absl::OkStatus();
+  }
+  PX_RETURN_IF_ERROR(ConvShape(ctx, false));
+  return FusedConvArgsShape(ctx, "_FusedConv2D");
 }
 
 // TensorFlow's signature before its args became a type list (TArgs) with
@@ -425,6 +431,31 @@ PX_REGISTER_OP(OpDefBuilder("_FusedConv2D")
                    .Attr("epsilon: float = 0.0001")
                    .Attr("leakyrelu_alpha: float = 0.2")
                    .SetShapeFn(FusedConv2DShape));
+
+// _FusedDepthwiseConv2dNative (created by the graph optimizer): the
+// depthwise convolution's shape, then the args as for _FusedConv2D (their
+// length is the output depth, input depth * channel multiplier).
+// TensorFlow's signature, plus DepthwiseConv2dNative's explicit_paddings
+// (defaulted, so TensorFlow's nodes import unchanged).
+PX_REGISTER_OP(OpDefBuilder("_FusedDepthwiseConv2dNative")
+                   .Input("input: T")
+                   .Input("filter: T")
+                   .Input("args: num_args * T")
+                   .Output("output: T")
+                   .Attr("T: {half, bfloat16, float, double}")
+                   .Attr("num_args: int >= 0")
+                   .Attr("strides: list(int)")
+                   .Attr("padding: string")
+                   .Attr("explicit_paddings: list(int) = []")
+                   .Attr("data_format: string = \"NHWC\"")
+                   .Attr("dilations: list(int) = [1, 1, 1, 1]")
+                   .Attr("fused_ops: list(string) = []")
+                   .Attr("epsilon: float = 0.0001")
+                   .Attr("leakyrelu_alpha: float = 0.2")
+                   .SetShapeFn([](InferenceContext& ctx) -> absl::Status {
+                     PX_RETURN_IF_ERROR(ConvShape(ctx, true));
+                     return FusedConvArgsShape(ctx, "_FusedDepthwiseConv2dNative");
+                   }));
 
 }  // namespace
 }  // namespace plexus

@@ -4,11 +4,14 @@
 // program (plexus/sdk/fused_elementwise.h). One launch replaces many, and
 // the intermediate values never leave the cache. Only float and double
 // (16-bit floats would round differently between the steps), only where the
-// session device's plugin has the fused kernel, and at most 64 nodes per
-// fused node. The fused node takes the root's name.
+// session device's plugin has the fused kernel, and at most kMaxNodes nodes
+// per fused node. Scalar Const inputs become immediate operands of the
+// program (exact hex floats), so the fused node does not take them as
+// inputs. The fused node takes the root's name.
 #include <algorithm>
-#include <functional>
+#include <cstdio>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -17,11 +20,14 @@
 #include "plexus/device.h"
 #include "plexus/graph_import.h"
 #include "plexus/sdk/fused_elementwise.h"
+#include "plexus/tensor_proto.h"
 
 namespace plexus::opt {
 namespace {
 
-constexpr size_t kMaxNodes = 64;
+// A fused node's cost grows with its program only (the kernels reuse the
+// registers of dead results), so the cap only bounds the size of one node.
+constexpr size_t kMaxNodes = 1024;
 
 bool DeviceHasFusedKernel(const PassContext& ctx, DataType t) {
   if (ctx.device == nullptr) return false;
@@ -37,6 +43,25 @@ int64_t Elements(const PartialShape& s) {
   int64_t n = 1;
   for (int64_t d : s.dims()) n *= d;
   return n;
+}
+
+// The value of output `index` of `n` when it is a one-element Const of
+// dtype `t` that nothing feeds or controls, or nullopt.
+std::optional<double> ScalarConst(const tf::NodeDef* n, int index, DataType t, const PassContext& ctx) {
+  if (n == nullptr || n->op() != "Const" || index != 0 || n->input_size() > 0) return std::nullopt;
+  if (ctx.fed.count(EndpointKey(n->name(), 0)) > 0) return std::nullopt;
+  auto it = n->attr().find("value");
+  if (it == n->attr().end()) return std::nullopt;
+  auto value = TensorFromProto(it->second.tensor());
+  if (!value.ok() || value->dtype() != t || value->num_elements() != 1) return std::nullopt;
+  return t == DataType::kFloat ? static_cast<double>(value->data<float>()[0]) : value->data<double>()[0];
+}
+
+// An immediate operand: a C99 hex float, exact for float and double.
+std::string Immediate(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "c%a", v);
+  return buf;
 }
 
 }  // namespace
@@ -64,6 +89,9 @@ absl::StatusOr<bool> FuseElementwise(tf::GraphDef& def, const PassContext& ctx) 
 
   std::vector<std::string> order = index.TopologicalOrder();
   std::set<std::string> taken;
+  // The members other than the roots: only their tree read them, so they
+  // go at the end (here, not one by one in dead_nodes' rounds).
+  std::set<std::string> fused_members;
   int fused_nodes = 0, fused_away = 0;
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     tf::NodeDef* root = index.Find(*it);
@@ -107,29 +135,59 @@ absl::StatusOr<bool> FuseElementwise(tf::GraphDef& def, const PassContext& ctx) 
     }
     if (!ok) continue;
 
-    // The program: members in post-order (operands before their users).
+    // The program: members in post-order (operands before their users),
+    // walked with an explicit stack (a tree can be a chain of kMaxNodes).
+    // Scalar constants become immediates, unless that would leave the fused
+    // node with no input at all (it needs one).
     std::vector<std::string> inputs, program;
-    std::map<std::string, int> input_index, result_index;
-    std::function<std::string(const Node*)> emit = [&](const Node* n) -> std::string {
-      std::vector<std::string> operands;
-      for (const Endpoint& in : n->inputs) {
-        if (in_tree.count(in.node->name) > 0) {
-          auto r = result_index.find(in.node->name);
-          operands.push_back(r != result_index.end() ? absl::StrCat("r", r->second) : emit(in.node));
-        } else {
+    auto emit = [&](bool immediates) {
+      inputs.clear();
+      program.clear();
+      std::map<std::string, int> input_index, result_index;
+      struct Frame {
+        explicit Frame(const Node* n) : node(n) {}
+        const Node* node;
+        size_t next = 0;
+        std::vector<std::string> operands;
+      };
+      std::vector<Frame> stack;
+      stack.emplace_back(root_node);
+      while (!stack.empty()) {
+        Frame& f = stack.back();
+        if (f.next < f.node->inputs.size()) {
+          const Endpoint& in = f.node->inputs[f.next++];
+          if (in_tree.count(in.node->name) > 0) {
+            auto r = result_index.find(in.node->name);
+            if (r != result_index.end()) {
+              f.operands.push_back(absl::StrCat("r", r->second));
+            } else {
+              stack.emplace_back(in.node);  // invalidates f
+            }
+            continue;
+          }
+          if (immediates) {
+            if (std::optional<double> v = ScalarConst(index.Find(in.node->name), in.index, t, ctx)) {
+              f.operands.push_back(Immediate(*v));
+              continue;
+            }
+          }
           std::string name = OutputName(in.node->name, in.index);
           auto [pos, added] = input_index.emplace(name, static_cast<int>(inputs.size()));
           if (added) inputs.push_back(name);
-          operands.push_back(absl::StrCat("i", pos->second));
+          f.operands.push_back(absl::StrCat("i", pos->second));
+          continue;
         }
+        std::string ins = f.node->op;
+        for (const std::string& o : f.operands) absl::StrAppend(&ins, " ", o);
+        program.push_back(ins);
+        const int result = static_cast<int>(program.size()) - 1;
+        result_index[f.node->name] = result;
+        stack.pop_back();
+        if (!stack.empty()) stack.back().operands.push_back(absl::StrCat("r", result));
       }
-      std::string ins = n->op;
-      for (const std::string& o : operands) absl::StrAppend(&ins, " ", o);
-      program.push_back(ins);
-      result_index[n->name] = static_cast<int>(program.size()) - 1;
-      return absl::StrCat("r", program.size() - 1);
     };
-    emit(root_node);
+    emit(true);
+    if (inputs.empty()) emit(false);
 
     tf::NodeDef fused;
     fused.set_name(root->name());
@@ -139,14 +197,19 @@ absl::StatusOr<bool> FuseElementwise(tf::GraphDef& def, const PassContext& ctx) 
     auto& attr = *fused.mutable_attr();
     attr["T"].set_type(static_cast<tf::DataType>(t));
     attr["N"].set_i(static_cast<int64_t>(inputs.size()));
+    attr["shape"].mutable_list();  // set even when empty (a scalar tree)
     for (int64_t d : shape.dims()) attr["shape"].mutable_list()->add_i(d);
     for (const std::string& ins : program) attr["program"].mutable_list()->add_s(ins);
     *root = std::move(fused);
-    for (const std::string& name : in_tree) taken.insert(name);
+    for (const std::string& name : in_tree) {
+      taken.insert(name);
+      if (name != root->name()) fused_members.insert(name);
+    }
     ++fused_nodes;
     fused_away += static_cast<int>(members.size());
   }
   if (fused_nodes == 0) return false;
+  RemoveNodes(def, fused_members);
   if (ctx.log) {
     ctx.log->push_back(absl::StrCat("fuse_elementwise: ", fused_away, " elementwise nodes fused into ", fused_nodes,
                                     " _PlexusFusedElementwise nodes"));

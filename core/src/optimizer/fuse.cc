@@ -3,9 +3,11 @@
 //     constant weights folds into it: filter * s and a BiasAdd of offset - mean * s,
 //     where s = scale / sqrt(variance + epsilon) (float and double);
 //   - MatMul + BiasAdd (+ Relu, Relu6, Elu, LeakyRelu, Tanh or Sigmoid)
-//     becomes one _FusedMatMul, and Conv2D + BiasAdd (+ the same) one
-//     _FusedConv2D, TensorFlow's own fused ops, when the device's plugin has
-//     a kernel for them in that dtype.
+//     becomes one _FusedMatMul, Conv2D + BiasAdd (+ the same) one
+//     _FusedConv2D, and DepthwiseConv2dNative + BiasAdd (+ the same) one
+//     _FusedDepthwiseConv2dNative, TensorFlow's own fused ops, when the
+//     device's plugin has a kernel for them in that dtype. A folded batch
+//     norm is a BiasAdd by then, so it fuses the same way.
 // The fused node takes the name of the last node of the pattern, so its
 // consumers and a fetch of it need no rewiring. Intermediate nodes must have
 // no other consumer and must not be named by the signature.
@@ -183,7 +185,8 @@ bool FoldBatchNorm(tf::GraphDef& def, const PassContext& ctx, NodeIndex& index, 
   return true;
 }
 
-// MatMul/Conv2D -> BiasAdd (-> activation) into one fused node.
+// MatMul/Conv2D/DepthwiseConv2dNative -> BiasAdd (-> activation) into one
+// fused node.
 bool FuseBiasAdd(const PassContext& ctx, NodeIndex& index, tf::NodeDef& bias_add) {
   if (bias_add.op() != "BiasAdd") return false;
   std::vector<std::string> in = DataInputs(bias_add);
@@ -191,13 +194,16 @@ bool FuseBiasAdd(const PassContext& ctx, NodeIndex& index, tf::NodeDef& bias_add
   tf::NodeDef* producer = index.Find(ParseInput(in[0]).node);
   tf::NodeDef* consumer = nullptr;
   if (producer == nullptr || ParseInput(in[0]).index != 0 ||
-      (producer->op() != "MatMul" && producer->op() != "Conv2D") ||
+      (producer->op() != "MatMul" && producer->op() != "Conv2D" &&
+       producer->op() != "DepthwiseConv2dNative") ||
       !SoleConsumer(index, ctx, *producer, &consumer) || consumer != &bias_add) {
     return false;
   }
   DataType t = TypeAttr(bias_add, "T");
   const bool matmul = producer->op() == "MatMul";
-  const std::string fused_op = matmul ? "_FusedMatMul" : "_FusedConv2D";
+  const std::string fused_op = matmul                        ? "_FusedMatMul"
+                               : producer->op() == "Conv2D" ? "_FusedConv2D"
+                                                            : "_FusedDepthwiseConv2dNative";
   if (!DeviceHasKernel(ctx, fused_op, t)) return false;
   std::string bias_format = "NHWC";
   if (auto it = bias_add.attr().find("data_format"); it != bias_add.attr().end()) bias_format = it->second.s();
@@ -277,7 +283,7 @@ absl::StatusOr<bool> FuseOps(tf::GraphDef& def, const PassContext& ctx) {
   if (folded + fused == 0) return false;
   if (ctx.log) {
     ctx.log->push_back(absl::StrCat("fuse: ", folded, " batch norms folded into convolutions, ", fused,
-                                    " MatMul/Conv2D + BiasAdd (+ activation) fused"));
+                                    " MatMul/Conv2D/DepthwiseConv2dNative + BiasAdd (+ activation) fused"));
   }
   return true;
 }

@@ -1,5 +1,5 @@
-// Cases for the fused ops the graph optimizer creates: _FusedMatMul and
-// _FusedConv2D (plexus/sdk/fused.h). Every supported fused_ops combination
+// Cases for the fused ops the graph optimizer creates: _FusedMatMul,
+// _FusedConv2D and _FusedDepthwiseConv2dNative (plexus/sdk/fused.h). Every supported fused_ops combination
 // runs with some geometry (transposes, data formats, paddings, strides,
 // dilations), plus zero-size and special values, and the combinations and
 // argument counts a kernel must refuse. The source is tests/ops/fused_test.cc.
@@ -252,6 +252,99 @@ PX_CONFORMANCE_CASES("_FusedConv2D")(const CaseContext& ctx) {
   cases.push_back(ConvCase(ctx, geometries[0], {"BiasAdd"}, "error: filter_format OIHW")
                       .Attr("filter_format", "OIHW")
                       .ExpectError(absl::StatusCode::kUnimplemented));
+  return cases;
+}
+
+// ---------------------------------------------------------------------------
+// _FusedDepthwiseConv2dNative
+// ---------------------------------------------------------------------------
+
+struct Depthwise {
+  std::string format, padding;
+  int64_t n, h, w, c, kh, kw, sh, sw, dh, dw, mult;
+  std::string label;
+};
+
+// Channel counts in whole 16-float vectors and with a tail, borders,
+// strides, dilations, and channel multipliers above 1.
+std::vector<Depthwise> DepthwiseGeometries() {
+  return {
+      {"NHWC", "SAME", 2, 7, 5, 16, 3, 3, 1, 1, 1, 1, 1, "NHWC SAME 3x3 16 channels"},
+      {"NHWC", "VALID", 1, 6, 19, 40, 3, 3, 1, 1, 1, 1, 1, "NHWC VALID 3x3 40 channels, 17 wide"},
+      {"NCHW", "SAME", 1, 7, 8, 3, 2, 3, 2, 1, 1, 1, 1, "NCHW SAME 2x3 strides 2,1"},
+      {"NHWC", "EXPLICIT", 1, 5, 6, 20, 3, 2, 2, 1, 1, 1, 1, "NHWC EXPLICIT padding"},
+      {"NHWC", "SAME", 1, 9, 11, 33, 3, 3, 2, 3, 2, 2, 1, "NHWC SAME strides 2,3 dilation 2"},
+      {"NCHW", "VALID", 1, 7, 7, 5, 3, 3, 1, 1, 2, 2, 2, "NCHW VALID dilation 2 multiplier 2"},
+      {"NHWC", "SAME", 1, 5, 6, 4, 3, 3, 1, 2, 1, 1, 3, "NHWC SAME multiplier 3"},
+  };
+}
+
+// A _FusedDepthwiseConv2dNative case with `ops`; the arguments are random
+// [c * mult] tensors (variance positive) unless `num_args` says otherwise.
+Case DepthwiseCase(const CaseContext& ctx, const Depthwise& k, const Names& ops,
+                   const std::string& label, int64_t num_args = -1) {
+  const DataType t = ctx.dtype;
+  const bool bn = !ops.empty() && ops[0] == "FusedBatchNorm";
+  if (num_args < 0) num_args = bn ? 4 : 1;
+  Case c(ctx.op, label);
+  c.Input(RandomTensor(t, ImageShape(k.format, k.n, k.h, k.w, k.c), ctx.rng, -2, 2))
+      .Input(RandomTensor(t, {k.kh, k.kw, k.c, k.mult}, ctx.rng, -2, 2));
+  for (int64_t i = 0; i < num_args; ++i) {
+    const bool positive = bn && i == 3;
+    c.Input(RandomTensor(t, {k.c * k.mult}, ctx.rng, positive ? 0.25 : -2, 2));
+  }
+  c.Attr("T", t)
+      .Attr("num_args", num_args)
+      .Attr("fused_ops", StringList(ops))
+      .Attr("data_format", k.format)
+      .Attr("padding", k.padding)
+      .Attr("strides", Spatial(k.format, k.sh, k.sw))
+      .Attr("dilations", Spatial(k.format, k.dh, k.dw))
+      .WithTolerance(FusedTolerance(t));
+  if (k.padding == "EXPLICIT") {
+    // Top 1, bottom 2, left 2, right 0.
+    c.Attr("explicit_paddings", k.format == "NCHW" ? Ints{0, 0, 0, 0, 1, 2, 2, 0}
+                                                   : Ints{0, 0, 1, 2, 2, 0, 0, 0});
+  }
+  return c;
+}
+
+PX_CONFORMANCE_CASES("_FusedDepthwiseConv2dNative")(const CaseContext& ctx) {
+  std::vector<Case> cases;
+  const DataType t = ctx.dtype;
+  if (!IsFloatType(t)) return cases;
+  const std::vector<Depthwise> geometries = DepthwiseGeometries();
+  const Names& acts = Activations();
+  size_t g = 0;
+  for (const char* first : {"BiasAdd", "FusedBatchNorm"}) {
+    for (const std::string& act : acts) {
+      const Depthwise& k = geometries[g++ % geometries.size()];
+      const Names ops = FusedOps(first, act);
+      cases.push_back(DepthwiseCase(ctx, k, ops, Label(ops) + " " + k.label));
+    }
+  }
+  cases.push_back(DepthwiseCase(ctx, geometries[0], {"FusedBatchNorm", "Relu"},
+                                "[FusedBatchNorm,Relu] epsilon 0.01")
+                      .Attr("epsilon", 0.01f));
+  cases.push_back(DepthwiseCase(ctx, geometries[1], {"BiasAdd", "LeakyRelu"},
+                                "[BiasAdd,LeakyRelu] alpha 0.3")
+                      .Attr("leakyrelu_alpha", 0.3f));
+  const Depthwise empty{"NHWC", "SAME", 0, 5, 5, 3, 3, 3, 2, 2, 1, 1, 1, "zero-size batch"};
+  cases.push_back(DepthwiseCase(ctx, empty, {"BiasAdd", "Relu"}, "zero-size batch [BiasAdd,Relu]"));
+  // Refused by the kernels.
+  const std::vector<Names> unsupported = {
+      {}, {"Relu"}, {"BiasAdd", "Gelu"}, {"FusedBatchNorm", "BiasAdd"}};
+  for (const Names& ops : unsupported) {
+    cases.push_back(DepthwiseCase(ctx, geometries[0], ops,
+                                  "error: unsupported fused_ops " + Label(ops), 1)
+                        .ExpectError(absl::StatusCode::kUnimplemented));
+  }
+  cases.push_back(DepthwiseCase(ctx, geometries[0], {"FusedBatchNorm"},
+                                "error: [FusedBatchNorm] with num_args 1", 1)
+                      .ExpectError(absl::StatusCode::kInvalidArgument));
+  cases.push_back(DepthwiseCase(ctx, geometries[2], {"BiasAdd", "Relu"},
+                                "error: [BiasAdd,Relu] with num_args 4", 4)
+                      .ExpectError(absl::StatusCode::kInvalidArgument));
   return cases;
 }
 

@@ -1,5 +1,6 @@
 // The epilogue of the cpu fused kernels (_FusedMatMul in fused_matmul.cc,
-// _FusedConv2D in fused_conv.cc): bias or inference batch norm per channel,
+// _FusedConv2D in fused_conv.cc, _FusedDepthwiseConv2dNative in
+// depthwise_conv.cc, whose float fast path has its own copy in registers): bias or inference batch norm per channel,
 // then the activation, applied to a block of output rows right after the
 // product wrote it, while it is still in cache. Rows are [channels] wide
 // (matmul columns, or NHWC output channels).
@@ -26,6 +27,9 @@ namespace plexus::cpu {
 
 // _FusedConv2D's kernels (fused_conv.cc), registered by RegisterFusedFamily.
 PX_Status* RegisterFusedConvKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
+// DepthwiseConv2dNative and _FusedDepthwiseConv2dNative (depthwise_conv.cc),
+// registered by RegisterConvKernels (nn_conv.cc).
+PX_Status* RegisterDepthwiseKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 // _PlexusFusedElementwise, in fused_elementwise.cc.
 PX_Status* RegisterFusedElementwiseKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 
@@ -151,7 +155,12 @@ void ApplyEpilogue(const Epilogue<sdk::ComputeType<T>>& e, T* y, int64_t rows, i
   constexpr int64_t kChunkElements = 4096;
   const int64_t chunk_rows = std::max<int64_t>(1, kChunkElements / channels);
   if constexpr (std::is_same_v<T, C>) {
-    for (int64_t r0 = 0; r0 < rows; r0 += chunk_rows) {
+    // Large blocks (the products' row blocks) on several threads (OpenMP,
+    // as the depthwise convolution).
+    const int64_t chunks = (rows + chunk_rows - 1) / chunk_rows;
+#pragma omp parallel for schedule(static) if (chunks > 1 && rows * channels > (int64_t{1} << 15))
+    for (int64_t ci = 0; ci < chunks; ++ci) {
+      const int64_t r0 = ci * chunk_rows;
       ApplyEpilogueChunk(e, y + r0 * channels, std::min(chunk_rows, rows - r0), channels);
     }
   } else {

@@ -1,4 +1,5 @@
-// The fused ops the graph optimizer creates, _FusedMatMul and _FusedConv2D:
+// The fused ops the graph optimizer creates, _FusedMatMul, _FusedConv2D and
+// _FusedDepthwiseConv2dNative:
 // their fused_ops attribute read and validated the way TensorFlow does, and
 // the activations of the epilogue. Shared by the cpu and reference plugins so
 // both accept and refuse the same nodes with the same messages; a vendor's
@@ -6,7 +7,8 @@
 //
 // Supported fused_ops (anything else is UNIMPLEMENTED):
 //   ["BiasAdd"] and ["BiasAdd", X], args = [bias];
-//   _FusedConv2D only: ["FusedBatchNorm"] and ["FusedBatchNorm", X],
+//   _FusedConv2D and _FusedDepthwiseConv2dNative only: ["FusedBatchNorm"]
+//   and ["FusedBatchNorm", X],
 //   args = [scale, offset, mean, variance] (inference:
 //   y = (conv - mean) * scale / sqrt(variance + epsilon) + offset);
 // with X one of Relu, Relu6, Elu, LeakyRelu (leakyrelu_alpha), Tanh, Sigmoid.
@@ -39,7 +41,8 @@ inline std::string FusedOpsString(const std::vector<std::string>& ops) {
 }
 
 // Reads fused_ops, num_args, epsilon and leakyrelu_alpha of `op`
-// ("_FusedMatMul" or "_FusedConv2D"; FusedBatchNorm only for the latter).
+// ("_FusedMatMul", "_FusedConv2D" or "_FusedDepthwiseConv2dNative";
+// FusedBatchNorm only for the convolutions).
 // An unsupported combination is UNIMPLEMENTED, a num_args that does not fit
 // the combination INVALID_ARGUMENT.
 inline FusedSpec ReadFusedSpec(const Attrs& attrs, const char* op, bool allow_batch_norm) {

@@ -7,9 +7,12 @@
 // output shape), program (a list of instructions, one string each):
 //   "OP A"    a unary op on operand A
 //   "OP A B"  a binary op on operands A and B
-// An operand is "iK" (input K) or "rJ" (the result of instruction J < this
-// one). The last instruction's result is the output. An input has either the
-// output's number of elements (read elementwise) or one element (repeated).
+// An operand is "iK" (input K), "rJ" (the result of instruction J < this
+// one) or "cV" (the constant V, an immediate: any number strtod reads, e.g.
+// "c0.5", "c-0x1.8p+1", "cinf", "cnan"; the optimizer writes C99 hex floats
+// so the value is exact). A constant is converted to T and repeated. The
+// last instruction's result is the output. An input has either the output's
+// number of elements (read elementwise) or one element (repeated).
 //
 // Unary ops: Neg, Abs, Exp, Log, Sqrt, Rsqrt, Square, Reciprocal, Tanh,
 // Sigmoid, Relu, Relu6. Binary ops: Add, AddV2, Sub, Mul, Div, RealDiv,
@@ -28,8 +31,10 @@
 namespace plexus::sdk {
 
 struct FusedOperand {
-  bool is_input = true;
-  int index = 0;
+  enum Kind { kInput, kResult, kConstant };
+  Kind kind = kInput;
+  int index = 0;       // of the input (kInput) or the instruction (kResult)
+  double value = 0;    // kConstant
 };
 
 struct FusedInstruction {
@@ -91,15 +96,23 @@ inline std::vector<FusedInstruction> ParseFusedProgram(const std::vector<std::st
     for (int k = 0; k < ins.arity; ++k) {
       const std::string& w = words[1 + k];
       FusedOperand& operand = k == 0 ? ins.a : ins.b;
-      PX_SDK_CHECK(w.size() >= 2 && (w[0] == 'i' || w[0] == 'r'),
+      PX_SDK_CHECK(w.size() >= 2 && (w[0] == 'i' || w[0] == 'r' || w[0] == 'c'),
                    "_PlexusFusedElementwise: instruction %zu: bad operand '%s'", j, w.c_str());
       char* end = nullptr;
+      if (w[0] == 'c') {
+        const double v = std::strtod(w.c_str() + 1, &end);
+        PX_SDK_CHECK(end != nullptr && *end == '\0',
+                     "_PlexusFusedElementwise: instruction %zu: bad constant '%s'", j, w.c_str());
+        operand.kind = FusedOperand::kConstant;
+        operand.value = v;
+        continue;
+      }
       long value = std::strtol(w.c_str() + 1, &end, 10);
       PX_SDK_CHECK(end != nullptr && *end == '\0' && value >= 0,
                    "_PlexusFusedElementwise: instruction %zu: bad operand '%s'", j, w.c_str());
-      operand.is_input = w[0] == 'i';
+      operand.kind = w[0] == 'i' ? FusedOperand::kInput : FusedOperand::kResult;
       operand.index = static_cast<int>(value);
-      PX_SDK_CHECK(operand.is_input ? value < num_inputs : value < static_cast<long>(j),
+      PX_SDK_CHECK(operand.kind == FusedOperand::kInput ? value < num_inputs : value < static_cast<long>(j),
                    "_PlexusFusedElementwise: instruction %zu: operand '%s' refers to nothing before it", j,
                    w.c_str());
     }
