@@ -10,16 +10,40 @@
 namespace plexus {
 namespace {
 
+// Length of the well-formed UTF-8 sequence starting at s[i], or 0.
+size_t Utf8Length(const std::string& s, size_t i) {
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = byte(i);
+  size_t n = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xc2 && c <= 0xdf ? 2 : 0;
+  if (n == 0 || i + n > s.size()) return 0;
+  for (size_t k = 1; k < n; ++k) {
+    if ((byte(i + k) & 0xc0) != 0x80) return 0;
+  }
+  // No overlong forms, surrogates or code points past U+10FFFF.
+  if (n == 3 && ((c == 0xe0 && byte(i + 1) < 0xa0) || (c == 0xed && byte(i + 1) >= 0xa0))) return 0;
+  if (n == 4 && ((c == 0xf0 && byte(i + 1) < 0x90) || (c == 0xf4 && byte(i + 1) >= 0x90))) return 0;
+  return n;
+}
+
+// A JSON string. Well-formed UTF-8 passes through; any other byte is
+// written as the code point of the same value (Latin-1), so the file is
+// always valid JSON.
 std::string Quote(const std::string& s) {
   std::string out = "\"";
-  for (unsigned char c : s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
     if (c == '"' || c == '\\') {
       out += '\\';
       out += static_cast<char>(c);
-    } else if (c < 0x20) {
+    } else if (c < 0x20 || c == 0x7f) {
       out += absl::StrFormat("\\u%04x", c);
-    } else {
+    } else if (c < 0x80) {
       out += static_cast<char>(c);
+    } else if (size_t n = Utf8Length(s, i); n > 0) {
+      out.append(s, i, n);
+      i += n - 1;
+    } else {
+      out += absl::StrFormat("\\u%04x", c);
     }
   }
   return out + "\"";
