@@ -127,8 +127,7 @@ class UnaryKernel : public sdk::OpKernel {
   void Init(sdk::Attrs& attrs) override { op_ = UnFromName(attrs.op()); }
 
   void Compute(sdk::Call& call) override {
-    const Shape shape = call.input_shape(0);
-    const int64_t n = sdk::NumElements(shape);
+    const int64_t n = call.input_size(0);
     VisitTypes(call.input_dtype(0), [&](auto tag) {
       using T = typename decltype(tag)::type;
       if constexpr (std::is_same_v<T, bool>) {
@@ -142,7 +141,7 @@ class UnaryKernel : public sdk::OpKernel {
             PX_SDK_CHECK(!zero, "Integer division by zero");
           }
         }
-        ew::RunUnary(op_, x, call.AllocateOutput<T>(0, shape), n);
+        ew::RunUnary(op_, x, call.AllocateOutputLike<T>(0, 0), n);
       }
     });
   }

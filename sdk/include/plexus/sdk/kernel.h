@@ -436,19 +436,20 @@ class Call {
   // Allocates output i with `shape` (or checks the host's preallocation has
   // that shape) and returns its data. The dtype is the node's output dtype.
   void* AllocateOutputRaw(size_t i, const Shape& shape) {
+    return AllocateOutputRaw(i, shape.data(), shape.size());
+  }
+  // The same from `rank` dimensions at `dims` (no Shape to build).
+  void* AllocateOutputRaw(size_t i, const int64_t* dims, size_t rank) {
     PX_SDK_CHECK(i < num_outputs_, "output %zu requested, the launch has %zu", i, num_outputs_);
     DLTensor& out = outputs_[i];
     if (out.ndim < 0) {
-      ThrowIfError(host_, host_->output_allocate(ctx_, i, static_cast<int32_t>(shape.size()),
-                                                 shape.data()));
-    } else {
+      ThrowIfError(host_, host_->output_allocate(ctx_, i, static_cast<int32_t>(rank), dims));
+    } else if (static_cast<size_t>(out.ndim) != rank || !std::equal(dims, dims + rank, out.shape)) {
       // Compared in place: the common (matching) case must not allocate.
-      if (!std::equal(out.shape, out.shape + out.ndim, shape.begin(), shape.end())) {
-        Shape have(out.shape, out.shape + out.ndim);
-        throw KernelError(PX_CODE_INTERNAL,
-                          Format("output %zu: the host allocated %s but the kernel computes %s", i,
-                                 ShapeString(have).c_str(), ShapeString(shape).c_str()));
-      }
+      throw KernelError(PX_CODE_INTERNAL,
+                        Format("output %zu: the host allocated %s but the kernel computes %s", i,
+                               ShapeString(Shape(out.shape, out.shape + out.ndim)).c_str(),
+                               ShapeString(Shape(dims, dims + rank)).c_str()));
     }
     return px_sdk_data(&out);
   }
@@ -457,6 +458,14 @@ class Call {
     PX_SDK_CHECK(DtypeFor<T>() == output_dtype(i), "output %zu is %s, the kernel writes %s", i,
                  DtypeName(output_dtype(i)), DtypeName(DtypeFor<T>()));
     return static_cast<T*>(AllocateOutputRaw(i, shape));
+  }
+  // Output i with the shape of input j.
+  template <typename T>
+  T* AllocateOutputLike(size_t i, size_t j) {
+    PX_SDK_CHECK(DtypeFor<T>() == output_dtype(i), "output %zu is %s, the kernel writes %s", i,
+                 DtypeName(output_dtype(i)), DtypeName(DtypeFor<T>()));
+    const DLTensor& in = input(j);
+    return static_cast<T*>(AllocateOutputRaw(i, in.shape, static_cast<size_t>(in.ndim)));
   }
 
   const char* node_name() const { return host_->kernel_node_name(ctx_); }
