@@ -51,6 +51,8 @@ constexpr char kUsage[] =
     "                         repeated\n"
     "    --trace FILE         write the run's timeline (Chrome trace format: open it\n"
     "                         in Perfetto), a track per device and thread\n"
+    "    --memory-stats       print how the run was executed (scheduler, memory plan,\n"
+    "                         copies) and each device's memory pool statistics\n"
     "  plexus ops [--plugin PATH]...\n"
     "      Print the op catalog (docs/ops.md): every op, its dtypes and which plugins\n"
     "      implement it.\n"
@@ -225,6 +227,7 @@ bool IsSavedModelDir(const std::string& path) {
 int Run(int argc, char** argv) {
   std::string graph_path, device, out_dir, signature, dump_dir, trace_path;
   bool optimize = true;
+  bool memory_stats = false;
   std::vector<std::string> disabled_passes;
   std::vector<std::pair<std::string, std::string>> inputs;
   std::vector<std::string> outputs, plugins;
@@ -277,6 +280,8 @@ int Run(int argc, char** argv) {
       trace_path = v;
     } else if (arg == "--no-optimize") {
       optimize = false;
+    } else if (arg == "--memory-stats") {
+      memory_stats = true;
     } else if (arg == "--disable-pass") {
       const char* v = value("--disable-pass");
       if (!v) return Usage("--disable-pass needs a pass name");
@@ -331,6 +336,17 @@ int Run(int argc, char** argv) {
   if (!results.ok()) return Fail(results.status());
   std::printf("ran %s on %s\n", graph_path.c_str(), (*session)->device().name().c_str());
   for (const std::string& note : (*session)->placement_notes()) std::printf("note: %s\n", note.c_str());
+  if (memory_stats) {
+    const plexus::ExecutionInfo info = (*session)->last_execution_info();
+    std::printf("executor: %s scheduler, %lld copy items\n", info.parallel ? "parallel" : "serial",
+                static_cast<long long>(info.copy_items));
+    std::printf("memory plan: %lld tensors of %lld bytes in arenas of %lld bytes\n",
+                static_cast<long long>(info.planned_tensors), static_cast<long long>(info.planned_tensor_bytes),
+                static_cast<long long>(info.arena_bytes));
+    for (const auto& d : (*runtime)->devices()) {
+      std::printf("memory pool %s: %s\n", d->name().c_str(), d->memory_stats().ToString().c_str());
+    }
+  }
   if (!trace_path.empty()) {
     absl::Status written = (*session)->WriteTrace(trace_path);
     if (!written.ok()) return Fail(written);

@@ -65,6 +65,7 @@ class Executor {
     int64_t arena_bytes = 0;   // the arenas added up
   };
   const MemoryPlan& memory_plan() const { return plan_; }
+  int64_t num_copy_items() const { return static_cast<int64_t>(copy_nodes_.size()); }
 
  private:
   enum class Kind {

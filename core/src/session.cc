@@ -152,6 +152,11 @@ absl::StatusOr<std::vector<Tensor>> Session::Run(
     placement_notes_ = executor->placement_notes();
     optimizer_log_ = std::move(log);
     last_run_graph_ = entry.graph;
+    last_execution_info_.parallel = executor->parallel();
+    last_execution_info_.planned_tensors = executor->memory_plan().tensors;
+    last_execution_info_.planned_tensor_bytes = executor->memory_plan().tensor_bytes;
+    last_execution_info_.arena_bytes = executor->memory_plan().arena_bytes;
+    last_execution_info_.copy_items = executor->num_copy_items();
     executors_.emplace(key, std::move(entry));
   }
   return executor->Run(feed_values, trace_.get());
@@ -172,6 +177,11 @@ std::vector<std::string> Session::optimizer_log() const {
 std::shared_ptr<const Graph> Session::last_run_graph() const {
   std::lock_guard<std::mutex> lock(mu_);
   return last_run_graph_ ? last_run_graph_ : graph_;
+}
+
+ExecutionInfo Session::last_execution_info() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return last_execution_info_;
 }
 
 std::vector<std::string> Session::placement_notes() const {

@@ -66,6 +66,18 @@ TEST(Cli, RunWritesNpyOutputs) {
   EXPECT_NEAR(w->data<float>()[0], 0.21396178f, 1e-7);
 }
 
+TEST(Cli, MemoryStatsShowTheSchedulerThePlanAndThePools) {
+  std::string dir = TempDir();
+  Tensor x = Tensor::FromVector<float>(DataType::kFloat, {3}, {1, 2, 3});
+  PX_ASSERT_OK(WriteNpy(dir + "/x.npy", x));
+  Result r = RunCli("run " + Data("tf_graphs/regression_frozen/frozen.pb") + " --input X=" + dir +
+                    "/x.npy --output pred:0 --device cpu:0 --memory-stats --out " + dir);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("executor: serial scheduler, 0 copy items"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("memory plan: "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("memory pool CPU:0: "), std::string::npos) << r.output;
+}
+
 TEST(Cli, RunsASavedModelSignature) {
   std::string dir = TempDir();
   PX_ASSERT_OK(WriteNpy(dir + "/x_sm.npy", Tensor::FromVector<float>(DataType::kFloat, {3, 1}, {1, 2, 5})));

@@ -59,6 +59,15 @@ struct SessionOptions {
   bool memory_plan = true;
 };
 
+// How the last executor a session built runs its graph.
+struct ExecutionInfo {
+  bool parallel = false;            // independent branches on the inter-op pool
+  int64_t planned_tensors = 0;      // tensors placed by the memory plan
+  int64_t planned_tensor_bytes = 0; // their sizes added up
+  int64_t arena_bytes = 0;          // what the plan's arenas take instead
+  int64_t copy_items = 0;           // copies inserted at device boundaries
+};
+
 class Session {
  public:
   static absl::StatusOr<std::unique_ptr<Session>> Create(
@@ -84,6 +93,8 @@ class Session {
   std::vector<std::string> optimizer_log() const;
   // The graph the last executor runs (the optimized one, or graph()).
   std::shared_ptr<const Graph> last_run_graph() const;
+  // How the last executor built runs (scheduler, memory plan, copies).
+  ExecutionInfo last_execution_info() const;
   // With SessionOptions::trace: writes the timeline of every run so far in
   // Chrome's trace event format (open it in Perfetto or chrome://tracing),
   // a track per device and thread.
@@ -107,6 +118,7 @@ class Session {
   std::vector<std::string> placement_notes_;
   std::vector<std::string> optimizer_log_;
   std::shared_ptr<const Graph> last_run_graph_;
+  ExecutionInfo last_execution_info_;
   std::unique_ptr<TraceRecorder> trace_;
   // Variables and other resources, and instantiated functions: they live as
   // long as the session, so state persists across runs.
