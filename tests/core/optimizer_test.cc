@@ -393,5 +393,127 @@ TEST(Optimizer, DumpsTheGraphBeforeAndAfterEachPass) {
   EXPECT_TRUE(std::filesystem::exists(dir + "/01_after_arithmetic.pbtxt"));
 }
 
+// Large graphs: the passes are linear (no whole-graph scan per rewrite) and
+// walk graphs with explicit stacks, so a very deep chain cannot overflow the
+// call stack.
+
+TEST(Optimizer, AChainFiftyThousandNodesDeepRunsThroughEveryPass) {
+  auto runtime = CpuRuntime();
+  constexpr int kDepth = 50000;
+  std::string g = Placeholder("x", {4});
+  g.reserve(kDepth * 100);
+  std::string prev = "x";
+  for (int i = 0; i < kDepth; ++i) {
+    std::string name = "n" + std::to_string(i);
+    g += Unary(name, i % 2 == 0 ? "Identity" : "Neg", prev);
+    prev = name;
+  }
+  // 25,000 negations: the result is x itself.
+  g += Unary("y", "Neg", prev);  // and one more: -x
+  auto s = Session::Create(runtime.get(), Parse(g), SessionOptions());
+  ASSERT_TRUE(s.ok()) << s.status();
+  Tensor x = Tensor::FromVector<float>(DataType::kFloat, {4}, {1.5f, -2.0f, 0.0f, 3.25f});
+  auto r = (*s)->Run({{"x", x}}, {"y"});
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ((*r)[0].num_elements(), 4);
+  for (int i = 0; i < 4; ++i) EXPECT_EQ((*r)[0].data<float>()[i], -x.data<float>()[i]) << i;
+  // The identities were bypassed and the negations fused.
+  auto run_graph = (*s)->last_run_graph();
+  ASSERT_NE(run_graph, nullptr);
+  EXPECT_EQ(CountOp(*run_graph, "Identity"), 0);
+  EXPECT_LT(run_graph->nodes().size(), 200u);
+}
+
+TEST(Optimizer, AFanTwentyThousandWideRunsThroughEveryPass) {
+  auto runtime = CpuRuntime();
+  constexpr int kWidth = 20000;
+  // x * c_i for c_i = i (distinct constants, so nothing merges), summed by a
+  // tree of additions: x * (0 + 1 + ... + 19999).
+  std::string g = Placeholder("x", {4});
+  g.reserve(kWidth * 400);
+  std::vector<std::string> level;
+  for (int i = 0; i < kWidth; ++i) {
+    std::string c = "c" + std::to_string(i), m = "m" + std::to_string(i);
+    g += FloatConst(c, {}, {static_cast<float>(i)}) + Binary(m, "Mul", "x", c);
+    level.push_back(m);
+  }
+  int k = 0;
+  while (level.size() > 1) {
+    std::vector<std::string> next;
+    for (size_t j = 0; j + 1 < level.size(); j += 2) {
+      std::string name = "s" + std::to_string(k++);
+      g += Binary(name, "AddV2", level[j], level[j + 1]);
+      next.push_back(name);
+    }
+    if (level.size() % 2 == 1) next.push_back(level.back());
+    level = std::move(next);
+  }
+  Tensor x = Tensor::FromVector<float>(DataType::kFloat, {4}, {1.0f, -0.5f, 0.25f, 2.0f});
+  Outcome o = RunBoth(runtime.get(), g, {{"x", x}}, {level[0]});
+  ASSERT_EQ(o.optimized.size(), 1u);
+  const double sum = static_cast<double>(kWidth - 1) * kWidth / 2;
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_NEAR(o.optimized[0].data<float>()[i], x.data<float>()[i] * sum, 1e-5 * sum) << i;
+  }
+  ExpectNear(o.optimized, o.plain, 1e-5);
+}
+
+TEST(Optimizer, CseMergesEqualLargeConstantsOnly) {
+  auto runtime = CpuRuntime();
+  // 4,096 floats each (far larger than a signature's text would want):
+  // a and b are equal, c differs from them in its last element only.
+  constexpr int kSize = 4096;
+  std::vector<float> values(kSize);
+  for (int i = 0; i < kSize; ++i) values[i] = static_cast<float>(i % 97) * 0.25f;
+  std::vector<float> other = values;
+  other.back() += 1.0f;
+  std::string g = Placeholder("x", {kSize}) + FloatConst("a", {kSize}, values) + FloatConst("b", {kSize}, values) +
+                  FloatConst("c", {kSize}, other) + Binary("ya", "AddV2", "x", "a") + Binary("yb", "AddV2", "x", "b") +
+                  Binary("yc", "AddV2", "x", "c");
+  Outcome o = RunBoth(runtime.get(), g, {{"x", Random({kSize}, 21)}}, {"ya", "yb", "yc"}, AllBut("cse"));
+  EXPECT_EQ(CountOp(*o.run_graph, "Const"), 2);  // a (b merged into it) and c
+  EXPECT_NE(o.run_graph->FindNode("c"), nullptr);
+  // yb reads a's value; yc keeps its own constant.
+  EXPECT_EQ(o.run_graph->FindNode("yb")->inputs[1].node->name, "a");
+  EXPECT_EQ(o.run_graph->FindNode("yc")->inputs[1].node->name, "c");
+  ExpectNear(o.optimized, o.plain, 0);
+  ASSERT_EQ(o.optimized.size(), 3u);
+  EXPECT_EQ(o.optimized[2].data<float>()[kSize - 1] - o.optimized[0].data<float>()[kSize - 1], 1.0f);
+}
+
+TEST(Optimizer, ConstantFoldingDoesNotEvaluateValuesTooLargeToKeep) {
+  auto runtime = CpuRuntime();
+  // Fill's output is 512 x 1024 x 1024 floats, 2 GiB, far above
+  // constant_fold_max_bytes. It is read by a Reshape to a shape fed at run
+  // time (so not foldable), and the run feeds the Reshape itself, so
+  // nothing ever needs the Fill's value. Its static shape says it is too
+  // large to keep, so folding must not evaluate it (which would allocate
+  // and fill 2 GiB).
+  std::string g =
+      IntConst("dims", {512, 1024, 1024}) + FloatConst("one", {}, {1}) +
+      "node { name: 'big' op: 'Fill' input: 'dims' input: 'one' attr { key: 'T' value { type: DT_FLOAT } } "
+      "attr { key: 'index_type' value { type: DT_INT32 } } }\n"
+      "node { name: 'to' op: 'Placeholder' attr { key: 'dtype' value { type: DT_INT32 } } "
+      "attr { key: 'shape' value { shape { dim { size: 3 } } } } }\n"
+      "node { name: 'r' op: 'Reshape' input: 'big' input: 'to' attr { key: 'T' value { type: DT_FLOAT } } "
+      "attr { key: 'Tshape' value { type: DT_INT32 } } }\n" +
+      Unary("y", "Neg", "r");
+  SessionOptions options;
+  auto s = Session::Create(runtime.get(), Parse(g), options);
+  ASSERT_TRUE(s.ok()) << s.status();
+  Tensor fed = Tensor::FromVector<float>(DataType::kFloat, {1, 1, 2}, {2.0f, -3.0f});
+  auto r = (*s)->Run({{"r", fed}}, {"y"});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ((*r)[0].data<float>()[0], -2.0f);
+  EXPECT_EQ((*r)[0].data<float>()[1], 3.0f);
+  bool skipped = false;
+  for (const std::string& line : (*s)->optimizer_log()) {
+    EXPECT_EQ(line.find("evaluation failed"), std::string::npos) << line;
+    skipped |= line.find("larger than") != std::string::npos;
+  }
+  EXPECT_TRUE(skipped) << "the log does not say the value was left computed";
+  EXPECT_EQ(CountOp(*(*s)->last_run_graph(), "Fill"), 1);
+}
+
 }  // namespace
 }  // namespace plexus

@@ -84,7 +84,7 @@ bool Lossless(DataType from, DataType to) {
 absl::StatusOr<bool> SimplifyArithmetic(tf::GraphDef& def, const PassContext& ctx) {
   auto graph = ImportGraphDef(def, ctx.source);
   if (!graph.ok()) return graph.status();
-  NodeIndex index(def);
+  NodeIndex index(def);  // kept current by the rewrites below
   const std::set<std::string> tainted = FeedTainted(def, ctx.fed);
   int rewrites = 0;
   std::set<std::string> bypassed;
@@ -101,7 +101,7 @@ absl::StatusOr<bool> SimplifyArithmetic(tf::GraphDef& def, const PassContext& ct
     const tf::NodeDef* target = index.Find(ref.node);
     if (target == nullptr || IsStateful(*target)) return;
     if (ctx.fed.count(EndpointKey(n.name(), 0)) > 0) return;
-    if (RewireOutputs(def, n.name(), 0, OutputName(ref.node, ref.index)) > 0) {
+    if (index.RewireOutputs(n.name(), 0, OutputName(ref.node, ref.index)) > 0) {
       bypassed.insert(n.name());
       ++rewrites;
     }
@@ -211,7 +211,7 @@ absl::StatusOr<bool> SimplifyArithmetic(tf::GraphDef& def, const PassContext& ct
         // Reshape(Reshape(x, s1), s2) reads x directly.
         for (int i = 0; i < n.input_size(); ++i) {
           if (n.input(i) == data_inputs[0] && !x_in.empty()) {
-            n.set_input(i, x_in);
+            index.SetInput(n, i, x_in);
             ++rewrites;
             break;
           }

@@ -5,10 +5,11 @@
 //     shapes, so these hold at run time).
 //   - The foldable nodes: not stateful, not control flow, not fed, with
 //     every input (data and control) from a foldable node or an
-//     unconditional Const. They run together as one graph on the host
-//     device, with the optimizer off.
+//     unconditional Const. Those the folded values need run together as
+//     one graph on the host device, with the optimizer off.
 //   - Only the values read by nodes that stay are materialized, each at
-//     most fold_max_bytes; larger ones stay computed at run time.
+//     most fold_max_bytes; larger ones stay computed at run time (and are
+//     not even evaluated when their static shapes already say so).
 // The folded nodes are left for dead-node removal.
 #include <optional>
 #include <map>
@@ -16,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "optimizer/graph_util.h"
 #include "optimizer/optimizer.h"
+#include "plexus/dtype.h"
 #include "plexus/graph_import.h"
 #include "plexus/logging.h"
 #include "plexus/session.h"
@@ -124,35 +126,76 @@ absl::StatusOr<bool> FoldConstants(tf::GraphDef& def, const PassContext& ctx) {
   if (targets.empty()) return false;
 
   // 3. Evaluate the frontier: known shapes directly, the rest in one run.
+  // A value whose static shape already says it is larger than
+  // fold_max_bytes would not be materialized: it is not evaluated at all
+  // (a huge Fill must not be allocated just to be thrown away).
   std::map<std::string, Tensor> values;
   std::vector<std::string> fetches;
+  int too_large = 0;
   for (const Target& t : targets) {
     auto it = known.find(t.node);
     if (it != known.end()) {
       values[EndpointKey(t.node, t.index)] = it->second;
-    } else {
-      fetches.push_back(OutputName(t.node, t.index));
+      continue;
     }
+    const Node* node = (*graph)->FindNode(t.node);
+    if (node != nullptr && t.index < node->num_outputs()) {
+      const PartialShape& shape = node->output_shapes[t.index];
+      const size_t element = DataTypeSize(node->output_types[t.index]);
+      if (shape.fully_defined() && element > 0) {
+        // Saturating: the product of the dimensions may overflow.
+        const int64_t limit = ctx.fold_max_bytes;
+        int64_t bytes = static_cast<int64_t>(element);
+        for (int64_t d : shape.dims()) {
+          if (d == 0) {
+            bytes = 0;
+            break;
+          }
+          bytes = bytes > limit / d ? limit + 1 : bytes * d;
+        }
+        if (bytes > limit) {
+          ++too_large;
+          continue;
+        }
+      }
+    }
+    fetches.push_back(OutputName(t.node, t.index));
+  }
+  if (too_large > 0 && ctx.log) {
+    ctx.log->push_back(absl::StrCat("constant_fold: ", too_large, " values left computed, larger than ",
+                                    ctx.fold_max_bytes, " bytes by their static shapes"));
   }
   if (!fetches.empty()) {
     std::shared_ptr<Device> host = ctx.runtime ? ctx.runtime->HostDevice() : nullptr;
     if (host == nullptr) {
       fetches.clear();  // nowhere to evaluate: fold the known shapes only
     } else {
+      // The subgraph: only the foldable nodes the fetches read, directly or
+      // through data and control inputs (not every Const of the graph).
+      // Shape/Size/Rank known statically become Consts of their values, so
+      // their own inputs are not needed.
+      std::set<std::string> needed;
+      std::vector<std::string> stack;
+      for (const std::string& f : fetches) stack.push_back(ParseInput(f).node);
+      while (!stack.empty()) {
+        std::string name = std::move(stack.back());
+        stack.pop_back();
+        if (foldable.count(name) == 0 || !needed.insert(name).second || known.count(name) > 0) continue;
+        for (const std::string& in : index.Find(name)->input()) stack.push_back(ParseInput(in).node);
+      }
       tf::GraphDef sub;
       *sub.mutable_versions() = def.versions();
       *sub.mutable_library() = def.library();
       for (const tf::NodeDef& n : def.node()) {
-        if (foldable.count(n.name()) > 0) *sub.add_node() = n;
-      }
-      // Shape/Size/Rank known statically stay in the subgraph with their
-      // inputs: replace them with their values so the subgraph is closed.
-      for (tf::NodeDef& n : *sub.mutable_node()) {
+        if (needed.count(n.name()) == 0) continue;
         auto it = known.find(n.name());
-        if (it == known.end()) continue;
+        if (it == known.end()) {
+          *sub.add_node() = n;
+          continue;
+        }
         auto c = MakeConst(n.name(), it->second, n.device());
         if (!c.ok()) return c.status();
-        n = *std::move(c);
+        *sub.add_node() = *std::move(c);
       }
       auto subgraph = ImportGraphDef(sub, "<constant folding>");
       absl::StatusOr<std::vector<Tensor>> result = absl::UnknownError("not run");
@@ -181,8 +224,15 @@ absl::StatusOr<bool> FoldConstants(tf::GraphDef& def, const PassContext& ctx) {
     }
   }
 
-  // 4. Replace each value with a Const read by the nodes that stay.
+  // 4. Replace each value with a Const read by the nodes that stay. The
+  // index, kept current, rewires each value's readers in time proportional
+  // to them; names come from one set built here.
   int folded = 0;
+  std::set<std::string> skip;  // folded nodes keep reading the values they fold from
+  for (const std::string& f : foldable) {
+    if (ctx.protected_nodes.count(f) == 0) skip.insert(f);
+  }
+  std::optional<NameSet> names;
   for (const Target& t : targets) {
     auto it = values.find(EndpointKey(t.node, t.index));
     if (it == values.end()) continue;
@@ -191,15 +241,12 @@ absl::StatusOr<bool> FoldConstants(tf::GraphDef& def, const PassContext& ctx) {
       continue;
     }
     const tf::NodeDef* producer = index.Find(t.node);
-    std::string name = UniqueName(def, absl::StrCat(t.node, "/folded", t.index ? absl::StrCat("_", t.index) : ""));
+    if (!names.has_value()) names.emplace(def);
+    std::string name = names->Unique(absl::StrCat(t.node, "/folded", t.index ? absl::StrCat("_", t.index) : ""));
     auto c = MakeConst(name, value, producer->device());
     if (!c.ok()) continue;  // resource or variant values stay computed
-    std::set<std::string> skip;
-    for (const std::string& f : foldable) {
-      if (ctx.protected_nodes.count(f) == 0) skip.insert(f);
-    }
-    if (RewireOutputs(def, t.node, t.index, name, skip) == 0) continue;
-    *def.add_node() = *std::move(c);  // the index's pointers stay valid
+    if (index.RewireOutputs(t.node, t.index, name, &skip) == 0) continue;
+    index.AddNode(*std::move(c));  // the index's pointers stay valid
     ++folded;
   }
   // Control edges from folded nodes to nodes that stay carry no effect

@@ -1,7 +1,12 @@
 // Dead-node removal: a node whose outputs nobody reads, that has no effect
-// (not stateful) and that the signature does not name can go. Repeats until
-// nothing changes, so whole unused chains disappear (left behind by folding,
-// fusion and the arithmetic rewrites).
+// (not stateful) and that the signature does not name can go, and so can
+// whole unused chains behind it (left behind by folding, fusion and the
+// arithmetic rewrites). One backward sweep: the nodes that must stay (named
+// by the signature, stateful, control flow, NoOp) are the roots; everything
+// they reach through data and control inputs is live; the rest is removed
+// at once. This is the fixed point of removing reader-less nodes one layer
+// at a time (every cycle of a valid graph runs through control-flow nodes,
+// which are roots), in time linear in the graph.
 #include "optimizer/graph_util.h"
 #include "optimizer/optimizer.h"
 
@@ -10,23 +15,32 @@
 namespace plexus::opt {
 
 absl::StatusOr<bool> RemoveDeadNodes(tf::GraphDef& def, const PassContext& ctx) {
-  size_t total = 0;
-  for (;;) {
-    NodeIndex index(def);
-    std::set<std::string> dead;
-    for (const tf::NodeDef& n : def.node()) {
-      if (ctx.protected_nodes.count(n.name()) > 0 || index.HasConsumers(n.name())) continue;
-      // Control-flow nodes belong to their loop or conditional structure;
-      // stateful nodes have effects.
-      if (IsStateful(n) || IsControlFlow(n) || n.op() == "NoOp") continue;
-      dead.insert(n.name());
+  NodeIndex index(def);
+  std::unordered_set<const tf::NodeDef*> live;
+  live.reserve(def.node_size());
+  std::vector<const tf::NodeDef*> stack;
+  for (const tf::NodeDef& n : def.node()) {
+    // Control-flow nodes belong to their loop or conditional structure;
+    // stateful nodes have effects.
+    if (ctx.protected_nodes.count(n.name()) > 0 || IsStateful(n) || IsControlFlow(n) || n.op() == "NoOp") {
+      if (live.insert(&n).second) stack.push_back(&n);
     }
-    if (dead.empty()) break;
-    total += dead.size();
-    RemoveNodes(def, dead);
   }
-  if (total == 0) return false;
-  if (ctx.log) ctx.log->push_back(absl::StrCat("dead_nodes: removed ", total, " unused nodes"));
+  while (!stack.empty()) {
+    const tf::NodeDef* n = stack.back();
+    stack.pop_back();
+    for (const std::string& in : n->input()) {
+      const tf::NodeDef* producer = index.Find(ParseInput(in).node);
+      if (producer != nullptr && live.insert(producer).second) stack.push_back(producer);
+    }
+  }
+  std::set<std::string> dead;
+  for (const tf::NodeDef& n : def.node()) {
+    if (live.count(&n) == 0) dead.insert(n.name());
+  }
+  if (dead.empty()) return false;
+  RemoveNodes(def, dead);
+  if (ctx.log) ctx.log->push_back(absl::StrCat("dead_nodes: removed ", dead.size(), " unused nodes"));
   return true;
 }
 

@@ -91,7 +91,7 @@ void Set(Tensor& t, int64_t i, double v) {
 
 // Conv2D (constant HWIO filter) -> FusedBatchNorm (inference, constant
 // parameters): scale the filter, and turn the batch norm into a BiasAdd.
-bool FoldBatchNorm(tf::GraphDef& def, const PassContext& ctx, NodeIndex& index, tf::NodeDef& bn) {
+bool FoldBatchNorm(const PassContext& ctx, NodeIndex& index, NameSet& names, tf::NodeDef& bn) {
   if (bn.op() != "FusedBatchNorm" && bn.op() != "FusedBatchNormV2" && bn.op() != "FusedBatchNormV3") return false;
   auto training = bn.attr().find("is_training");
   if (training != bn.attr().end() && training->second.b()) return false;
@@ -156,14 +156,14 @@ bool FoldBatchNorm(tf::GraphDef& def, const PassContext& ctx, NodeIndex& index, 
     Set(bias, o, At(*offset, o) + (b - At(*mean, o)) * s[o]);
   }
   for (int64_t i = 0; i < filter->num_elements(); ++i) Set(new_filter, i, At(*filter, i) * s[i % out_channels]);
-  auto filter_node = MakeConst(UniqueName(def, absl::StrCat(conv->name(), "/folded_filter")), new_filter,
+  auto filter_node = MakeConst(names.Unique(absl::StrCat(conv->name(), "/folded_filter")), new_filter,
                                conv->device());
-  auto bias_node = MakeConst(UniqueName(def, absl::StrCat(bn.name(), "/folded_bias")), bias, bn.device());
+  auto bias_node = MakeConst(names.Unique(absl::StrCat(bn.name(), "/folded_bias")), bias, bn.device());
   if (!filter_node.ok() || !bias_node.ok()) return false;
   // Rewire the conv's filter, and make the batch norm a BiasAdd in place.
   for (int i = 0; i < conv->input_size(); ++i) {
     if (conv->input(i) == conv_in[1]) {
-      conv->set_input(i, filter_node->name());
+      index.SetInput(*conv, i, filter_node->name());
       break;
     }
   }
@@ -179,9 +179,9 @@ bool FoldBatchNorm(tf::GraphDef& def, const PassContext& ctx, NodeIndex& index, 
   for (const std::string& c : controls) bias_add.add_input(c);
   (*bias_add.mutable_attr())["T"].set_type(static_cast<tf::DataType>(t));
   (*bias_add.mutable_attr())["data_format"].set_s(data_format == "NCHW" ? "NCHW" : "NHWC");
-  bn = std::move(bias_add);
-  *def.add_node() = *std::move(filter_node);
-  *def.add_node() = *std::move(bias_node);
+  index.ReplaceNode(bn, std::move(bias_add));
+  index.AddNode(*std::move(filter_node));
+  index.AddNode(*std::move(bias_node));
   return true;
 }
 
@@ -251,7 +251,7 @@ bool FuseBiasAdd(const PassContext& ctx, NodeIndex& index, tf::NodeDef& bias_add
       attr["leakyrelu_alpha"].set_f(alpha == act->attr().end() ? 0.2f : alpha->second.f());
     }
   }
-  *last = std::move(fused);
+  index.ReplaceNode(*last, std::move(fused));
   return true;
 }
 
@@ -259,25 +259,21 @@ bool FuseBiasAdd(const PassContext& ctx, NodeIndex& index, tf::NodeDef& bias_add
 
 absl::StatusOr<bool> FuseOps(tf::GraphDef& def, const PassContext& ctx) {
   int folded = 0, fused = 0;
-  // Batch norms first: each fold leaves a BiasAdd that the next loop fuses.
+  // One index for the whole pass, kept current by every rewrite (no
+  // rebuild per fusion). Batch norms first: each fold leaves a BiasAdd that
+  // the next loop fuses.
+  NodeIndex index(def);
   {
-    NodeIndex index(def);
+    NameSet names(def);
     const int n = def.node_size();
     for (int i = 0; i < n; ++i) {
-      if (FoldBatchNorm(def, ctx, index, *def.mutable_node(i))) {
-        ++folded;
-        index = NodeIndex(def);
-      }
+      if (FoldBatchNorm(ctx, index, names, *def.mutable_node(i))) ++folded;
     }
   }
   {
-    NodeIndex index(def);
     const int n = def.node_size();
     for (int i = 0; i < n; ++i) {
-      if (FuseBiasAdd(ctx, index, *def.mutable_node(i))) {
-        ++fused;
-        index = NodeIndex(def);
-      }
+      if (FuseBiasAdd(ctx, index, *def.mutable_node(i))) ++fused;
     }
   }
   if (folded + fused == 0) return false;

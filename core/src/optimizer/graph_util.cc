@@ -1,7 +1,6 @@
 #include "optimizer/graph_util.h"
 
 #include <algorithm>
-#include <functional>
 
 #include "absl/strings/str_cat.h"
 #include "plexus/tensor_proto.h"
@@ -23,17 +22,9 @@ std::string OutputName(const std::string& node, int index) {
 std::string EndpointKey(const std::string& node, int index) { return absl::StrCat(node, ":", index); }
 
 NodeIndex::NodeIndex(tf::GraphDef& def) : def_(&def) {
+  by_name_.reserve(def.node_size());
   for (tf::NodeDef& n : *def.mutable_node()) by_name_[n.name()] = &n;
-  for (tf::NodeDef& n : *def.mutable_node()) {
-    for (int i = 0; i < n.input_size(); ++i) {
-      InputRef ref = ParseInput(n.input(i));
-      if (ref.control) {
-        control_[ref.node].push_back(&n);
-      } else {
-        data_[ref.node].emplace_back(&n, i);
-      }
-    }
-  }
+  for (tf::NodeDef& n : *def.mutable_node()) AddInputs(n);
 }
 
 tf::NodeDef* NodeIndex::Find(const std::string& name) const {
@@ -41,8 +32,8 @@ tf::NodeDef* NodeIndex::Find(const std::string& name) const {
   return it == by_name_.end() ? nullptr : it->second;
 }
 
-const std::vector<std::pair<tf::NodeDef*, int>>& NodeIndex::DataConsumers(const std::string& node) const {
-  static const std::vector<std::pair<tf::NodeDef*, int>> kNone;
+const std::vector<NodeIndex::Consumer>& NodeIndex::DataConsumers(const std::string& node) const {
+  static const std::vector<Consumer> kNone;
   auto it = data_.find(node);
   return it == data_.end() ? kNone : it->second;
 }
@@ -57,32 +48,117 @@ bool NodeIndex::HasConsumers(const std::string& node) const {
   return !DataConsumers(node).empty() || !ControlConsumers(node).empty();
 }
 
+void NodeIndex::AddInput(tf::NodeDef& n, int i) {
+  InputRef ref = ParseInput(n.input(i));
+  if (ref.control) {
+    control_[ref.node].push_back(&n);
+  } else {
+    data_[ref.node].emplace_back(&n, i);
+  }
+}
+
+void NodeIndex::RemoveInput(tf::NodeDef& n, int i) {
+  InputRef ref = ParseInput(n.input(i));
+  if (ref.control) {
+    auto it = control_.find(ref.node);
+    if (it == control_.end()) return;
+    auto pos = std::find(it->second.begin(), it->second.end(), &n);
+    if (pos != it->second.end()) it->second.erase(pos);
+  } else {
+    auto it = data_.find(ref.node);
+    if (it == data_.end()) return;
+    auto pos = std::find(it->second.begin(), it->second.end(), Consumer(&n, i));
+    if (pos != it->second.end()) it->second.erase(pos);
+  }
+}
+
+void NodeIndex::AddInputs(tf::NodeDef& n) {
+  for (int i = 0; i < n.input_size(); ++i) AddInput(n, i);
+}
+
+void NodeIndex::RemoveInputs(tf::NodeDef& n) {
+  for (int i = 0; i < n.input_size(); ++i) RemoveInput(n, i);
+}
+
+void NodeIndex::SetInput(tf::NodeDef& n, int i, const std::string& input) {
+  RemoveInput(n, i);
+  n.set_input(i, input);
+  AddInput(n, i);
+}
+
+tf::NodeDef* NodeIndex::AddNode(tf::NodeDef node) {
+  tf::NodeDef* n = def_->add_node();
+  *n = std::move(node);
+  by_name_[n->name()] = n;
+  AddInputs(*n);
+  return n;
+}
+
+void NodeIndex::ReplaceNode(tf::NodeDef& n, tf::NodeDef replacement) {
+  RemoveInputs(n);
+  n = std::move(replacement);
+  by_name_[n.name()] = &n;
+  AddInputs(n);
+}
+
+int NodeIndex::RewireOutputs(const std::string& from_node, int from_index, const std::string& to,
+                             const std::set<std::string>* skip) {
+  auto it = data_.find(from_node);
+  if (it == data_.end()) return 0;
+  std::vector<Consumer> kept, moved;
+  for (const Consumer& c : it->second) {
+    if (ParseInput(c.first->input(c.second)).index == from_index &&
+        (skip == nullptr || skip->count(c.first->name()) == 0)) {
+      c.first->set_input(c.second, to);
+      moved.push_back(c);
+    } else {
+      kept.push_back(c);
+    }
+  }
+  if (moved.empty()) return 0;
+  it->second = std::move(kept);
+  std::vector<Consumer>& target = data_[ParseInput(to).node];  // references survive rehashing
+  target.insert(target.end(), moved.begin(), moved.end());
+  return static_cast<int>(moved.size());
+}
+
 std::vector<std::string> NodeIndex::TopologicalOrder() const {
   std::vector<std::string> order;
-  std::map<std::string, int> state;  // 1 visiting, 2 done
-  std::function<void(const tf::NodeDef&)> visit = [&](const tf::NodeDef& n) {
-    int& s = state[n.name()];
+  order.reserve(def_->node_size());
+  std::unordered_map<const tf::NodeDef*, int> state;  // 1 visiting, 2 done
+  state.reserve(def_->node_size());
+  // The recursion "visit every input, then the node" with an explicit
+  // stack, so a graph of any depth fits: a frame is a node and the next of
+  // its inputs to visit.
+  std::vector<std::pair<const tf::NodeDef*, int>> stack;
+  auto enter = [&](const tf::NodeDef* n) {
+    int& s = state[n];
     if (s != 0) return;
     s = 1;
-    if (n.op() != "Merge" && n.op() != "RefMerge") {
-      for (const std::string& in : n.input()) {
-        tf::NodeDef* producer = Find(ParseInput(in).node);
-        if (producer != nullptr) visit(*producer);
-      }
-    } else {
-      // A Merge's back edge comes from NextIteration: visit the forward
-      // inputs only.
-      for (const std::string& in : n.input()) {
-        tf::NodeDef* producer = Find(ParseInput(in).node);
-        if (producer != nullptr && producer->op() != "NextIteration" && producer->op() != "RefNextIteration") {
-          visit(*producer);
-        }
-      }
-    }
-    s = 2;
-    order.push_back(n.name());
+    stack.emplace_back(n, 0);
   };
-  for (const tf::NodeDef& n : def_->node()) visit(n);
+  for (const tf::NodeDef& root : def_->node()) {
+    enter(&root);
+    while (!stack.empty()) {
+      const tf::NodeDef* n = stack.back().first;
+      int& next = stack.back().second;
+      if (next < n->input_size()) {
+        const tf::NodeDef* producer = Find(ParseInput(n->input(next++)).node);
+        if (producer == nullptr) continue;
+        // A Merge's back edge comes from NextIteration: visit the forward
+        // inputs only.
+        if ((n->op() == "Merge" || n->op() == "RefMerge") &&
+            (producer->op() == "NextIteration" || producer->op() == "RefNextIteration")) {
+          continue;
+        }
+        enter(producer);  // may reallocate the stack: `next` is not used after this
+        continue;
+      }
+      state[n] = 2;
+      order.push_back(n->name());
+      stack.pop_back();
+    }
+  }
   return order;
 }
 
@@ -120,22 +196,6 @@ std::set<std::string> UnderControlFlow(tf::GraphDef& def) {
   return under;
 }
 
-int RewireOutputs(tf::GraphDef& def, const std::string& from_node, int from_index, const std::string& to,
-                  const std::set<std::string>& skip) {
-  int changed = 0;
-  for (tf::NodeDef& n : *def.mutable_node()) {
-    if (skip.count(n.name()) > 0) continue;
-    for (int i = 0; i < n.input_size(); ++i) {
-      InputRef ref = ParseInput(n.input(i));
-      if (!ref.control && ref.node == from_node && ref.index == from_index) {
-        n.set_input(i, to);
-        ++changed;
-      }
-    }
-  }
-  return changed;
-}
-
 void RemoveNodes(tf::GraphDef& def, const std::set<std::string>& names) {
   if (names.empty()) return;
   auto* nodes = def.mutable_node();
@@ -155,13 +215,22 @@ void RemoveNodes(tf::GraphDef& def, const std::set<std::string>& names) {
   }
 }
 
-std::string UniqueName(const tf::GraphDef& def, const std::string& base) {
-  std::set<std::string> used;
-  for (const tf::NodeDef& n : def.node()) used.insert(n.name());
-  if (used.count(base) == 0) return base;
-  for (int i = 1;; ++i) {
-    std::string name = absl::StrCat(base, "_", i);
-    if (used.count(name) == 0) return name;
+NameSet::NameSet(const tf::GraphDef& def) {
+  used_.reserve(def.node_size());
+  for (const tf::NodeDef& n : def.node()) used_.insert(n.name());
+}
+
+std::string NameSet::Unique(const std::string& base) {
+  if (used_.insert(base).second) return base;
+  // Names are only ever added, so every suffix below the one recorded is
+  // taken: resuming there gives the first unused one.
+  int& next = next_suffix_.emplace(base, 1).first->second;
+  for (;; ++next) {
+    std::string name = absl::StrCat(base, "_", next);
+    if (used_.insert(name).second) {
+      ++next;
+      return name;
+    }
   }
 }
 

@@ -6,6 +6,8 @@
 #include <map>
 #include <set>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "absl/strings/string_view.h"
@@ -26,37 +28,74 @@ std::string OutputName(const std::string& node, int index);
 // "node:k" always (the form used in PassContext::fed).
 std::string EndpointKey(const std::string& node, int index);
 
-// Consumers of every node of a GraphDef, by name. Rebuild after edits.
+// Every node of a GraphDef by name, and the readers (consumers) of every
+// node. Built once per pass in O(nodes + inputs); the editing methods below
+// keep it current, so a pass that edits only through them never rebuilds
+// it. Editing the GraphDef directly leaves it stale (rebuild it then).
+// Nodes removed from the GraphDef (RemoveNodes) must not be looked up
+// afterwards: protobuf may reuse their memory for nodes added later.
 class NodeIndex {
  public:
+  using Consumer = std::pair<tf::NodeDef*, int>;  // (reader, input position)
+
   explicit NodeIndex(tf::GraphDef& def);
   tf::NodeDef* Find(const std::string& name) const;
   // (consumer, input position) for every data input reading `node` (any
-  // output), and consumers through control inputs.
-  const std::vector<std::pair<tf::NodeDef*, int>>& DataConsumers(const std::string& node) const;
+  // output), and consumers through control inputs. The order is that of
+  // the GraphDef for a fresh index; edits append.
+  const std::vector<Consumer>& DataConsumers(const std::string& node) const;
   const std::vector<tf::NodeDef*>& ControlConsumers(const std::string& node) const;
   bool HasConsumers(const std::string& node) const;
   // Node names in an order where every node comes after its inputs, except
-  // across NextIteration back edges.
+  // across NextIteration back edges: the depth-first post-order from each
+  // node in GraphDef order, inputs in order. Iterative (any depth).
   std::vector<std::string> TopologicalOrder() const;
 
+  // Edits that keep the index current.
+  // Sets input `i` of `n` (a node of the GraphDef) to `input`.
+  void SetInput(tf::NodeDef& n, int i, const std::string& input);
+  // Appends `node` to the GraphDef; returns it (pointers to other nodes
+  // stay valid).
+  tf::NodeDef* AddNode(tf::NodeDef node);
+  // Replaces `n` in place by `replacement`, which has the same name.
+  void ReplaceNode(tf::NodeDef& n, tf::NodeDef replacement);
+  // Replaces every data input reading output `from_index` of `from_node`
+  // with `to`, in readers whose names are not in `skip`. Returns how many
+  // inputs changed. Costs O(readers of from_node), not O(graph).
+  int RewireOutputs(const std::string& from_node, int from_index, const std::string& to,
+                    const std::set<std::string>* skip = nullptr);
+
  private:
+  void AddInputs(tf::NodeDef& n);
+  void RemoveInputs(tf::NodeDef& n);
+  void AddInput(tf::NodeDef& n, int i);
+  void RemoveInput(tf::NodeDef& n, int i);
+
   tf::GraphDef* def_;
-  std::map<std::string, tf::NodeDef*> by_name_;
-  std::map<std::string, std::vector<std::pair<tf::NodeDef*, int>>> data_;
-  std::map<std::string, std::vector<tf::NodeDef*>> control_;
+  std::unordered_map<std::string, tf::NodeDef*> by_name_;
+  std::unordered_map<std::string, std::vector<Consumer>> data_;
+  std::unordered_map<std::string, std::vector<tf::NodeDef*>> control_;
 };
 
-// Replaces every data input reading `from` ("node:k" form via OutputName)
-// with `to`, in nodes not in `skip`. Returns how many inputs changed.
-int RewireOutputs(tf::GraphDef& def, const std::string& from_node, int from_index,
-                  const std::string& to, const std::set<std::string>& skip = {});
+// The names used in a GraphDef, owned by a pass: Unique() is O(1) amortized
+// (no scan of the graph per new name).
+class NameSet {
+ public:
+  explicit NameSet(const tf::GraphDef& def);
+  // `base` when unused, otherwise the first unused of base_1, base_2, ...;
+  // the name is recorded as used.
+  std::string Unique(const std::string& base);
+  void Insert(const std::string& name) { used_.insert(name); }
+  bool Contains(const std::string& name) const { return used_.count(name) > 0; }
 
-// Removes nodes by name (and control inputs that point at them).
+ private:
+  std::unordered_set<std::string> used_;
+  std::unordered_map<std::string, int> next_suffix_;  // base -> first suffix to try
+};
+
+// Removes nodes by name (and control inputs that point at them), in one
+// sweep over the graph.
 void RemoveNodes(tf::GraphDef& def, const std::set<std::string>& names);
-
-// A name not used in `def`, starting from `base`.
-std::string UniqueName(const tf::GraphDef& def, const std::string& base);
 
 // Nodes whose static shapes may not hold at run time: those downstream of a
 // fed tensor that is not a placeholder's (a fed constant may change values,

@@ -353,7 +353,7 @@ class LayoutRewriter {
   // Transpose(Transpose(x, p), q) with q undoing p: readers of the outer one
   // read x. Returns how many outer Transposes were bypassed.
   int CancelPairs() {
-    NodeIndex index(def_);
+    NodeIndex index(def_);  // kept current by its RewireOutputs
     int count = 0;
     std::set<std::string> bypassed;
     for (tf::NodeDef& outer : *def_.mutable_node()) {
@@ -380,7 +380,7 @@ class LayoutRewriter {
       if (!undone) continue;
       std::vector<std::string> inner_in = DataInputs(*inner);
       if (inner_in.size() != 2) continue;
-      if (RewireOutputs(def_, outer.name(), 0, inner_in[0]) > 0) {
+      if (index.RewireOutputs(outer.name(), 0, inner_in[0]) > 0) {
         bypassed.insert(outer.name());
         ++count;
       }
@@ -426,16 +426,16 @@ class LayoutRewriter {
       tf::NodeDef* keep = nullptr;
       for (size_t i = 0; i < in.size(); ++i) {
         if (transposes[i] == nullptr) continue;
-        u.set_input(static_cast<int>(i), DataInputs(*transposes[i])[0]);
+        index.SetInput(u, static_cast<int>(i), DataInputs(*transposes[i])[0]);
         if (keep == nullptr) keep = transposes[i];
       }
       // U's readers read the kept Transpose, which now reads U.
-      RewireOutputs(def_, u.name(), 0, keep->name(), {keep->name()});
-      keep->set_input(0, u.name());
+      const std::set<std::string> skip = {keep->name()};
+      index.RewireOutputs(u.name(), 0, keep->name(), &skip);
+      index.SetInput(*keep, 0, u.name());
       keep->set_device(u.device());
       (*keep->mutable_attr())["T"] = u.attr().at("T");
-      ++count;
-      index = NodeIndex(def_);
+      ++count;  // the index is current: no rebuild
     }
     return count;
   }
