@@ -234,6 +234,40 @@ TEST(Optimizer, FusesMatMulBiasAddRelu) {
   ExpectNear(o.optimized, o.plain, 1e-5);
 }
 
+// TensorFlow graphs often add the bias with Add: a constant vector of the
+// output channels after a MatMul or NHWC convolution is a BiasAdd, so the
+// fusions apply (and a batch norm after it folds); any other Add stays.
+TEST(Optimizer, AnAddOfAChannelBiasFusesLikeBiasAdd) {
+  auto runtime = CpuRuntime();
+  std::vector<float> wv(12), f(3 * 3 * 2 * 4);
+  for (int i = 0; i < 12; ++i) wv[i] = 0.1f * (i - 6);
+  for (size_t i = 0; i < f.size(); ++i) f[i] = 0.05f * static_cast<float>(static_cast<int>(i % 11) - 5);
+  std::string g =
+      Placeholder("x", {2, 3}) + FloatConst("w", {3, 4}, wv) + FloatConst("b", {4}, {0.1f, -0.2f, 0.3f, -0.4f}) +
+      Binary("mm", "MatMul", "x", "w") + Binary("add", "AddV2", "b", "mm") + Unary("y", "Relu", "add") +
+      // A scalar bias broadcasts differently: it stays an Add.
+      FloatConst("s", {1}, {0.5f}) + Binary("mm2", "MatMul", "x", "w") + Binary("y2", "Add", "mm2", "s") +
+      Placeholder("img", {1, 5, 5, 2}) + FloatConst("f", {3, 3, 2, 4}, f) +
+      "node { name: 'conv' op: 'Conv2D' input: 'img' input: 'f' attr { key: 'T' value { type: DT_FLOAT } } "
+      "attr { key: 'strides' value { list { i: 1 i: 1 i: 1 i: 1 } } } attr { key: 'padding' value { s: 'SAME' } } }\n" +
+      FloatConst("cb", {4}, {0.3f, 0.1f, -0.1f, 0.2f}) + Binary("cadd", "Add", "conv", "cb") +
+      FloatConst("scale", {4}, {1, 2, 0.5, 1.5}) + FloatConst("offset", {4}, {0.1f, -0.2f, 0.3f, 0}) +
+      FloatConst("mean", {4}, {0.05f, -0.1f, 0, 0.2f}) + FloatConst("var", {4}, {1, 0.5f, 2, 0.25f}) +
+      "node { name: 'bn' op: 'FusedBatchNorm' input: 'cadd' input: 'scale' input: 'offset' input: 'mean' "
+      "input: 'var' attr { key: 'T' value { type: DT_FLOAT } } "
+      "attr { key: 'is_training' value { b: false } } attr { key: 'epsilon' value { f: 0.001 } } }\n" +
+      Unary("z", "Relu", "bn");
+  Outcome o = RunBoth(runtime.get(), g, {{"x", Random({2, 3}, 21)}, {"img", Random({1, 5, 5, 2}, 22)}},
+                      {"y", "y2", "z"}, AllBut("fuse"));
+  ASSERT_NE(o.run_graph->FindNode("y"), nullptr);
+  EXPECT_EQ(o.run_graph->FindNode("y")->op, "_FusedMatMul");
+  EXPECT_EQ(o.run_graph->FindNode("y2")->op, "Add");
+  ASSERT_NE(o.run_graph->FindNode("z"), nullptr);
+  EXPECT_EQ(o.run_graph->FindNode("z")->op, "_FusedConv2D");
+  EXPECT_EQ(CountOp(*o.run_graph, "FusedBatchNorm"), 0);
+  ExpectNear(o.optimized, o.plain, 1e-5);
+}
+
 TEST(Optimizer, FoldsInferenceBatchNormIntoTheConvolution) {
   auto runtime = CpuRuntime();
   std::vector<float> f(3 * 3 * 2 * 4);

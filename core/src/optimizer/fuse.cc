@@ -185,6 +185,64 @@ bool FoldBatchNorm(const PassContext& ctx, NodeIndex& index, NameSet& names, tf:
   return true;
 }
 
+// Output channels of a MatMul or NHWC convolution, from its constant
+// weights (-1 when they are not constant or the layout is not NHWC).
+int64_t OutputChannels(const NodeIndex& index, const PassContext& ctx, const tf::NodeDef& producer) {
+  std::vector<std::string> in = DataInputs(producer);
+  if (in.size() != 2) return -1;
+  std::optional<Tensor> w = ConstOf(index, ctx, in[1]);
+  if (!w) return -1;
+  const Shape& s = w->shape();
+  auto attr = [&](const char* name) -> const tf::AttrValue* {
+    auto it = producer.attr().find(name);
+    return it == producer.attr().end() ? nullptr : &it->second;
+  };
+  if (producer.op() == "MatMul") {
+    if (s.size() != 2) return -1;
+    const tf::AttrValue* tb = attr("transpose_b");
+    return tb != nullptr && tb->b() ? s[0] : s[1];
+  }
+  const tf::AttrValue* format = attr("data_format");
+  if ((format != nullptr && format->s() != "NHWC") || s.size() != 4) return -1;
+  return producer.op() == "Conv2D" ? s[3] : s[2] * s[3];
+}
+
+// Add(x, b) where x is a MatMul or NHWC convolution read by nothing else
+// and b a constant vector of its output channels is BiasAdd(x, b), exactly
+// (TensorFlow graphs often write the bias as an Add): rewritten so that
+// the fusions below apply.
+bool BiasAddFromAdd(const PassContext& ctx, NodeIndex& index, tf::NodeDef& add) {
+  if (add.op() != "Add" && add.op() != "AddV2") return false;
+  std::vector<std::string> in = DataInputs(add);
+  if (in.size() != 2 || ctx.protected_nodes.count(add.name()) > 0) return false;
+  for (int side = 0; side < 2; ++side) {
+    tf::NodeDef* producer = index.Find(ParseInput(in[side]).node);
+    tf::NodeDef* consumer = nullptr;
+    if (producer == nullptr || ParseInput(in[side]).index != 0 ||
+        (producer->op() != "MatMul" && producer->op() != "Conv2D" && producer->op() != "DepthwiseConv2dNative") ||
+        !SoleConsumer(index, ctx, *producer, &consumer) || consumer != &add ||
+        ctx.fed.count(EndpointKey(producer->name(), 0)) > 0) {
+      continue;
+    }
+    std::optional<Tensor> bias = ConstOf(index, ctx, in[1 - side]);
+    const int64_t channels = OutputChannels(index, ctx, *producer);
+    if (!bias || bias->dims() != 1 || channels < 0 || bias->shape()[0] != channels ||
+        bias->dtype() != TypeAttr(*producer, "T")) {
+      continue;
+    }
+    tf::NodeDef bias_add = add;
+    bias_add.set_op("BiasAdd");
+    bias_add.clear_input();
+    bias_add.add_input(in[side]);
+    bias_add.add_input(in[1 - side]);
+    for (const std::string& c : ControlInputs(add)) bias_add.add_input(c);
+    (*bias_add.mutable_attr())["data_format"].set_s("NHWC");
+    index.ReplaceNode(add, std::move(bias_add));
+    return true;
+  }
+  return false;
+}
+
 // MatMul/Conv2D/DepthwiseConv2dNative -> BiasAdd (-> activation) into one
 // fused node.
 bool FuseBiasAdd(const PassContext& ctx, NodeIndex& index, tf::NodeDef& bias_add) {
@@ -263,6 +321,10 @@ absl::StatusOr<bool> FuseOps(tf::GraphDef& def, const PassContext& ctx) {
   // rebuild per fusion). Batch norms first: each fold leaves a BiasAdd that
   // the next loop fuses.
   NodeIndex index(def);
+  {
+    const int n = def.node_size();
+    for (int i = 0; i < n; ++i) BiasAddFromAdd(ctx, index, *def.mutable_node(i));
+  }
   {
     NameSet names(def);
     const int n = def.node_size();
