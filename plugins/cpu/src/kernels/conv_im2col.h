@@ -1,7 +1,8 @@
 // The im2col convolution shared by Conv2D (nn_conv.cc) and _FusedConv2D
 // (fused_conv.cc): NHWC patches of a block of output rows at a time,
 // multiplied by the [kh*kw*c, f_out] filter with the shared Gemm; 1x1
-// convolutions with stride 1 and no padding skip the patches. After each
+// convolutions with stride 1 and no padding skip the patches (one GEMM over
+// the whole input). After each
 // block's product, on_block(y_block, rows) runs while the block is still in
 // cache (the fused kernels apply their epilogue there).
 #ifndef PLEXUS_PLUGINS_CPU_KERNELS_CONV_IM2COL_H_
@@ -75,12 +76,11 @@ void ConvNhwcBlocks(const T* x, const T* f, const ConvGeometry& g, T* y, int64_t
   const int64_t block = std::max<int64_t>(1, std::min(rows, scratch_elements / std::max<int64_t>(depth, 1)));
   if (g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.top == 0 && g.left == 0 && g.oh == g.h &&
       g.ow == g.w) {
-    // 1x1, stride 1, no padding: the input already is the patch matrix.
-    for (int64_t r0 = 0; r0 < rows; r0 += block) {
-      const int64_t nr = std::min(block, rows - r0);
-      Gemm<T>(false, false, nr, g.f_out, g.c, x + r0 * g.c, f, y + r0 * g.f_out);
-      on_block(y + r0 * g.f_out, nr);
-    }
+    // 1x1, stride 1, no padding: the input already is the patch matrix
+    // [n*h*w, c], so one GEMM over every row (a single parallel region of
+    // the library, no patch copies), then on_block over the whole output.
+    Gemm<T>(false, false, rows, g.f_out, g.c, x, f, y);
+    on_block(y, rows);
     return;
   }
   std::vector<T> patches(static_cast<size_t>(block * depth));

@@ -1,16 +1,20 @@
 // CPU kernels: _FusedConv2D (Conv2D + BiasAdd or inference FusedBatchNorm
 // [+ activation], created by the graph optimizer).
 //
-// The convolution is Conv2D's (nn_conv.cc): NHWC im2col patches a block of
-// output rows at a time, multiplied by the [kh*kw*c, f_out] filter with the
-// shared Gemm (1x1, stride 1 and no padding skip the patches). The epilogue
-// (fused_epilogue.h) follows each block's product while it is in cache.
+// float: oneDNN's convolution with the bias / batch norm and the activation
+// as post-ops (conv_onednn.h), when the plugin is built with oneDNN.
+// Otherwise, and for the other types, the convolution is Conv2D's
+// (nn_conv.cc): NHWC im2col patches a block of output rows at a time,
+// multiplied by the [kh*kw*c, f_out] filter with the shared Gemm (1x1,
+// stride 1 and no padding skip the patches: one GEMM over the whole input).
+// The epilogue (fused_epilogue.h) follows each block's product.
 // NCHW inputs are transposed to NHWC and the result back.
 #include <algorithm>
 #include <string>
 #include <vector>
 
 #include "kernels/conv_im2col.h"
+#include "kernels/conv_onednn.h"
 #include "kernels/fused_epilogue.h"
 #include "kernels/linalg_gemm.h"
 #include "kernels/nn_window.h"
@@ -58,16 +62,24 @@ class FusedConv2DKernel : public sdk::OpKernel {
       const int64_t out_size = sdk::NumElements(out_shape);
       // Blocks write y while later blocks still read x: an output that
       // shares memory with the input is computed in scratch.
+      // Float goes to oneDNN's convolution when it takes the geometry
+      // (conv_onednn.h), else im2col.
+      auto conv = [&](const T* in, const T* filter, T* out) {
+        if constexpr (std::is_same_v<T, float>) {
+          if (onednn_.Run(g, in, filter, &epilogue, out)) return;
+        }
+        FusedConvNhwc<T>(in, filter, g, epilogue, out);
+      };
       if (!nchw && !BuffersOverlap(x, sdk::NumElements(xs), y, out_size) &&
           !BuffersOverlap(f, sdk::NumElements(fs), y, out_size)) {
-        FusedConvNhwc<T>(x, f, g, epilogue, y);
+        conv(x, f, y);
         return;
       }
       std::vector<T> x_nhwc = nchw ? NchwToNhwc(x, g.n, g.c, g.h, g.w)
                                    : std::vector<T>(x, x + sdk::NumElements(xs));
       const std::vector<T> filter(f, f + sdk::NumElements(fs));
       std::vector<T> y_nhwc(static_cast<size_t>(out_size));
-      FusedConvNhwc<T>(x_nhwc.data(), filter.data(), g, epilogue, y_nhwc.data());
+      conv(x_nhwc.data(), filter.data(), y_nhwc.data());
       if (nchw) {
         NhwcToNchw(y_nhwc.data(), g.n, g.oh, g.ow, g.f_out, y);
       } else {
@@ -79,6 +91,7 @@ class FusedConv2DKernel : public sdk::OpKernel {
  private:
   sdk::FusedSpec spec_;
   sdk::Window window_;
+  OneDnnConv onednn_;
 };
 
 }  // namespace

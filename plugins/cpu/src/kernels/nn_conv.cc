@@ -1,10 +1,13 @@
-// CPU kernels: Conv2D (im2col + Gemm, with a direct product for 1x1
-// convolutions). NCHW inputs are transposed to NHWC and the result back.
+// CPU kernels: Conv2D. float goes to oneDNN's convolution primitive when the
+// plugin is built with oneDNN (conv_onednn.h); otherwise, and for the other
+// types, im2col + Gemm, with a direct product for 1x1 convolutions
+// (conv_im2col.h). NCHW inputs are transposed to NHWC and the result back.
 // DepthwiseConv2dNative is in depthwise_conv.cc, registered from here.
 #include <algorithm>
 #include <vector>
 
 #include "kernels/conv_im2col.h"
+#include "kernels/conv_onednn.h"
 #include "kernels/fused_epilogue.h"
 #include "kernels/linalg_gemm.h"
 #include "kernels/nn_internal.h"
@@ -39,7 +42,18 @@ class ConvKernel : public sdk::OpKernel {
       const T* x = call.input<T>(0);
       const T* f = call.input<T>(1);
       T* y = call.AllocateOutput<T>(0, out_shape);
-      auto conv = [&](const T* in, T* out) { ConvNhwc<T>(in, f, g, out); };
+      // Float goes to oneDNN's convolution when it takes the geometry
+      // (conv_onednn.h), else im2col.
+      auto conv = [&](const T* in, T* out) {
+        if constexpr (std::is_same_v<T, float>) {
+          if (!BuffersOverlap(in, sdk::NumElements(xs), out, sdk::NumElements(out_shape)) &&
+              !BuffersOverlap(f, sdk::NumElements(fs), out, sdk::NumElements(out_shape)) &&
+              onednn_.Run(g, in, f, nullptr, out)) {
+            return;
+          }
+        }
+        ConvNhwc<T>(in, f, g, out);
+      };
       if (!nchw) {
         conv(x, y);
         return;
@@ -59,6 +73,7 @@ class ConvKernel : public sdk::OpKernel {
 
  private:
   Window window_;
+  OneDnnConv onednn_;
 };
 
 }  // namespace

@@ -1,0 +1,322 @@
+// OneDnnConv (conv_onednn.h): oneDNN's forward-inference convolution on NHWC
+// memory, the filter reordered from TF's HWIO to the primitive's own layout,
+// bias / batch norm / activation as post-ops.
+#include "kernels/conv_onednn.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <new>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#if defined(PX_CPU_SGEMM_ONEDNN)
+#include <oneapi/dnnl/dnnl.hpp>
+#endif
+
+namespace plexus::cpu {
+
+#if defined(PX_CPU_SGEMM_ONEDNN)
+namespace {
+
+using dnnl::memory;
+using Tag = memory::format_tag;
+constexpr memory::data_type kF32 = memory::data_type::f32;
+
+// PX_CPU_CONV=im2col or onednn forces a path for every float convolution
+// (for measurements); unset or anything else: the rule in PreferOneDnn
+// (which today is the same as onednn).
+enum class Force { kNone, kIm2col, kOneDnn };
+Force ForcedPath() {
+  static const Force force = [] {
+    const char* v = std::getenv("PX_CPU_CONV");
+    if (v == nullptr) return Force::kNone;
+    if (std::strcmp(v, "im2col") == 0) return Force::kIm2col;
+    if (std::strcmp(v, "onednn") == 0) return Force::kOneDnn;
+    return Force::kNone;
+  }();
+  return force;
+}
+
+// Which geometries go to oneDNN: every one it accepts (it beat im2col on
+// every layer measured, plugins/cpu/README.md), unless PX_CPU_CONV says
+// otherwise.
+bool PreferOneDnn(const ConvGeometry&) { return ForcedPath() != Force::kIm2col; }
+
+dnnl::engine& Engine() {
+  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
+}
+
+// A 64-byte aligned buffer, grown on demand (one per thread for the
+// primitives' scratchpads).
+struct AlignedBuffer {
+  void* data = nullptr;
+  size_t size = 0;
+  ~AlignedBuffer() { std::free(data); }
+  void* Get(size_t bytes) {
+    if (bytes > size) {
+      std::free(data);
+      size = (bytes + 63) / 64 * 64;
+      data = std::aligned_alloc(64, size);
+      if (data == nullptr) size = 0;
+    }
+    return data;
+  }
+};
+
+using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                       int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int>;
+
+Key KeyOf(const ConvGeometry& g, const Epilogue<float>* e) {
+  int kind = 0;
+  if (e != nullptr) kind = 1 + 2 * static_cast<int>(e->act) + (e->batch_norm ? 1 : 0);
+  return Key(g.n, g.h, g.w, g.c, g.kh, g.kw, g.f_out, g.oh, g.ow, g.top, g.left, g.sh, g.sw, g.dh,
+             g.dw, kind);
+}
+
+}  // namespace
+
+// The memory objects of one execution, made once and pointed at each
+// call's buffers (creating them costs about as much as a small layer's
+// product at batch 1). One thread uses a set at a time.
+struct ArgSet {
+  std::unordered_map<int, memory> args;
+  memory src, weights, dst, bias, factor, shift, scratch;
+  std::vector<float> negated_mean;  // batch norm's bias
+  AlignedBuffer scratch_buffer;
+};
+
+// One shape's primitive and its filter in the primitive's layout.
+struct ConvEntry {
+  bool ok = false;
+  dnnl::convolution_forward conv;
+  memory::desc src_md, wei_md, dst_md, bias_md, channel_md, scratch_md;
+  bool reorder_weights = false;
+  dnnl::reorder weight_reorder;
+  memory::desc user_wei_md;
+  bool batch_norm = false;
+
+  // Guarded by mu: the last filter seen (HWIO) and its reordered copy, and
+  // the argument sets not in use.
+  std::mutex mu;
+  std::vector<float> filter_copy;
+  std::shared_ptr<std::vector<float>> reordered;
+  std::vector<std::unique_ptr<ArgSet>> free_sets;
+
+  // A set for one execution (a new one when every set is in use).
+  std::unique_ptr<ArgSet> TakeSet(bool has_epilogue) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (!free_sets.empty()) {
+        std::unique_ptr<ArgSet> set = std::move(free_sets.back());
+        free_sets.pop_back();
+        return set;
+      }
+    }
+    auto set = std::make_unique<ArgSet>();
+    dnnl::engine& eng = Engine();
+    // Placeholder handles; every call sets the real ones.
+    set->src = memory(src_md, eng, nullptr);
+    set->weights = memory(wei_md, eng, nullptr);
+    set->dst = memory(dst_md, eng, nullptr);
+    set->args.emplace(DNNL_ARG_SRC, set->src);
+    set->args.emplace(DNNL_ARG_WEIGHTS, set->weights);
+    set->args.emplace(DNNL_ARG_DST, set->dst);
+    if (has_epilogue) {
+      set->bias = memory(bias_md, eng, nullptr);
+      set->args.emplace(DNNL_ARG_BIAS, set->bias);
+    }
+    if (batch_norm) {
+      set->factor = memory(channel_md, eng, nullptr);
+      set->shift = memory(channel_md, eng, nullptr);
+      set->args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, set->factor);
+      set->args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(1) | DNNL_ARG_SRC_1, set->shift);
+    }
+    if (scratch_md.get_size() > 0) {
+      void* p = set->scratch_buffer.Get(scratch_md.get_size());
+      if (p == nullptr) throw std::bad_alloc();
+      set->scratch = memory(scratch_md, eng, p);
+      set->args.emplace(DNNL_ARG_SCRATCHPAD, set->scratch);
+    }
+    return set;
+  }
+
+  void ReturnSet(std::unique_ptr<ArgSet> set) {
+    std::lock_guard<std::mutex> lock(mu);
+    free_sets.push_back(std::move(set));
+  }
+};
+
+struct OneDnnConv::Impl {
+  std::mutex mu;
+  std::map<Key, std::shared_ptr<ConvEntry>> entries;
+
+  std::shared_ptr<ConvEntry> Get(const ConvGeometry& g, const Epilogue<float>* e) {
+    const Key key = KeyOf(g, e);
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      auto it = entries.find(key);
+      if (it != entries.end()) return it->second;
+    }
+    auto entry = std::make_shared<ConvEntry>();
+    Create(g, e, entry.get());
+    std::lock_guard<std::mutex> lock(mu);
+    return entries.emplace(key, entry).first->second;
+  }
+
+  static void Create(const ConvGeometry& g, const Epilogue<float>* e, ConvEntry* entry) {
+    // oneDNN wants the bottom/right padding explicitly; TF's output size is
+    // the floor of the same formula, so trailing rows the stride skips give
+    // a negative value, which zero padding reproduces.
+    const int64_t ekh = (g.kh - 1) * g.dh + 1, ekw = (g.kw - 1) * g.dw + 1;
+    const int64_t bottom = std::max<int64_t>(0, (g.oh - 1) * g.sh + ekh - g.h - g.top);
+    const int64_t right = std::max<int64_t>(0, (g.ow - 1) * g.sw + ekw - g.w - g.left);
+    if (g.top < 0 || g.left < 0 || (g.h + g.top + bottom - ekh) / g.sh + 1 != g.oh ||
+        (g.w + g.left + right - ekw) / g.sw + 1 != g.ow) {
+      return;
+    }
+    try {
+      entry->src_md = memory::desc({g.n, g.c, g.h, g.w}, kF32, Tag::nhwc);
+      entry->dst_md = memory::desc({g.n, g.f_out, g.oh, g.ow}, kF32, Tag::nhwc);
+      entry->user_wei_md = memory::desc({g.f_out, g.c, g.kh, g.kw}, kF32, Tag::hwio);
+      const memory::desc any_wei({g.f_out, g.c, g.kh, g.kw}, kF32, Tag::any);
+      entry->bias_md = memory::desc({g.f_out}, kF32, Tag::x);
+      entry->channel_md = memory::desc({1, g.f_out, 1, 1}, kF32, Tag::nchw);
+      dnnl::primitive_attr attr;
+      attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+      dnnl::post_ops ops;
+      if (e != nullptr && e->batch_norm) {
+        // (conv - mean) * factor + offset, in the reference's order: the
+        // bias is -mean.
+        entry->batch_norm = true;
+        ops.append_binary(dnnl::algorithm::binary_mul, entry->channel_md);
+        ops.append_binary(dnnl::algorithm::binary_add, entry->channel_md);
+      }
+      if (e != nullptr) {
+        using sdk::FusedActivation;
+        switch (e->act) {
+          case FusedActivation::kNone: break;
+          case FusedActivation::kRelu:
+            ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
+            break;
+          case FusedActivation::kRelu6:
+            ops.append_eltwise(1.f, dnnl::algorithm::eltwise_clip, 0.f, 6.f);
+            break;
+          case FusedActivation::kLeakyRelu:
+            ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, e->alpha, 0.f);
+            break;
+          case FusedActivation::kElu:
+            ops.append_eltwise(1.f, dnnl::algorithm::eltwise_elu, 1.f, 0.f);
+            break;
+          case FusedActivation::kTanh:
+            ops.append_eltwise(1.f, dnnl::algorithm::eltwise_tanh, 0.f, 0.f);
+            break;
+          case FusedActivation::kSigmoid:
+            ops.append_eltwise(1.f, dnnl::algorithm::eltwise_logistic, 0.f, 0.f);
+            break;
+        }
+      }
+      attr.set_post_ops(ops);
+      const memory::dims strides{g.sh, g.sw}, dilates{g.dh - 1, g.dw - 1};
+      const memory::dims pad_l{g.top, g.left}, pad_r{bottom, right};
+      const dnnl::convolution_forward::desc desc(
+          dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, entry->src_md,
+          any_wei, e != nullptr ? entry->bias_md : memory::desc(), entry->dst_md, strides, dilates,
+          pad_l, pad_r);
+      const dnnl::convolution_forward::primitive_desc pd(desc, attr, Engine());
+      entry->wei_md = pd.weights_desc();
+      entry->scratch_md = pd.scratchpad_desc();
+      entry->conv = dnnl::convolution_forward(pd);
+      entry->reorder_weights = entry->wei_md != entry->user_wei_md;
+      if (entry->reorder_weights) {
+        entry->weight_reorder = dnnl::reorder(dnnl::reorder::primitive_desc(
+            Engine(), entry->user_wei_md, Engine(), entry->wei_md));
+      }
+      entry->ok = true;
+    } catch (const dnnl::error&) {
+      entry->ok = false;
+    }
+  }
+};
+
+OneDnnConv::OneDnnConv() : impl_(new Impl) {}
+OneDnnConv::~OneDnnConv() = default;
+
+bool OneDnnConv::Run(const ConvGeometry& g, const float* x, const float* f,
+                     const Epilogue<float>* epilogue, float* y) {
+  if (!PreferOneDnn(g) || g.n == 0 || g.oh == 0 || g.ow == 0 || g.f_out == 0 || g.c == 0) {
+    return false;
+  }
+  const std::shared_ptr<ConvEntry> entry = impl_->Get(g, epilogue);
+  if (!entry->ok) return false;
+  try {
+    dnnl::engine& eng = Engine();
+    thread_local dnnl::stream stream(Engine());
+    // The filter in the primitive's layout: reordered again only when its
+    // contents change (a frozen graph's filter is a constant).
+    const float* weights = f;
+    std::shared_ptr<std::vector<float>> reordered;
+    if (entry->reorder_weights) {
+      const size_t count = static_cast<size_t>(g.kh * g.kw * g.c * g.f_out);
+      {
+        std::lock_guard<std::mutex> lock(entry->mu);
+        if (entry->reordered && entry->filter_copy.size() == count &&
+            std::memcmp(entry->filter_copy.data(), f, count * sizeof(float)) == 0) {
+          reordered = entry->reordered;
+        }
+      }
+      if (!reordered) {
+        reordered = std::make_shared<std::vector<float>>(entry->wei_md.get_size() / sizeof(float) + 16);
+        memory src(entry->user_wei_md, eng, const_cast<float*>(f));
+        memory dst(entry->wei_md, eng, reordered->data());
+        entry->weight_reorder.execute(stream, src, dst);
+        stream.wait();
+        std::lock_guard<std::mutex> lock(entry->mu);
+        entry->filter_copy.assign(f, f + count);
+        entry->reordered = reordered;
+      }
+      weights = reordered->data();
+    }
+    std::unique_ptr<ArgSet> set = entry->TakeSet(epilogue != nullptr);
+    set->src.set_data_handle(const_cast<float*>(x));
+    set->weights.set_data_handle(const_cast<float*>(weights));
+    set->dst.set_data_handle(y);
+    if (epilogue != nullptr) {
+      const float* b = epilogue->shift.data();
+      if (entry->batch_norm) {
+        set->negated_mean.resize(epilogue->mean.size());
+        for (size_t i = 0; i < epilogue->mean.size(); ++i) set->negated_mean[i] = -epilogue->mean[i];
+        b = set->negated_mean.data();
+        set->factor.set_data_handle(const_cast<float*>(epilogue->factor.data()));
+        set->shift.set_data_handle(const_cast<float*>(epilogue->shift.data()));
+      }
+      set->bias.set_data_handle(const_cast<float*>(b));
+    }
+    entry->conv.execute(stream, set->args);
+    stream.wait();
+    entry->ReturnSet(std::move(set));
+    return true;
+  } catch (const dnnl::error&) {
+    return false;
+  } catch (const std::bad_alloc&) {
+    return false;
+  }
+}
+
+#else  // !PX_CPU_SGEMM_ONEDNN
+
+struct OneDnnConv::Impl {};
+OneDnnConv::OneDnnConv() = default;
+OneDnnConv::~OneDnnConv() = default;
+bool OneDnnConv::Run(const ConvGeometry&, const float*, const float*, const Epilogue<float>*,
+                     float*) {
+  return false;
+}
+
+#endif  // PX_CPU_SGEMM_ONEDNN
+
+}  // namespace plexus::cpu

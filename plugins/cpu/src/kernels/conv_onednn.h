@@ -1,0 +1,44 @@
+// Float NHWC convolutions through oneDNN's convolution primitive, for
+// Conv2D (nn_conv.cc) and _FusedConv2D (fused_conv.cc): the bias or the
+// inference batch norm and the activation run as the primitive's post-ops,
+// so the whole layer is one pass (and one OpenMP parallel region) instead of
+// im2col + GEMM + epilogue.
+//
+// Built only when oneDNN is the float GEMM library (PX_CPU_SGEMM_ONEDNN, see
+// plugins/cpu/README.md); otherwise, or when oneDNN refuses a shape, Run
+// returns false and the caller takes the im2col path (conv_im2col.h).
+#ifndef PLEXUS_PLUGINS_CPU_KERNELS_CONV_ONEDNN_H_
+#define PLEXUS_PLUGINS_CPU_KERNELS_CONV_ONEDNN_H_
+
+#include <memory>
+
+#include "kernels/conv_im2col.h"
+#include "kernels/fused_epilogue.h"
+
+namespace plexus::cpu {
+
+// One per kernel instance: primitives are created once per input shape and
+// kept, and the filter is reordered to oneDNN's blocked layout once per
+// filter contents. Run may be called from several threads at once.
+class OneDnnConv {
+ public:
+  OneDnnConv();
+  ~OneDnnConv();
+  OneDnnConv(const OneDnnConv&) = delete;
+  OneDnnConv& operator=(const OneDnnConv&) = delete;
+
+  // y = epilogue(conv(x, f)) for NHWC x and y and an HWIO filter f, with
+  // `epilogue` null for a plain convolution. False (nothing written) when
+  // the geometry is better served by im2col, or oneDNN is not built in or
+  // cannot take it.
+  bool Run(const ConvGeometry& g, const float* x, const float* f, const Epilogue<float>* epilogue,
+           float* y);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace plexus::cpu
+
+#endif  // PLEXUS_PLUGINS_CPU_KERNELS_CONV_ONEDNN_H_
