@@ -602,23 +602,32 @@ absl::StatusOr<std::shared_ptr<Executor>> Executor::Create(const Graph& graph,
   return exec;
 }
 
+// The span of one item on the timeline, recorded when it goes out of scope
+// (whichever way the item's run returns).
+class Executor::TraceSpan {
+ public:
+  TraceSpan(TraceRecorder* trace, const Item& item)
+      : trace_(trace), item_(item), start_(trace ? trace->Now() : 0) {}
+  ~TraceSpan() {
+    if (trace_ == nullptr) return;
+    const bool on_device = (item_.kind == Kind::kKernel || item_.kind == Kind::kCopy) && item_.device != nullptr;
+    trace_->Add({item_.node->name, item_.node->op, on_device ? item_.device->name() : "core", start_,
+                 trace_->Now() - start_, TraceThreadId()});
+  }
+
+ private:
+  TraceRecorder* trace_;
+  const Item& item_;
+  int64_t start_;
+};
+
 absl::Status Executor::Execute(const Item& item, std::vector<Tensor>&& inputs,
                                std::vector<Tensor>* outputs, RunState& run, PX_Stream* stream,
                                bool inputs_ready) const {
   const Node& node = *item.node;
   Device& device = *item.device;
   // The node's span on the timeline, whichever way this returns.
-  struct TraceSpan {
-    TraceRecorder* trace;
-    const Item& item;
-    int64_t start;
-    ~TraceSpan() {
-      if (trace == nullptr) return;
-      const bool on_device = (item.kind == Kind::kKernel || item.kind == Kind::kCopy) && item.device != nullptr;
-      trace->Add({item.node->name, item.node->op, on_device ? item.device->name() : "core", start,
-                  trace->Now() - start, TraceThreadId()});
-    }
-  } span{run.trace, item, run.trace ? run.trace->Now() : 0};
+  TraceSpan span(run.trace, item);
   if (!item.constant_outputs.empty()) {
     *outputs = item.constant_outputs;
     return absl::OkStatus();
@@ -694,7 +703,9 @@ absl::Status Executor::Execute(const Item& item, std::vector<Tensor>&& inputs,
       staged.push_back(value);
     }
   }
-  absl::Status status = Compute(item, inputs, outputs, stream, run);
+  absl::InlinedVector<const Tensor*, 8> pointers;
+  for (const Tensor& t : inputs) pointers.push_back(&t);
+  absl::Status status = Compute(item, pointers, outputs, stream, run);
   if (!staged.empty()) {
     std::lock_guard<std::mutex> lock(run.retired_mu);
     for (Tensor& t : staged) run.retired.push_back(std::move(t));
@@ -873,7 +884,7 @@ void Executor::ReleaseEvent(int device_index, PX_Event* event) const {
   pool.free.push_back(event);
 }
 
-absl::Status Executor::Compute(const Item& item, const std::vector<Tensor>& inputs,
+absl::Status Executor::Compute(const Item& item, absl::Span<const Tensor* const> inputs,
                                std::vector<Tensor>* outputs_ptr, PX_Stream* stream,
                                const RunState& run) const {
   const Node& node = *item.node;
@@ -885,9 +896,9 @@ absl::Status Executor::Compute(const Item& item, const std::vector<Tensor>& inpu
   if (!item.static_shapes) {
     std::vector<PartialShape> input_shapes;
     std::vector<const Tensor*> input_values;
-    for (const Tensor& t : inputs) {
-      input_shapes.push_back(PartialShape(t.shape()));
-      input_values.push_back(t.host_readable() ? &t : nullptr);
+    for (const Tensor* t : inputs) {
+      input_shapes.push_back(PartialShape(t->shape()));
+      input_values.push_back(t->host_readable() ? t : nullptr);
     }
     ctx.emplace(node, std::move(input_shapes), std::move(input_values));
     PX_RETURN_IF_ERROR(Annotate(InferShapes(*ctx), absl::StrCat("on ", device.name())));
@@ -928,7 +939,8 @@ absl::Status Executor::Compute(const Item& item, const std::vector<Tensor>& inpu
   // String inputs cross the ABI as arrays of (pointer, size) pairs.
   std::vector<std::vector<PX_StringRef>> string_refs;
   if (item.string_inputs) string_refs.reserve(inputs.size());
-  for (const Tensor& t : inputs) {
+  for (const Tensor* input : inputs) {
+    const Tensor& t = *input;
     DLTensor d = t.ToDLTensor();
     if (t.dtype() == DataType::kString) {
       std::vector<PX_StringRef> refs;
@@ -1067,11 +1079,29 @@ absl::StatusOr<std::vector<Tensor>> Executor::RunInOrder(const std::vector<Tenso
     RunStreams& streams;
     ~SyncOnExit() { streams.SynchronizeAll().IgnoreError(); }
   } sync_on_exit{run.streams};
+  absl::InlinedVector<const Tensor*, 8> pointers;
   for (const Item& item : items_) {
     const Node& node = *item.node;
-    inputs.clear();
-    for (const Source& s : item.inputs) inputs.push_back(value_of(s));
-    PX_RETURN_IF_ERROR(Execute(item, std::move(inputs), &outputs, run, run.streams.stream(item.device_index)));
+    // The common case, a kernel whose inputs are already where it reads
+    // them (no copy, no variable reference, no string): the kernel reads the
+    // slots directly, without copying tensors into an input list.
+    bool direct = item.kind == Kind::kKernel && item.constant_outputs.empty();
+    pointers.clear();
+    for (size_t k = 0; direct && k < item.inputs.size(); ++k) {
+      const Tensor& t = value_of(item.inputs[k]);
+      Device* target = item.kernel->InputInHostMemory(static_cast<int>(k)) ? nullptr : item.device;
+      direct = !t.is_ref() && t.dtype() != DataType::kString &&
+               (t.device() == target || (t.host_readable() && (target == nullptr || target->host_accessible())));
+      pointers.push_back(&t);
+    }
+    if (direct) {
+      TraceSpan span(run.trace, item);
+      PX_RETURN_IF_ERROR(Compute(item, pointers, &outputs, run.streams.stream(item.device_index), run));
+    } else {
+      inputs.clear();
+      for (const Source& s : item.inputs) inputs.push_back(value_of(s));
+      PX_RETURN_IF_ERROR(Execute(item, std::move(inputs), &outputs, run, run.streams.stream(item.device_index)));
+    }
     for (int k = 0; k < node.num_outputs(); ++k) slots[item.first_slot + k] = std::move(outputs[k]);
     // Retire inputs nobody else needs; they are freed once the streams drain.
     for (const Source& s : item.inputs) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "host_ops.h"
 #include "plexus/graph.h"
 #include "plexus/runtime.h"
@@ -124,6 +125,7 @@ class Executor {
   struct ParallelRun;
   struct EventPool;
   struct RunScratch;
+  class TraceSpan;
 
   Executor() = default;
   absl::Status CheckFeed(int index, const Tensor& value) const;
@@ -136,7 +138,7 @@ class Executor {
   absl::Status Execute(const Item& item, std::vector<Tensor>&& inputs,
                        std::vector<Tensor>* outputs, RunState& run, PX_Stream* stream,
                        bool inputs_ready = false) const;
-  absl::Status Compute(const Item& item, const std::vector<Tensor>& inputs,
+  absl::Status Compute(const Item& item, absl::Span<const Tensor* const> inputs,
                        std::vector<Tensor>* outputs, PX_Stream* stream, const RunState& run) const;
   void PlanMemory();
   absl::StatusOr<std::vector<Tensor>> RunInOrder(const std::vector<Tensor>& feeds,
