@@ -1,5 +1,7 @@
 #include "plexus/dtype.h"
 
+#include <array>
+
 #include <cctype>
 #include <string>
 
@@ -41,11 +43,19 @@ constexpr TypeInfo kTypes[] = {
     {DataType::kUInt64, "uint64", 8, kDLUInt, 64},
 };
 
+// By enum value, built once: the executor looks types up per tensor.
 const TypeInfo* Lookup(DataType type) {
-  for (const TypeInfo& info : kTypes) {
-    if (info.type == type) return &info;
-  }
-  return nullptr;
+  constexpr int kSlots = 32;
+  static const auto* table = [] {
+    auto* t = new std::array<const TypeInfo*, kSlots>{};
+    for (const TypeInfo& info : kTypes) {
+      const int v = static_cast<int>(info.type);
+      if (v >= 0 && v < kSlots) (*t)[v] = &info;
+    }
+    return t;
+  }();
+  const int v = static_cast<int>(type);
+  return v >= 0 && v < kSlots ? (*table)[v] : nullptr;
 }
 
 }  // namespace

@@ -1104,9 +1104,15 @@ absl::StatusOr<std::vector<Tensor>> Executor::RunInOrder(const std::vector<Tenso
     }
     for (int k = 0; k < node.num_outputs(); ++k) slots[item.first_slot + k] = std::move(outputs[k]);
     // Retire inputs nobody else needs; they are freed once the streams drain.
+    // Planned values need no keeping: their arena lives with the scratch.
     for (const Source& s : item.inputs) {
-      if (s.item >= 0 && --uses[items_[s.item].first_slot + s.output] == 0) {
-        run.retired.push_back(std::move(slots[items_[s.item].first_slot + s.output]));
+      if (s.item < 0) continue;
+      const int slot = items_[s.item].first_slot + s.output;
+      if (--uses[slot] != 0) continue;
+      if (!slot_offset_.empty() && slot_offset_[slot] >= 0) {
+        slots[slot] = Tensor();
+      } else {
+        run.retired.push_back(std::move(slots[slot]));
       }
     }
   }
