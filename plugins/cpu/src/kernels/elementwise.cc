@@ -55,6 +55,25 @@ Bin BinFromName(const std::string& op) {
   return Bin::kAdd;
 }
 
+// The plan MakePlan would make, without its general broadcasting work,
+// for the common cases: equal shapes, or a rank-0 operand (one flat loop).
+bool FlatPlan(const Shape* shapes, Plan<2>* plan) {
+  const bool same = shapes[0] == shapes[1];
+  const int full = same || shapes[1].empty() ? 0 : shapes[0].empty() ? 1 : -1;
+  if (full < 0) return false;
+  plan->out_shape = shapes[full];
+  plan->num_elements = sdk::NumElements(plan->out_shape);
+  if (plan->out_shape.empty() || plan->num_elements == 1) {
+    if (!plan->out_shape.empty() && !same) return false;  // leave [1]-shaped mixes to MakePlan
+    plan->dims.clear();
+    for (auto& s : plan->strides) s.clear();
+    return true;
+  }
+  plan->dims.assign(1, plan->num_elements);
+  for (int k = 0; k < 2; ++k) plan->strides[k].assign(1, shapes[k].empty() ? 0 : 1);
+  return true;
+}
+
 class BinaryKernel : public sdk::OpKernel {
  public:
   void Init(sdk::Attrs& attrs) override {
@@ -67,7 +86,7 @@ class BinaryKernel : public sdk::OpKernel {
     thread_local Shape shapes[2];
     thread_local Plan<2> plan;
     for (int k = 0; k < 2; ++k) shapes[k].assign(call.input(k).shape, call.input(k).shape + call.input(k).ndim);
-    if (!ew::MakePlan<2>(shapes, &plan)) {
+    if (!FlatPlan(shapes, &plan) && !ew::MakePlan<2>(shapes, &plan)) {
       if (strict_shapes_ || (op_ != Bin::kEqual && op_ != Bin::kNotEqual)) {
         IncompatibleShapes(shapes[0], shapes[1]);
       }
