@@ -32,6 +32,8 @@ Device::Device(std::shared_ptr<Plugin> plugin, int ordinal, const PX_DeviceInfo&
     : plugin_(std::move(plugin)), ordinal_(ordinal), info_(info) {
   type_ = plugin_->device_type();
   name_ = absl::StrCat(type_, ":", ordinal_);
+  dl_device_.device_type = static_cast<DLDeviceType>(plugin_->table().dlpack_device_type);
+  dl_device_.device_id = ordinal_;
   if (DevicePoolEnabled()) {
     // Regions come from the plugin, which the device keeps loaded; the pool
     // is only used once the device is open (Allocate opens it).

@@ -135,8 +135,7 @@ DLTensor Tensor::ToDLTensor() const {
   DLTensor t{};
   t.data = raw_data();
   if (device() != nullptr) {
-    t.device.device_type = static_cast<DLDeviceType>(device()->plugin().table().dlpack_device_type);
-    t.device.device_id = device()->ordinal();
+    t.device = device()->dl_device();
   } else {
     t.device.device_type = kDLCPU;
     t.device.device_id = 0;

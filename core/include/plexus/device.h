@@ -54,6 +54,8 @@ class Device : public std::enable_shared_from_this<Device> {
   int ordinal() const { return ordinal_; }
   const PX_DeviceInfo& info() const { return info_; }
   bool host_accessible() const { return info_.host_accessible != 0; }
+  // Where DLPack says this device's tensors live (the plugin's type code).
+  const DLDevice& dl_device() const { return dl_device_; }
   Plugin& plugin() const { return *plugin_; }
   const std::shared_ptr<Plugin>& plugin_ref() const { return plugin_; }
 
@@ -105,6 +107,7 @@ class Device : public std::enable_shared_from_this<Device> {
   std::shared_ptr<Plugin> plugin_;
   int ordinal_;
   PX_DeviceInfo info_;
+  DLDevice dl_device_{};
   std::string type_;
   std::string name_;
   std::once_flag open_once_;
