@@ -549,5 +549,238 @@ TEST(Optimizer, ConstantFoldingDoesNotEvaluateValuesTooLargeToKeep) {
   EXPECT_EQ(CountOp(*(*s)->last_run_graph(), "Fill"), 1);
 }
 
+
+// ---------------------------------------------------------------------------
+// Atrous convolutions: SpaceToBatchND -> Conv2D/DepthwiseConv2dNative ->
+// BatchToSpaceND, as TensorFlow 1 writes a dilated convolution, becomes one
+// dilated convolution, which then fuses with its BiasAdd and Relu.
+// ---------------------------------------------------------------------------
+
+// A [rows, 2] int32 constant (paddings or crops).
+std::string IntMatrix(const std::string& name, const std::vector<int>& values) {
+  std::string vals;
+  for (int v : values) vals += "int_val: " + std::to_string(v) + " ";
+  return "node { name: '" + name + "' op: 'Const' attr { key: 'dtype' value { type: DT_INT32 } } " +
+         "attr { key: 'value' value { tensor { dtype: DT_INT32 tensor_shape { dim { size: " +
+         std::to_string(values.size() / 2) + " } dim { size: 2 } } " + vals + "} } } }\n";
+}
+
+std::vector<float> Ramp(size_t n, float scale) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = scale * static_cast<float>(static_cast<int>(i % 13) - 6);
+  return v;
+}
+
+std::string Ints4(int a, int b, int c, int d) {
+  return "list { i: " + std::to_string(a) + " i: " + std::to_string(b) + " i: " + std::to_string(c) +
+         " i: " + std::to_string(d) + " }";
+}
+
+struct AtrousSpec {
+  Shape x;                  // NHWC input
+  Shape filter;             // [kh, kw, in, out] (or [kh, kw, in, multiplier])
+  std::string op = "Conv2D";
+  std::string block;        // names of the block shape, paddings and crops inputs
+  std::string paddings;
+  std::string crops;
+  int stride = 1;
+};
+
+// x -> SpaceToBatchND -> conv 'conv' -> BatchToSpaceND 'b2s' -> BiasAdd ->
+// Relu 'y'. The block, paddings and crops nodes are the caller's.
+std::string AtrousGraph(const AtrousSpec& s) {
+  const int64_t out = s.op == "Conv2D" ? s.filter[3] : s.filter[2] * s.filter[3];
+  return Placeholder("x", s.x) + FloatConst("f", s.filter, Ramp(NumElements(s.filter), 0.03f)) +
+         FloatConst("bias", {out}, Ramp(out, 0.05f)) +
+         "node { name: 's2b' op: 'SpaceToBatchND' input: 'x' input: '" + s.block + "' input: '" + s.paddings +
+         "' attr { key: 'T' value { type: DT_FLOAT } } attr { key: 'Tblock_shape' value { type: DT_INT32 } } "
+         "attr { key: 'Tpaddings' value { type: DT_INT32 } } }\n"
+         "node { name: 'conv' op: '" + s.op + "' input: 's2b' input: 'f' attr { key: 'T' value { type: DT_FLOAT } } "
+         "attr { key: 'strides' value { " + Ints4(1, s.stride, s.stride, 1) + " } } "
+         "attr { key: 'padding' value { s: 'VALID' } } }\n"
+         "node { name: 'b2s' op: 'BatchToSpaceND' input: 'conv' input: '" + s.block + "' input: '" + s.crops +
+         "' attr { key: 'T' value { type: DT_FLOAT } } attr { key: 'Tblock_shape' value { type: DT_INT32 } } "
+         "attr { key: 'Tcrops' value { type: DT_INT32 } } }\n" +
+         Binary("ba", "BiasAdd", "b2s", "bias") + Unary("y", "Relu", "ba");
+}
+
+// The pattern became one fused dilated convolution named like the Relu,
+// with the given dilations, padding and explicit paddings.
+void ExpectDilated(const Outcome& o, const std::string& fused_op, const std::vector<int64_t>& dilations,
+                   const std::string& padding, const std::vector<int64_t>& explicit_paddings) {
+  EXPECT_EQ(CountOp(*o.run_graph, "SpaceToBatchND"), 0);
+  EXPECT_EQ(CountOp(*o.run_graph, "BatchToSpaceND"), 0);
+  EXPECT_EQ(CountOp(*o.run_graph, "BiasAdd"), 0);
+  EXPECT_EQ(CountOp(*o.run_graph, fused_op), 1);
+  const Node* y = o.run_graph->FindNode("y");
+  ASSERT_NE(y, nullptr);
+  ASSERT_EQ(y->op, fused_op);
+  EXPECT_EQ(y->inputs[0].node->name, "x");
+  EXPECT_EQ(*GetAttrIntList(*y, "dilations"), dilations);
+  EXPECT_EQ(*GetAttrString(*y, "padding"), padding);
+  EXPECT_EQ(*GetAttrIntList(*y, "explicit_paddings"), explicit_paddings);
+}
+
+// tf.nn.atrous_conv2d(padding SAME), rate 2, on a 7 x 9 image with a 3 x 3
+// filter: the effective filter is 5 x 5, so the base paddings are 2 on each
+// side, and odd sizes add 1 at the end of each dimension, cropped after.
+TEST(Optimizer, AtrousConvolutionWithBlock2x2BecomesOneDilatedConv) {
+  auto runtime = CpuRuntime();
+  AtrousSpec s{{2, 7, 9, 3}, {3, 3, 3, 4}};
+  s.block = "block";
+  s.paddings = "pads";
+  s.crops = "crops";
+  std::string g = IntConst("block", {2, 2}) + IntMatrix("pads", {2, 3, 2, 3}) + IntMatrix("crops", {0, 1, 0, 1}) +
+                  AtrousGraph(s);
+  Outcome o = RunBoth(runtime.get(), g, {{"x", Random(s.x, 31)}}, {"y"}, AllBut("fuse"));
+  ExpectDilated(o, "_FusedConv2D", {1, 2, 2, 1}, "EXPLICIT", {0, 0, 2, 2, 2, 2, 0, 0});
+  ASSERT_EQ(o.optimized[0].shape(), (Shape{2, 7, 9, 4}));
+  ExpectNear(o.optimized, o.plain, 1e-5);
+}
+
+// tf.nn.conv1d with dilations 4 (ExpandDims makes H = 1, the block is
+// [1, 4]): VALID, 11 steps, padded by 1 at the end and cropped back.
+TEST(Optimizer, AtrousConv1dWithDilation4BecomesOneValidDilatedConv) {
+  auto runtime = CpuRuntime();
+  AtrousSpec s{{1, 1, 11, 3}, {1, 3, 3, 5}};
+  s.block = "block";
+  s.paddings = "pads";
+  s.crops = "crops";
+  std::string g = IntConst("block", {1, 4}) + IntMatrix("pads", {0, 0, 0, 1}) + IntMatrix("crops", {0, 0, 0, 1}) +
+                  AtrousGraph(s);
+  Outcome o = RunBoth(runtime.get(), g, {{"x", Random(s.x, 32)}}, {"y"}, AllBut("fuse"));
+  ExpectDilated(o, "_FusedConv2D", {1, 1, 4, 1}, "VALID", {});
+  ASSERT_EQ(o.optimized[0].shape(), (Shape{1, 1, 3, 5}));
+  ExpectNear(o.optimized, o.plain, 1e-5);
+}
+
+// A block shape of one entry blocks H only; W is convolved undilated.
+TEST(Optimizer, AtrousConvolutionWithABlockOverHOnly) {
+  auto runtime = CpuRuntime();
+  AtrousSpec s{{2, 13, 4, 3}, {3, 2, 3, 4}};
+  s.block = "block";
+  s.paddings = "pads";
+  s.crops = "crops";
+  // 13 + 1 + 2 = 16, a multiple of 4; one row is cropped at the end.
+  std::string g = IntConst("block", {4}) + IntMatrix("pads", {1, 2}) + IntMatrix("crops", {0, 1}) + AtrousGraph(s);
+  Outcome o = RunBoth(runtime.get(), g, {{"x", Random(s.x, 33)}}, {"y"}, AllBut("fuse"));
+  ExpectDilated(o, "_FusedConv2D", {1, 4, 1, 1}, "EXPLICIT", {0, 0, 1, 1, 0, 0, 0, 0});
+  ASSERT_EQ(o.optimized[0].shape(), (Shape{2, 7, 3, 4}));
+  ExpectNear(o.optimized, o.plain, 1e-5);
+}
+
+TEST(Optimizer, AtrousDepthwiseConvolutionBecomesOneDilatedDepthwiseConv) {
+  auto runtime = CpuRuntime();
+  AtrousSpec s{{1, 9, 10, 2}, {3, 2, 2, 2}, "DepthwiseConv2dNative"};
+  s.block = "block";
+  s.paddings = "pads";
+  s.crops = "crops";
+  // H: SAME for an effective 9-tap filter pads 4 + 4, and 17 -> 20 adds 3
+  // more at the end; W: 10 is a multiple of 2, padded 1 before and after.
+  std::string g = IntConst("block", {4, 2}) + IntMatrix("pads", {4, 7, 1, 1}) + IntMatrix("crops", {0, 3, 0, 0}) +
+                  AtrousGraph(s);
+  Outcome o = RunBoth(runtime.get(), g, {{"x", Random(s.x, 34)}}, {"y"}, AllBut("fuse"));
+  ExpectDilated(o, "_FusedDepthwiseConv2dNative", {1, 4, 2, 1}, "EXPLICIT", {0, 0, 4, 4, 1, 1, 0, 0});
+  ASSERT_EQ(o.optimized[0].shape(), (Shape{1, 9, 10, 4}));
+  ExpectNear(o.optimized, o.plain, 1e-5);
+}
+
+// As tf.nn.convolution builds it when the input's size is known only at run
+// time: paddings and crops computed from Shape(x), so never constants, but
+// their differences are (the rewrite evaluates them symbolically). Every
+// size of H then gives the same results as the original.
+TEST(Optimizer, AtrousConvolutionWithPaddingsComputedAtRunTime) {
+  auto runtime = CpuRuntime();
+  AtrousSpec s{{1, -1, 1, 6}, {3, 1, 6, 4}};
+  s.block = "rate";
+  s.paddings = "pads";
+  s.crops = "crops";
+  auto slice = [](const std::string& name, const std::string& input, const std::string& b, const std::string& e,
+                  int shrink) {
+    return "node { name: '" + name + "' op: 'StridedSlice' input: '" + input + "' input: '" + b + "' input: '" + e +
+           "' input: 'one' attr { key: 'T' value { type: DT_INT32 } } attr { key: 'Index' value { type: DT_INT32 } } "
+           "attr { key: 'shrink_axis_mask' value { i: " + std::to_string(shrink) + " } } }\n";
+  };
+  auto int_op = [](const std::string& name, const std::string& op, const std::vector<std::string>& in,
+                   const std::string& extra = "") {
+    std::string n = "node { name: '" + name + "' op: '" + op + "'";
+    for (const std::string& i : in) n += " input: '" + i + "'";
+    return n + " attr { key: 'T' value { type: DT_INT32 } } " + extra + "}\n";
+  };
+  std::string g =
+      IntConst("rate", {3, 1}) + IntConst("base_end", {2, 0}) + IntConst("zero", {0}) + IntConst("one", {1}) +
+      IntConst("two", {2}) + IntConst("three", {3}) +
+      "node { name: 'zero_s' op: 'Const' attr { key: 'dtype' value { type: DT_INT32 } } "
+      "attr { key: 'value' value { tensor { dtype: DT_INT32 tensor_shape { } int_val: 0 } } } }\n" +
+      "node { name: 'shape' op: 'Shape' input: 'x' attr { key: 'T' value { type: DT_FLOAT } } "
+      "attr { key: 'out_type' value { type: DT_INT32 } } }\n" +
+      slice("hw", "shape", "one", "three", 0) +
+      int_op("padded", "AddV2", {"hw", "base_end"}) +             // base paddings [[0, 2], [0, 0]]
+      int_op("mod", "FloorMod", {"padded", "rate"}) +
+      int_op("sub", "Sub", {"rate", "mod"}) +
+      int_op("extra", "FloorMod", {"sub", "rate"}) +              // (-(size + base)) mod rate
+      int_op("pad_end", "AddV2", {"base_end", "extra"}) +
+      slice("pe0", "pad_end", "zero", "one", 1) + slice("pe1", "pad_end", "one", "two", 1) +
+      slice("ex0", "extra", "zero", "one", 1) + slice("ex1", "extra", "one", "two", 1) +
+      int_op("p0", "Pack", {"zero_s", "pe0"}, "attr { key: 'N' value { i: 2 } } ") +
+      int_op("p1", "Pack", {"zero_s", "pe1"}, "attr { key: 'N' value { i: 2 } } ") +
+      int_op("pads", "Pack", {"p0", "p1"}, "attr { key: 'N' value { i: 2 } } ") +
+      int_op("c0", "Pack", {"zero_s", "ex0"}, "attr { key: 'N' value { i: 2 } } ") +
+      int_op("c1", "Pack", {"zero_s", "ex1"}, "attr { key: 'N' value { i: 2 } } ") +
+      int_op("crops", "Pack", {"c0", "c1"}, "attr { key: 'N' value { i: 2 } } ") + AtrousGraph(s);
+  for (int64_t h : {5, 10, 16}) {
+    Outcome o = RunBoth(runtime.get(), g, {{"x", Random({1, h, 1, 6}, 35 + h)}}, {"y"}, AllBut("fuse"));
+    ExpectDilated(o, "_FusedConv2D", {1, 3, 1, 1}, "EXPLICIT", {0, 0, 0, 2, 0, 0, 0, 0});
+    ASSERT_EQ(o.optimized[0].shape(), (Shape{1, h - 4, 1, 4}));
+    ExpectNear(o.optimized, o.plain, 1e-5);
+  }
+  // With every pass, too.
+  Outcome o = RunBoth(runtime.get(), g, {{"x", Random({1, 11, 1, 6}, 40)}}, {"y"});
+  EXPECT_EQ(CountOp(*o.run_graph, "SpaceToBatchND"), 0);
+  ExpectNear(o.optimized, o.plain, 1e-5);
+}
+
+// Patterns that must stay: the convolution read by another node too, a
+// strided convolution, and crops larger than the paddings on one side.
+TEST(Optimizer, AtrousPatternsThatMustStayAreKept) {
+  auto runtime = CpuRuntime();
+  const std::string consts = IntConst("block", {2, 2}) + IntMatrix("pads", {2, 3, 2, 3}) +
+                             IntMatrix("crops", {0, 1, 0, 1}) + IntMatrix("no_pads", {0, 0, 0, 0}) +
+                             IntMatrix("crop_start", {1, 0, 0, 0});
+  AtrousSpec s{{1, 7, 9, 3}, {3, 3, 3, 4}};
+  s.block = "block";
+  s.paddings = "pads";
+  s.crops = "crops";
+  {
+    std::string g = consts + AtrousGraph(s) + Unary("side", "Neg", "conv");
+    Outcome o = RunBoth(runtime.get(), g, {{"x", Random(s.x, 41)}}, {"y", "side"}, AllBut("fuse"));
+    EXPECT_EQ(CountOp(*o.run_graph, "SpaceToBatchND"), 1);
+    EXPECT_EQ(CountOp(*o.run_graph, "BatchToSpaceND"), 1);
+    ExpectNear(o.optimized, o.plain, 1e-5);
+  }
+  {
+    AtrousSpec strided = s;
+    strided.x = {1, 8, 8, 3};
+    strided.paddings = "no_pads";
+    strided.crops = "no_pads";
+    strided.filter = {1, 1, 3, 4};
+    strided.stride = 2;
+    Outcome o = RunBoth(runtime.get(), consts + AtrousGraph(strided), {{"x", Random(strided.x, 42)}}, {"y"},
+                        AllBut("fuse"));
+    EXPECT_EQ(CountOp(*o.run_graph, "SpaceToBatchND"), 1);
+    ExpectNear(o.optimized, o.plain, 1e-5);
+  }
+  {
+    AtrousSpec cropped = s;
+    cropped.x = {1, 8, 8, 3};
+    cropped.paddings = "no_pads";
+    cropped.crops = "crop_start";
+    Outcome o = RunBoth(runtime.get(), consts + AtrousGraph(cropped), {{"x", Random(cropped.x, 43)}}, {"y"},
+                        AllBut("fuse"));
+    EXPECT_EQ(CountOp(*o.run_graph, "SpaceToBatchND"), 1);
+    ExpectNear(o.optimized, o.plain, 1e-5);
+  }
+}
+
 }  // namespace
 }  // namespace plexus

@@ -1,4 +1,8 @@
 // Fusion, for the device the session runs on:
+//   - TensorFlow 1's atrous pattern SpaceToBatchND -> convolution ->
+//     BatchToSpaceND becomes one dilated convolution (atrous.cc);
+//   - an Add of a constant channel vector after a MatMul or NHWC
+//     convolution becomes the BiasAdd it is;
 //   - inference batch norm after a convolution (Conv2D or depthwise) with
 //     constant weights folds into it: filter * s and a BiasAdd of offset - mean * s,
 //     where s = scale / sqrt(variance + epsilon) (float and double);
@@ -315,12 +319,18 @@ bool FuseBiasAdd(const PassContext& ctx, NodeIndex& index, tf::NodeDef& bias_add
 
 }  // namespace
 
+// atrous.cc: SpaceToBatchND -> convolution -> BatchToSpaceND into one
+// dilated convolution; returns how many were rewritten.
+int RewriteAtrousConvolutions(tf::GraphDef& def, const PassContext& ctx, NodeIndex& index);
+
 absl::StatusOr<bool> FuseOps(tf::GraphDef& def, const PassContext& ctx) {
   int folded = 0, fused = 0;
   // One index for the whole pass, kept current by every rewrite (no
   // rebuild per fusion). Batch norms first: each fold leaves a BiasAdd that
   // the next loop fuses.
   NodeIndex index(def);
+  // Atrous convolutions first, so the dilated Conv2D fuses below.
+  const int atrous = RewriteAtrousConvolutions(def, ctx, index);
   {
     const int n = def.node_size();
     for (int i = 0; i < n; ++i) BiasAddFromAdd(ctx, index, *def.mutable_node(i));
@@ -338,9 +348,10 @@ absl::StatusOr<bool> FuseOps(tf::GraphDef& def, const PassContext& ctx) {
       if (FuseBiasAdd(ctx, index, *def.mutable_node(i))) ++fused;
     }
   }
-  if (folded + fused == 0) return false;
+  if (atrous + folded + fused == 0) return false;
   if (ctx.log) {
-    ctx.log->push_back(absl::StrCat("fuse: ", folded, " batch norms folded into convolutions, ", fused,
+    ctx.log->push_back(absl::StrCat("fuse: ", atrous, " atrous convolutions made dilated, ", folded,
+                                    " batch norms folded into convolutions, ", fused,
                                     " MatMul/Conv2D/DepthwiseConv2dNative + BiasAdd (+ activation) fused"));
   }
   return true;

@@ -104,7 +104,7 @@ const std::vector<PassInfo>& AllPasses() {
        "4-D convolution, pooling, BiasAdd and batch-norm ops to the device's preferred layout (NHWC or NCHW), "
        "with the transposes between them cancelled or moved through elementwise ops"},
       {"fuse", FuseOps,
-       "MatMul/Conv2D/DepthwiseConv2dNative + BiasAdd (+ activation) into one fused op, and inference batch norm into the convolution"},
+       "TF1 atrous SpaceToBatchND/conv/BatchToSpaceND into one dilated convolution; MatMul/Conv2D/DepthwiseConv2dNative + BiasAdd (+ activation) into one fused op, and inference batch norm into the convolution"},
       {"fuse_elementwise", FuseElementwise,
        "trees of elementwise float ops of one shape into one _PlexusFusedElementwise node"},
       {"dead_nodes", RemoveDeadNodes, "remove nodes whose values nobody uses and that have no effects"},
