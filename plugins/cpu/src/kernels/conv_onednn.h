@@ -1,5 +1,6 @@
 // Float NHWC convolutions through oneDNN's convolution primitive, for
-// Conv2D (nn_conv.cc) and _FusedConv2D (fused_conv.cc): the bias or the
+// Conv2D (nn_conv.cc) and _FusedConv2D (fused_conv.cc), and the depthwise
+// ones (depthwise_conv.cc) as grouped convolutions: the bias or the
 // inference batch norm and the activation run as the primitive's post-ops,
 // so the whole layer is one pass (and one OpenMP parallel region) instead of
 // im2col + GEMM + epilogue.
@@ -34,8 +35,18 @@ class OneDnnConv {
   bool Run(const ConvGeometry& g, const float* x, const float* f, const Epilogue<float>* epilogue,
            float* y);
 
+  // The same for a depthwise convolution: f is TF's [kh, kw, c, multiplier]
+  // filter (g.f_out is the multiplier) and y has c * multiplier channels.
+  // It runs as a convolution with c groups of one input channel each. False
+  // when the direct kernel is preferred for the geometry (see
+  // PreferOneDnnDepthwise in the .cc) or oneDNN cannot take it.
+  bool RunDepthwise(const ConvGeometry& g, const float* x, const float* f,
+                    const Epilogue<float>* epilogue, float* y);
+
  private:
   struct Impl;
+  bool Execute(const ConvGeometry& g, bool depthwise, const float* x, const float* f,
+               const Epilogue<float>* epilogue, float* y);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -2,7 +2,13 @@
 // (the depthwise convolution + BiasAdd or inference FusedBatchNorm
 // [+ activation], created by the graph optimizer).
 //
-// float, channel multiplier 1 (the common case): a direct NHWC kernel that
+// float goes first to oneDNN when the plugin is built with it
+// (conv_onednn.h: a convolution with one group per input channel, the
+// epilogue as post-ops), which was faster on every shape measured; the
+// kernels below are for builds without oneDNN, geometries it refuses, and
+// PX_CPU_DWCONV=direct.
+//
+// Otherwise float, channel multiplier 1: a direct NHWC kernel that
 // vectorizes over channels (contiguous in NHWC) in 16-lane blocks, with the
 // filter taps as the outer loops and a block of up to 8 output pixels of a
 // row accumulated in registers. Each tap of each pixel reads through a
@@ -13,9 +19,9 @@
 // row while it is in cache. The loop is compiled three times (AVX-512,
 // AVX2 + FMA, and the build's baseline) and chosen at run time by the CPU.
 //
-// Everything else (double, the 16-bit floats computed in float, channel
-// multiplier > 1): plain loops over a row's channels in the compute type,
-// then the epilogue over the row.
+// Everything else (double, the 16-bit floats computed in float, and float
+// with channel multiplier > 1 when oneDNN does not take it): plain loops
+// over a row's channels in the compute type, then the epilogue over the row.
 //
 // Output rows (batch x output height) run in parallel with OpenMP, as the
 // rest of the plugin's own loops. NCHW inputs are transposed to NHWC and the
@@ -26,6 +32,7 @@
 #include <vector>
 
 #include "kernels/conv_im2col.h"
+#include "kernels/conv_onednn.h"
 #include "kernels/fused_epilogue.h"
 #include "kernels/nn_window.h"
 
@@ -272,12 +279,14 @@ void DepthwiseGeneral(const T* x, const T* f, const ConvGeometry& g,
   }
 }
 
-// One NHWC depthwise convolution (+ epilogue) of T.
+// One NHWC depthwise convolution (+ epilogue) of T: float through oneDNN
+// when `onednn` takes it, else the direct kernel.
 template <typename T>
 void DepthwiseNhwc(const T* x, const T* f, const ConvGeometry& g,
-                   const Epilogue<sdk::ComputeType<T>>* epilogue, T* y) {
+                   const Epilogue<sdk::ComputeType<T>>* epilogue, T* y, OneDnnConv* onednn) {
   if (g.n * g.oh * g.ow * g.c * g.f_out == 0) return;
   if constexpr (std::is_same_v<T, float>) {
+    if (onednn->RunDepthwise(g, x, f, epilogue, y)) return;
     if (g.f_out == 1) {
       const std::vector<float> zeros(static_cast<size_t>(g.c), 0.f);
       DwArgs a;
@@ -333,14 +342,14 @@ class DepthwiseKernel : public sdk::OpKernel {
       // shares memory with an input is computed in scratch.
       if (!nchw && !BuffersOverlap(x, sdk::NumElements(xs), y, out_size) &&
           !BuffersOverlap(f, sdk::NumElements(fs), y, out_size)) {
-        DepthwiseNhwc<T>(x, f, g, e, y);
+        DepthwiseNhwc<T>(x, f, g, e, y, &onednn_);
         return;
       }
       const std::vector<T> x_nhwc = nchw ? NchwToNhwc(x, g.n, g.c, g.h, g.w)
                                          : std::vector<T>(x, x + sdk::NumElements(xs));
       const std::vector<T> filter(f, f + sdk::NumElements(fs));
       std::vector<T> y_nhwc(static_cast<size_t>(out_size));
-      DepthwiseNhwc<T>(x_nhwc.data(), filter.data(), g, e, y_nhwc.data());
+      DepthwiseNhwc<T>(x_nhwc.data(), filter.data(), g, e, y_nhwc.data(), &onednn_);
       if (nchw) {
         NhwcToNchw(y_nhwc.data(), g.n, g.oh, g.ow, out_c, y);
       } else {
@@ -352,6 +361,7 @@ class DepthwiseKernel : public sdk::OpKernel {
  private:
   sdk::FusedSpec spec_;
   Window window_;
+  OneDnnConv onednn_;  // float: primitives per geometry
 };
 
 }  // namespace
