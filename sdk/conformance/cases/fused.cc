@@ -178,21 +178,17 @@ std::vector<Conv> Geometries() {
   };
 }
 
-// A _FusedConv2D case with `ops`; the arguments are random [out] tensors
-// (variance positive) unless `num_args` says otherwise.
-Case ConvCase(const CaseContext& ctx, const Conv& k, const Names& ops, const std::string& label,
-              int64_t num_args = -1) {
+// What both fused convolutions' cases share after their input and filter:
+// `num_args` random [channels] arguments (the fourth, a batch norm's
+// variance, positive) and the attributes.
+template <typename Geometry>
+Case WithArgsAndAttrs(Case c, const CaseContext& ctx, const Geometry& k, const Names& ops,
+                      int64_t num_args, int64_t channels) {
   const DataType t = ctx.dtype;
-  const int64_t in_c = 3;
   const bool bn = !ops.empty() && ops[0] == "FusedBatchNorm";
-  if (num_args < 0) num_args = bn ? 4 : 1;
-  Case c(ctx.op, label);
-  c.Input(RandomTensor(t, ImageShape(k.format, k.n, k.h, k.w, in_c), ctx.rng, -2, 2))
-      .Input(RandomTensor(t, {k.kh, k.kw, in_c, k.out}, ctx.rng, -2, 2));
   for (int64_t i = 0; i < num_args; ++i) {
-    // Variance (the fourth batch norm argument) must be positive.
     const bool positive = bn && i == 3;
-    c.Input(RandomTensor(t, {k.out}, ctx.rng, positive ? 0.25 : -2, 2));
+    c.Input(RandomTensor(t, {channels}, ctx.rng, positive ? 0.25 : -2, 2));
   }
   c.Attr("T", t)
       .Attr("num_args", num_args)
@@ -208,6 +204,20 @@ Case ConvCase(const CaseContext& ctx, const Conv& k, const Names& ops, const std
                                                    : Ints{0, 0, 1, 2, 2, 0, 0, 0});
   }
   return c;
+}
+
+// A _FusedConv2D case with `ops`; the arguments are random [out] tensors
+// (variance positive) unless `num_args` says otherwise.
+Case ConvCase(const CaseContext& ctx, const Conv& k, const Names& ops, const std::string& label,
+              int64_t num_args = -1) {
+  const DataType t = ctx.dtype;
+  const int64_t in_c = 3;
+  const bool bn = !ops.empty() && ops[0] == "FusedBatchNorm";
+  if (num_args < 0) num_args = bn ? 4 : 1;
+  Case c(ctx.op, label);
+  c.Input(RandomTensor(t, ImageShape(k.format, k.n, k.h, k.w, in_c), ctx.rng, -2, 2))
+      .Input(RandomTensor(t, {k.kh, k.kw, in_c, k.out}, ctx.rng, -2, 2));
+  return WithArgsAndAttrs(c, ctx, k, ops, num_args, k.out);
 }
 
 PX_CONFORMANCE_CASES("_FusedConv2D")(const CaseContext& ctx) {
@@ -289,24 +299,7 @@ Case DepthwiseCase(const CaseContext& ctx, const Depthwise& k, const Names& ops,
   Case c(ctx.op, label);
   c.Input(RandomTensor(t, ImageShape(k.format, k.n, k.h, k.w, k.c), ctx.rng, -2, 2))
       .Input(RandomTensor(t, {k.kh, k.kw, k.c, k.mult}, ctx.rng, -2, 2));
-  for (int64_t i = 0; i < num_args; ++i) {
-    const bool positive = bn && i == 3;
-    c.Input(RandomTensor(t, {k.c * k.mult}, ctx.rng, positive ? 0.25 : -2, 2));
-  }
-  c.Attr("T", t)
-      .Attr("num_args", num_args)
-      .Attr("fused_ops", StringList(ops))
-      .Attr("data_format", k.format)
-      .Attr("padding", k.padding)
-      .Attr("strides", Spatial(k.format, k.sh, k.sw))
-      .Attr("dilations", Spatial(k.format, k.dh, k.dw))
-      .WithTolerance(FusedTolerance(t));
-  if (k.padding == "EXPLICIT") {
-    // Top 1, bottom 2, left 2, right 0.
-    c.Attr("explicit_paddings", k.format == "NCHW" ? Ints{0, 0, 0, 0, 1, 2, 2, 0}
-                                                   : Ints{0, 0, 1, 2, 2, 0, 0, 0});
-  }
-  return c;
+  return WithArgsAndAttrs(c, ctx, k, ops, num_args, k.c * k.mult);
 }
 
 PX_CONFORMANCE_CASES("_FusedDepthwiseConv2dNative")(const CaseContext& ctx) {
