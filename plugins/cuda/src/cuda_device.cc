@@ -1,0 +1,331 @@
+#include "cuda_device.h"
+
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include "cuda_error.h"
+
+namespace plexus::cuda {
+
+// The CUDA runtime's allocations are at least this aligned.
+constexpr size_t kCudaMallocAlignment = 256;
+
+CudaDevice::CudaDevice(const sdk::Plugin& plugin, int32_t ordinal, DeviceOptions options)
+    : sdk::Device(plugin, ordinal), options_(options) {}
+
+CudaDevice::~CudaDevice() {
+  // Whatever the host did not give back goes with the device.
+  (void)EnterDevice();
+  for (auto& entry : blocks_) (void)cudaFree(entry.second.base);
+}
+
+PX_Status* CudaDevice::Open() {
+  PX_CUDA_CHECK(cudaSetDevice(ordinal()));
+  // Creates the device's primary context now, so that an unusable device is
+  // reported when it is opened rather than at its first allocation.
+  PX_CUDA_CHECK(cudaFree(nullptr));
+  PX_CUDA_CHECK(cudaStreamCreateWithFlags(copy_stream_.out(), cudaStreamNonBlocking));
+  return nullptr;
+}
+
+// ---------------------------------------------------------------------------
+// Memory
+// ---------------------------------------------------------------------------
+
+PX_Status* CudaDevice::Allocate(size_t bytes, size_t alignment, void** out) {
+  // Over-allocate for alignments beyond what cudaMalloc guarantees; a
+  // zero-byte request still gets a distinct pointer.
+  const size_t extra = alignment > kCudaMallocAlignment ? alignment - kCudaMallocAlignment : 0;
+  if (bytes > SIZE_MAX - extra - 1) {
+    return Error(PX_CODE_RESOURCE_EXHAUSTED,
+                 "out of device memory on CUDA:%d: %zu bytes (alignment %zu) is more than "
+                 "the address space",
+                 static_cast<int>(ordinal()), bytes, alignment);
+  }
+  const size_t request = (bytes == 0 ? 1 : bytes) + extra;
+  PX_CUDA_CHECK(EnterDevice());
+  void* base = nullptr;
+  const cudaError_t error = cudaMalloc(&base, request);
+  if (error != cudaSuccess) {
+    (void)cudaGetLastError();  // an allocation failure is not sticky: clear it
+    const PX_Code code = CudaErrorCode(error);
+    return Error(code == PX_CODE_OK ? PX_CODE_UNKNOWN : code,
+                 "out of device memory on CUDA:%d allocating %zu bytes: %s",
+                 static_cast<int>(ordinal()), bytes,
+                 CudaErrorMessage(error, "cudaMalloc(&base, request)", __FILE__, __LINE__).c_str());
+  }
+  const uintptr_t b = reinterpret_cast<uintptr_t>(base);
+  void* ptr = reinterpret_cast<void*>((b + alignment - 1) & ~(uintptr_t{alignment} - 1));
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    blocks_[ptr] = Block{base, bytes};
+    bytes_in_use_ += bytes;
+    if (bytes_in_use_ > peak_bytes_in_use_) peak_bytes_in_use_ = bytes_in_use_;
+    ++num_allocations_;
+  }
+  *out = ptr;
+  return nullptr;
+}
+
+void CudaDevice::Deallocate(void* ptr) {
+  Block block{};
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = blocks_.find(ptr);
+    if (it == blocks_.end()) {
+      Log(PX_LOG_ERROR, "deallocate: %p is not a live allocation of CUDA:%d", ptr,
+          static_cast<int>(ordinal()));
+      return;
+    }
+    block = it->second;
+    blocks_.erase(it);
+    bytes_in_use_ -= block.bytes;
+  }
+  (void)EnterDevice();
+  const cudaError_t error = cudaFree(block.base);
+  if (error != cudaSuccess) {
+    Log(PX_LOG_ERROR, "%s",
+        CudaErrorMessage(error, "cudaFree(block.base)", __FILE__, __LINE__).c_str());
+  }
+}
+
+PX_Status* CudaDevice::HostAllocate(size_t bytes, void** out) {
+  PX_CUDA_CHECK(EnterDevice());
+  void* ptr = nullptr;
+  const cudaError_t error = cudaMallocHost(&ptr, bytes == 0 ? 1 : bytes);
+  if (error != cudaSuccess) {
+    (void)cudaGetLastError();
+    const PX_Code code = CudaErrorCode(error);
+    return Error(code == PX_CODE_OK ? PX_CODE_UNKNOWN : code,
+                 "out of pinned host memory allocating %zu bytes for CUDA:%d: %s", bytes,
+                 static_cast<int>(ordinal()),
+                 CudaErrorMessage(error, "cudaMallocHost(&ptr, bytes)", __FILE__, __LINE__).c_str());
+  }
+  *out = ptr;
+  return nullptr;
+}
+
+void CudaDevice::HostDeallocate(void* ptr) {
+  const cudaError_t error = cudaFreeHost(ptr);
+  if (error != cudaSuccess) {
+    Log(PX_LOG_ERROR, "%s", CudaErrorMessage(error, "cudaFreeHost(ptr)", __FILE__, __LINE__).c_str());
+  }
+}
+
+PX_Status* CudaDevice::MemoryStats(PX_MemoryStats* out) {
+  PX_CUDA_CHECK(EnterDevice());
+  size_t free_bytes = 0, total_bytes = 0;
+  PX_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  std::lock_guard<std::mutex> lock(mu_);
+  out->bytes_in_use = bytes_in_use_;
+  out->peak_bytes_in_use = peak_bytes_in_use_;
+  out->num_allocations = num_allocations_;
+  out->bytes_limit = total_bytes;
+  return nullptr;
+}
+
+// ---------------------------------------------------------------------------
+// Copies
+// ---------------------------------------------------------------------------
+
+// Not cudaMemcpy: it runs on the legacy default stream, which our
+// non-blocking streams do not wait for, and returns before the data has
+// landed for pageable host-to-device and for device-to-device copies. The
+// ABI's synchronous copies are complete when they return: a copy on the
+// device's own stream, then a wait for that stream.
+PX_Status* CudaDevice::Copy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) {
+  PX_CUDA_CHECK(EnterDevice());
+  PX_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, kind, copy_stream_.get()));
+  PX_CUDA_CHECK(cudaStreamSynchronize(copy_stream_.get()));
+  return nullptr;
+}
+
+PX_Status* CudaDevice::MemcpyH2D(void* dst, const void* src, size_t bytes) {
+  return Copy(dst, src, bytes, cudaMemcpyHostToDevice);
+}
+PX_Status* CudaDevice::MemcpyD2H(void* dst, const void* src, size_t bytes) {
+  return Copy(dst, src, bytes, cudaMemcpyDeviceToHost);
+}
+PX_Status* CudaDevice::MemcpyD2D(void* dst, const void* src, size_t bytes) {
+  return Copy(dst, src, bytes, cudaMemcpyDeviceToDevice);
+}
+
+PX_Status* CudaDevice::EnqueueCopy(Stream& stream, void* dst, const void* src, size_t bytes,
+                                    cudaMemcpyKind kind) {
+  PX_CUDA_CHECK(EnterDevice());
+  PX_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, kind, stream.get()));
+  if (options_.synchronous_debug) PX_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+  return nullptr;
+}
+
+// A copy that cannot be queued (a null pointer, say) is also the stream's
+// sticky error: the work after it would read what it did not write.
+PX_Status* CudaDevice::CopyAsync(Stream& stream, void* dst, const void* src, size_t bytes,
+                                 cudaMemcpyKind kind) {
+  PX_Status* status = EnqueueCopy(stream, dst, src, bytes, kind);
+  stream.error.Record(host(), status);
+  return status;
+}
+
+PX_Status* CudaDevice::MemcpyH2DAsync(Stream& stream, void* dst, const void* src, size_t bytes) {
+  return CopyAsync(stream, dst, src, bytes, cudaMemcpyHostToDevice);
+}
+PX_Status* CudaDevice::MemcpyD2HAsync(Stream& stream, void* dst, const void* src, size_t bytes) {
+  return CopyAsync(stream, dst, src, bytes, cudaMemcpyDeviceToHost);
+}
+PX_Status* CudaDevice::MemcpyD2DAsync(Stream& stream, void* dst, const void* src, size_t bytes) {
+  return CopyAsync(stream, dst, src, bytes, cudaMemcpyDeviceToDevice);
+}
+
+// ---------------------------------------------------------------------------
+// Streams
+// ---------------------------------------------------------------------------
+
+PX_Status* CudaDevice::StreamCreate(std::unique_ptr<Stream>* out) {
+  auto stream = std::make_unique<Stream>();
+  stream->host = host();
+  stream->ordinal = ordinal();
+  stream->set_device = options_.set_device;
+  stream->synchronous_debug = options_.synchronous_debug;
+  PX_CUDA_CHECK(EnterDevice());
+  // Non-blocking: no implicit ordering with the legacy default stream, which
+  // the synchronous copies use.
+  PX_CUDA_CHECK(cudaStreamCreateWithFlags(stream->handle.out(), cudaStreamNonBlocking));
+  *out = std::move(stream);
+  return nullptr;
+}
+
+PX_Status* CudaDevice::StreamSynchronize(Stream& stream) {
+  const cudaError_t error = cudaStreamSynchronize(stream.get());
+  if (error != cudaSuccess) {
+    sdk::Status status(host(), CudaStatus(host(), error, "cudaStreamSynchronize(stream)",
+                                          __FILE__, __LINE__));
+    stream.error.Record(host(), status.get());
+  }
+  return stream.error.Report(host());
+}
+
+PX_Status* CudaDevice::StreamGetStatus(Stream& stream) {
+  const cudaError_t error = cudaStreamQuery(stream.get());
+  if (error != cudaSuccess && error != cudaErrorNotReady) {
+    sdk::Status status(host(),
+                       CudaStatus(host(), error, "cudaStreamQuery(stream)", __FILE__, __LINE__));
+    stream.error.Record(host(), status.get());
+  }
+  return stream.error.Report(host());
+}
+
+namespace {
+
+// What a host function queued with cudaLaunchHostFunc needs.
+struct PendingCallback {
+  CudaStream* stream;
+  PX_HostCallbackFn fn;
+  void* arg;
+};
+
+// Runs on the CUDA runtime's callback thread once earlier work finished; it
+// must not call CUDA itself (the host's callback must not either, by the ABI:
+// no calls back into the same stream).
+void CUDART_CB RunHostCallback(void* data) {
+  std::unique_ptr<PendingCallback> pending(static_cast<PendingCallback*>(data));
+  const PX_HostServices* host = pending->stream->host;
+  sdk::Status status(host, pending->stream->error.Report(host));
+  pending->fn(pending->arg, status.get());
+}
+
+}  // namespace
+
+PX_Status* CudaDevice::StreamAddCallback(Stream& stream, PX_HostCallbackFn fn, void* arg) {
+  auto pending = std::make_unique<PendingCallback>(PendingCallback{&stream, fn, arg});
+  cudaError_t error = EnterDevice();
+  if (error == cudaSuccess) error = cudaLaunchHostFunc(stream.get(), &RunHostCallback, pending.get());
+  if (error == cudaSuccess) {
+    pending.release();  // RunHostCallback owns it now
+    return nullptr;
+  }
+  // Not queued: the stream has failed; the callback still runs once, now,
+  // with that error.
+  sdk::Status status(host(), CudaStatus(host(), error, "cudaLaunchHostFunc(stream, ...)",
+                                        __FILE__, __LINE__));
+  stream.error.Record(host(), status.get());
+  sdk::Status sticky(host(), stream.error.Report(host()));
+  fn(arg, sticky.get());
+  return nullptr;
+}
+
+// ---------------------------------------------------------------------------
+// Events
+// ---------------------------------------------------------------------------
+
+PX_Status* CudaDevice::EventCreate(std::unique_ptr<Event>* out) {
+  auto event = std::make_unique<Event>();
+  PX_CUDA_CHECK(EnterDevice());
+  PX_CUDA_CHECK(cudaEventCreateWithFlags(event->handle.out(), cudaEventDisableTiming));
+  *out = std::move(event);
+  return nullptr;
+}
+
+PX_Status* CudaDevice::EventRecord(Stream& stream, Event& event) {
+  cudaError_t error = EnterDevice();
+  if (error == cudaSuccess) error = cudaEventRecord(event.handle.get(), stream.get());
+  if (error != cudaSuccess) {
+    PX_Status* status =
+        CudaStatus(host(), error, "cudaEventRecord(event, stream)", __FILE__, __LINE__);
+    stream.error.Record(host(), status);
+    std::lock_guard<std::mutex> lock(event.mu);
+    event.status = sdk::SavedStatus::From(host(), status);
+    return status;
+  }
+  sdk::SavedStatus status = stream.error.Get();
+  std::lock_guard<std::mutex> lock(event.mu);
+  event.status = std::move(status);
+  return nullptr;
+}
+
+PX_Status* CudaDevice::EventSynchronize(Event& event) {
+  PX_CUDA_CHECK(cudaEventSynchronize(event.handle.get()));
+  std::lock_guard<std::mutex> lock(event.mu);
+  return event.status.ToStatus(host());
+}
+
+// The waiting stream also inherits the event's error: what it runs next
+// depends on work that failed.
+PX_Status* CudaDevice::StreamWaitEvent(Stream& stream, Event& event) {
+  PX_CUDA_CHECK(EnterDevice());
+  PX_CUDA_CHECK(cudaStreamWaitEvent(stream.get(), event.handle.get(), 0));
+  sdk::SavedStatus status;
+  {
+    std::lock_guard<std::mutex> lock(event.mu);
+    status = event.status;
+  }
+  stream.error.Record(std::move(status));
+  return nullptr;
+}
+
+// ---------------------------------------------------------------------------
+// Kernel launches
+// ---------------------------------------------------------------------------
+
+void CheckLaunch(CudaStream& stream, const char* what) {
+  cudaError_t error = cudaGetLastError();
+  const char* call = what;
+  if (error == cudaSuccess && stream.synchronous_debug) {
+    error = cudaStreamSynchronize(stream.get());
+    call = "cudaStreamSynchronize(stream) after the kernel (synchronous debug mode)";
+  }
+  if (error == cudaSuccess) return;
+  const std::string launch = std::string("the ") + what + " kernel's launch";
+  std::string message =
+      CudaErrorMessage(error, call == what ? launch.c_str() : call, __FILE__, __LINE__);
+  PX_Code code = CudaErrorCode(error);
+  if (code == PX_CODE_OK) code = PX_CODE_UNKNOWN;
+  sdk::SavedStatus saved;
+  saved.code = code;
+  saved.message = message;
+  stream.error.Record(std::move(saved));
+  throw sdk::Error(code, std::move(message));
+}
+
+}  // namespace plexus::cuda

@@ -1,0 +1,105 @@
+// The CUDA plugin: the NVIDIA GPUs the CUDA runtime sees, device "CUDA",
+// DLPack kDLCUDA. Written on the SDK's C++ helpers (plexus/sdk/plugin.h),
+// which fill the plugin table and export the two entry symbols.
+//
+// The plugin links the static CUDA runtime and not the driver library, so it
+// loads where no driver is installed; there cudaGetDeviceCount fails (error
+// 35, insufficient driver; 100, no device, with a driver and no GPU) and the
+// plugin reports 0 devices, logging why once at info level
+// (PLEXUS_LOG_LEVEL=info plexus devices shows it).
+#include <cuda_runtime_api.h>
+
+#include <memory>
+#include <mutex>
+
+#include "cuda_device.h"
+#include "cuda_error.h"
+#include "kernels/register_kernels.h"
+#include "plexus/plugin_api.h"
+#include "plexus/sdk/kernel.h"
+#include "plexus/sdk/plugin.h"
+
+namespace plexus::cuda {
+namespace {
+
+constexpr sdk::PluginInfo kInfo{
+    /*name=*/"cuda",
+    /*version=*/"0.1.0",
+    /*platform=*/"CUDA",
+    /*device_type=*/"CUDA",
+    /*dlpack_device_type=*/kDLCUDA,
+    // As the cpu plugin's: on a tie the host prefers the device with its own
+    // memory, so a GPU, when there is one, is the default device.
+    /*score=*/0,
+};
+
+class CudaPlugin : public sdk::Plugin {
+ public:
+  using Device = CudaDevice;
+
+  explicit CudaPlugin(const sdk::PluginContext& context)
+      : sdk::Plugin(context), kernel_info_{host(), name()} {}
+
+  PX_Status* RegisterKernels(PX_KernelRegistrar* registrar) {
+    return RegisterCudaKernels(&kernel_info_, registrar);
+  }
+
+  // Asked once: the answer does not change while the process runs. Any error
+  // means no device.
+  PX_Status* DeviceCount(int32_t* count) {
+    std::call_once(count_once_, [this] {
+      int n = 0;
+      const cudaError_t error = cudaGetDeviceCount(&n);
+      if (error != cudaSuccess) {
+        (void)cudaGetLastError();
+        device_count_ = 0;
+        Log(PX_LOG_INFO, "no CUDA device: %s",
+            CudaErrorMessage(error, "cudaGetDeviceCount(&n)", __FILE__, __LINE__).c_str());
+      } else {
+        device_count_ = n;
+        if (n == 0) Log(PX_LOG_INFO, "no CUDA device: the CUDA runtime sees none");
+      }
+    });
+    *count = device_count_;
+    return nullptr;
+  }
+
+  PX_Status* GetDeviceInfo(int32_t ordinal, PX_DeviceInfo* info) {
+    cudaDeviceProp props{};
+    PX_CUDA_CHECK(cudaGetDeviceProperties(&props, ordinal));
+    sdk::CopyString(info->name, props.name);
+    sdk::CopyString(info->vendor, "NVIDIA");
+    info->total_memory_bytes = props.totalGlobalMem;
+    PX_CUDA_CHECK(cudaSetDevice(ordinal));
+    size_t free_bytes = 0, total_bytes = 0;
+    PX_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    info->total_memory_bytes = total_bytes;
+    info->free_memory_bytes = free_bytes;
+    info->host_accessible = 0;  // device memory: the host copies in and out
+    // The kernels' layout until the convolution kernels say otherwise.
+    if (PX_STRUCT_HAS(info, PX_DeviceInfo, preferred_layout)) {
+      info->preferred_layout = PX_LAYOUT_NHWC;
+    }
+    return nullptr;
+  }
+
+  PX_Status* OpenDevice(int32_t ordinal, std::unique_ptr<CudaDevice>* out) {
+    DeviceOptions options;
+    options.set_device = device_count_ > 1;
+    options.synchronous_debug = context().synchronous_debug;
+    auto device = std::make_unique<CudaDevice>(*this, ordinal, options);
+    PX_SDK_RETURN_IF_ERROR(device->Open());
+    *out = std::move(device);
+    return nullptr;
+  }
+
+ private:
+  sdk::RegistrationInfo kernel_info_;  // user_data of every kernel
+  std::once_flag count_once_;
+  int32_t device_count_ = 0;
+};
+
+}  // namespace
+}  // namespace plexus::cuda
+
+PX_SDK_DEFINE_PLUGIN(plexus::cuda::CudaPlugin, plexus::cuda::kInfo)

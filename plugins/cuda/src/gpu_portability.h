@@ -1,0 +1,98 @@
+// The few names GPU kernel code needs that differ between CUDA and HIP, so
+// that the kernels under kernels/*.cu compile with nvcc here and, later, with
+// hipcc for the ROCm plugin. Kernel code uses only these names and plain C++
+// (no CUDA-only intrinsics where a portable form does as well):
+//
+//   PX_GPU_LAUNCH(kernel, grid, block, shared_bytes, stream)(args...);
+//   px_gpu::half, px_gpu::bfloat16       16-bit storage types
+//   px_gpu::ToFloat(h), px_gpu::FromFloat<T>(f)
+//   px_gpu::Stream, px_gpu::Error, px_gpu::kSuccess, px_gpu::GetLastError()
+//
+// Only the CUDA branch exists so far; the HIP one maps the same names to
+// hip_runtime.h, hip_fp16.h and hip_bf16.h.
+#ifndef PLEXUS_PLUGINS_CUDA_GPU_PORTABILITY_H_
+#define PLEXUS_PLUGINS_CUDA_GPU_PORTABILITY_H_
+
+#if defined(__HIPCC__)
+#error "the HIP branch of gpu_portability.h is not written yet"
+#else
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+// Kernel launch: PX_GPU_LAUNCH(k, grid, block, smem, stream)(a, b, c); a
+// template kernel goes in parentheses: PX_GPU_LAUNCH((k<T, U>), ...).
+#define PX_GPU_LAUNCH(kernel, grid, block, shared_bytes, stream) \
+  kernel<<<(grid), (block), (shared_bytes), (stream)>>>
+
+namespace px_gpu {
+using Stream = cudaStream_t;
+using Error = cudaError_t;
+constexpr Error kSuccess = cudaSuccess;
+inline Error GetLastError() { return cudaGetLastError(); }
+
+using half = __half;
+using bfloat16 = __nv_bfloat16;
+
+__device__ __forceinline__ float ToFloat(half x) { return __half2float(x); }
+__device__ __forceinline__ float ToFloat(bfloat16 x) { return __bfloat162float(x); }
+__device__ __forceinline__ float ToFloat(float x) { return x; }
+__device__ __forceinline__ double ToFloat(double x) { return x; }
+
+template <typename T>
+__device__ __forceinline__ T FromFloat(float x);
+template <>
+__device__ __forceinline__ half FromFloat<half>(float x) { return __float2half_rn(x); }
+template <>
+__device__ __forceinline__ bfloat16 FromFloat<bfloat16>(float x) { return __float2bfloat16_rn(x); }
+template <>
+__device__ __forceinline__ float FromFloat<float>(float x) { return x; }
+
+}  // namespace px_gpu
+#endif
+
+namespace px_gpu {
+
+// The type arithmetic on T runs in: float for the 16-bit types.
+template <typename T> struct ComputeTypeOf { using type = T; };
+template <> struct ComputeTypeOf<half> { using type = float; };
+template <> struct ComputeTypeOf<bfloat16> { using type = float; };
+template <typename T>
+using ComputeType = typename ComputeTypeOf<T>::type;
+
+template <typename T>
+__device__ __forceinline__ T FromCompute(ComputeType<T> x) {
+  if constexpr (sizeof(T) == 2) {
+    return FromFloat<T>(x);
+  } else {
+    return x;
+  }
+}
+
+// Math on float and double by overloading (the C library's names, which
+// both CUDA and HIP provide on the device).
+__device__ __forceinline__ float Exp(float x) { return expf(x); }
+__device__ __forceinline__ double Exp(double x) { return exp(x); }
+__device__ __forceinline__ float Log(float x) { return logf(x); }
+__device__ __forceinline__ double Log(double x) { return log(x); }
+__device__ __forceinline__ float Sqrt(float x) { return sqrtf(x); }
+__device__ __forceinline__ double Sqrt(double x) { return sqrt(x); }
+__device__ __forceinline__ float Rsqrt(float x) { return rsqrtf(x); }
+__device__ __forceinline__ double Rsqrt(double x) { return rsqrt(x); }
+__device__ __forceinline__ float Tanh(float x) { return tanhf(x); }
+__device__ __forceinline__ double Tanh(double x) { return tanh(x); }
+__device__ __forceinline__ float Abs(float x) { return fabsf(x); }
+__device__ __forceinline__ double Abs(double x) { return fabs(x); }
+template <typename C>
+__device__ __forceinline__ bool IsNan(C x) { return x != x; }
+
+// 16 bytes of T, for 128-bit loads and stores.
+template <typename T>
+struct alignas(16) Vec16 {
+  static constexpr int kLanes = 16 / sizeof(T);
+  T v[kLanes];
+};
+
+}  // namespace px_gpu
+
+#endif  // PLEXUS_PLUGINS_CUDA_GPU_PORTABILITY_H_

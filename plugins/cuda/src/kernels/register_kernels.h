@@ -1,0 +1,24 @@
+// The CUDA plugin's kernel families, registered from the plugin's
+// RegisterKernels (cuda_plugin.cc).
+#ifndef PLEXUS_PLUGINS_CUDA_KERNELS_REGISTER_KERNELS_H_
+#define PLEXUS_PLUGINS_CUDA_KERNELS_REGISTER_KERNELS_H_
+
+#include "fused/fused_elementwise.h"
+#include "plexus/plugin_api.h"
+#include "plexus/sdk/kernel.h"
+
+namespace plexus::cuda {
+
+// Unary math, activations and binary arithmetic with broadcasting (elementwise.cc).
+PX_Status* RegisterElementwiseKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
+
+// Every family: the elementwise kernels and the fused elementwise one,
+// compiled at run time with NVRTC (fused/fused_elementwise.h).
+inline PX_Status* RegisterCudaKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar) {
+  PX_Status* s = RegisterElementwiseKernels(info, registrar);
+  return s != nullptr ? s : RegisterFusedElementwise(info, registrar);
+}
+
+}  // namespace plexus::cuda
+
+#endif  // PLEXUS_PLUGINS_CUDA_KERNELS_REGISTER_KERNELS_H_
