@@ -98,6 +98,28 @@ TEST(CudaPlugin, RegistersTheElementwiseKernelsForTheFloatTypes) {
   }
 }
 
+TEST(CudaPlugin, RegistersTheMatMulKernelsForTheFloatTypes) {
+  std::shared_ptr<Plugin> plugin = CudaPlugin();
+  ASSERT_NE(plugin, nullptr);
+  const std::set<DataType> want = {DataType::kFloat, DataType::kDouble, DataType::kHalf,
+                                   DataType::kBFloat16};
+  for (const char* op : {"MatMul", "_FusedMatMul", "BatchMatMul", "BatchMatMulV2"}) {
+    std::vector<const KernelRegistration*> regs = plugin->kernels().ForOp(op);
+    ASSERT_EQ(regs.size(), 1u) << op;
+    ASSERT_EQ(regs[0]->type_constraints.size(), 1u) << op;
+    EXPECT_EQ(regs[0]->type_constraints[0].first, "T") << op;
+    const auto& types = regs[0]->type_constraints[0].second;
+    EXPECT_EQ(std::set<DataType>(types.begin(), types.end()), want) << op;
+  }
+  // BatchMatMulV3: Ta, Tb and Tout, each a float type.
+  std::vector<const KernelRegistration*> v3 = plugin->kernels().ForOp("BatchMatMulV3");
+  ASSERT_EQ(v3.size(), 1u);
+  ASSERT_EQ(v3[0]->type_constraints.size(), 3u);
+  for (const auto& [attr, types] : v3[0]->type_constraints) {
+    EXPECT_EQ(std::set<DataType>(types.begin(), types.end()), want) << attr;
+  }
+}
+
 TEST(CudaPlugin, DevicesMatchWhatTheMachineHas) {
   ASSERT_NE(CudaPlugin(), nullptr);
   const int count = CudaDeviceCount();

@@ -7,6 +7,7 @@
 //   px_gpu::half, px_gpu::bfloat16       16-bit storage types
 //   px_gpu::ToFloat(h), px_gpu::FromFloat<T>(f)
 //   px_gpu::Stream, px_gpu::Error, px_gpu::kSuccess, px_gpu::GetLastError()
+//   px_gpu::kWarpSize, px_gpu::ShuffleDown(v, offset), px_gpu::Shuffle(v, lane)
 //
 // Only the CUDA branch exists so far; the HIP one maps the same names to
 // hip_runtime.h, hip_fp16.h and hip_bf16.h.
@@ -33,6 +34,20 @@ inline Error GetLastError() { return cudaGetLastError(); }
 
 using half = __half;
 using bfloat16 = __nv_bfloat16;
+
+// Threads per warp (HIP: 64 on most AMD GPUs) and a shuffle over the whole
+// warp: lane i receives v of lane i + offset (its own v where that lane is
+// past the warp's end). Every lane of the warp must call it.
+constexpr int kWarpSize = 32;
+template <typename V>
+__device__ __forceinline__ V ShuffleDown(V v, int offset) {
+  return __shfl_down_sync(0xffffffffu, v, offset);
+}
+// Every lane receives v of lane `lane`.
+template <typename V>
+__device__ __forceinline__ V Shuffle(V v, int lane) {
+  return __shfl_sync(0xffffffffu, v, lane);
+}
 
 __device__ __forceinline__ float ToFloat(half x) { return __half2float(x); }
 __device__ __forceinline__ float ToFloat(bfloat16 x) { return __bfloat162float(x); }

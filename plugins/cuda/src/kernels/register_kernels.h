@@ -12,10 +12,18 @@ namespace plexus::cuda {
 // Unary math, activations and binary arithmetic with broadcasting (elementwise.cc).
 PX_Status* RegisterElementwiseKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 
+// MatMul, BatchMatMul(V2, V3) and _FusedMatMul through cuBLASLt (matmul.cc).
+PX_Status* RegisterMatMulKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
+
+// Sum, Mean, Max, Min, Prod, Softmax, LogSoftmax and BiasAdd (reduce.cc).
+PX_Status* RegisterReductionKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
+
 // Every family: the elementwise kernels and the fused elementwise one,
 // compiled at run time with NVRTC (fused/fused_elementwise.h).
 inline PX_Status* RegisterCudaKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar) {
   PX_Status* s = RegisterElementwiseKernels(info, registrar);
+  if (s == nullptr) s = RegisterMatMulKernels(info, registrar);
+  if (s == nullptr) s = RegisterReductionKernels(info, registrar);
   return s != nullptr ? s : RegisterFusedElementwise(info, registrar);
 }
 

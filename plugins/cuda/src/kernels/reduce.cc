@@ -1,0 +1,280 @@
+// The CUDA plugin's reductions (Sum, Mean, Max, Min, Prod over a host-memory
+// `axis` input), Softmax / LogSoftmax over the last dimension and BiasAdd
+// (NHWC or NCHW). The classes here check dtypes and shapes and build the
+// plans; the device code is in reduce.cu.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cuda_stream.h"
+#include "kernels/reduce_launch.h"
+#include "kernels/register_kernels.h"
+#include "plexus/sdk/kernel.h"
+#include "plexus/sdk/plugin.h"
+#include "plexus/sdk/window.h"
+
+namespace plexus::cuda {
+namespace {
+
+using red::Reducer;
+using sdk::Shape;
+
+ew::Dtype ToDtype(PX_DataType t, const char* op) {
+  switch (t) {
+    case PX_DT_FLOAT: return ew::Dtype::kFloat;
+    case PX_DT_DOUBLE: return ew::Dtype::kDouble;
+    case PX_DT_HALF: return ew::Dtype::kHalf;
+    case PX_DT_BFLOAT16: return ew::Dtype::kBFloat16;
+    default:
+      throw sdk::KernelError(PX_CODE_UNIMPLEMENTED,
+                             sdk::Format("%s on CUDA does not support dtype %s", op,
+                                         sdk::DtypeName(t)));
+  }
+}
+
+CudaStream& StreamOf(sdk::Call& call) {
+  PX_SDK_CHECK(call.stream() != nullptr, "the CUDA kernels need a stream");
+  CudaStream& stream = *sdk::HandleCast<CudaStream>(call.stream());
+  const cudaError_t error = stream.EnterDevice();
+  if (error != cudaSuccess) {
+    throw sdk::KernelError(PX_CODE_INTERNAL,
+                           sdk::Format("cudaSetDevice(%d) failed: %s", static_cast<int>(stream.ordinal),
+                                       cudaGetErrorString(error)));
+  }
+  return stream;
+}
+
+// ---------------------------------------------------------------------------
+// Reductions
+// ---------------------------------------------------------------------------
+
+struct ReduceEntry {
+  const char* op;
+  Reducer code;
+};
+constexpr ReduceEntry kReduceOps[] = {
+    {"Sum", Reducer::kSum}, {"Mean", Reducer::kMean}, {"Max", Reducer::kMax},
+    {"Min", Reducer::kMin}, {"Prod", Reducer::kProd},
+};
+
+// The output shape and the plan of reducing `shape` over `axes` (repeated
+// axes count once, like the cpu plugin and TensorFlow). Returns false when
+// nothing is reduced (every reduced dimension has size 1, or no axis): the
+// output is then a copy of the input.
+bool MakeReducePlan(const Shape& shape, const std::vector<int64_t>& axes, bool keep_dims,
+                    Shape* out_shape, red::ReducePlan* plan) {
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  std::vector<bool> reduced(static_cast<size_t>(rank), false);
+  for (int64_t axis : axes) {
+    PX_SDK_CHECK(axis >= -rank && axis < rank,
+                 "Invalid reduction dimension (%lld for input with %lld dimension(s)",
+                 static_cast<long long>(axis), static_cast<long long>(rank));
+    reduced[axis < 0 ? axis + rank : axis] = true;
+  }
+  // Merge neighbours that are both kept or both reduced; size-1 dimensions
+  // change nothing and are dropped.
+  std::vector<int64_t> dims;
+  std::vector<bool> group_reduced;
+  out_shape->clear();
+  plan->outputs = 1;
+  plan->count = 1;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (reduced[d]) {
+      plan->count *= shape[d];
+      if (keep_dims) out_shape->push_back(1);
+    } else {
+      plan->outputs *= shape[d];
+      out_shape->push_back(shape[d]);
+    }
+    if (shape[d] == 1) continue;
+    if (!dims.empty() && group_reduced.back() == reduced[d]) {
+      dims.back() *= shape[d];
+    } else {
+      dims.push_back(shape[d]);
+      group_reduced.push_back(reduced[d]);
+    }
+  }
+  const int groups = static_cast<int>(dims.size());
+  int red_groups = 0, last_red = -1;
+  for (int g = 0; g < groups; ++g) {
+    if (group_reduced[g]) {
+      ++red_groups;
+      last_red = g;
+    }
+  }
+  if (red_groups == 0) return false;
+  if (red_groups == 1) {
+    // Groups alternate: [outer?, reduced, inner?].
+    plan->outer = last_red > 0 ? dims[last_red - 1] : 1;
+    plan->inner = last_red + 1 < groups ? dims[last_red + 1] : 1;
+    plan->layout = plan->inner == 1 ? red::Layout::kRows : red::Layout::kColumns;
+    return true;
+  }
+  plan->layout = red::Layout::kGeneral;
+  int64_t stride = 1;
+  std::vector<int64_t> strides(static_cast<size_t>(groups));
+  for (int g = groups - 1; g >= 0; --g) {
+    strides[g] = stride;
+    stride *= dims[g];
+  }
+  plan->kept_rank = 0;
+  plan->red_rank = 0;
+  for (int g = 0; g < groups; ++g) {
+    int& n = group_reduced[g] ? plan->red_rank : plan->kept_rank;
+    if (n == red::kMaxGroups) {
+      throw sdk::KernelError(
+          PX_CODE_UNIMPLEMENTED,
+          sdk::Format("reducing %s over these axes needs more than %d groups of dimensions, the "
+                      "most the CUDA kernels handle",
+                      sdk::ShapeString(shape).c_str(), red::kMaxGroups));
+    }
+    (group_reduced[g] ? plan->red_dims : plan->kept_dims)[n] = dims[g];
+    (group_reduced[g] ? plan->red_strides : plan->kept_strides)[n] = strides[g];
+    ++n;
+  }
+  return true;
+}
+
+class ReduceKernel : public sdk::OpKernel {
+ public:
+  void Init(sdk::Attrs& attrs) override {
+    op_name_ = attrs.op();
+    keep_dims_ = attrs.Bool("keep_dims", false);
+    for (const ReduceEntry& e : kReduceOps) {
+      if (op_name_ == e.op) {
+        op_ = e.code;
+        return;
+      }
+    }
+    PX_SDK_CHECK(false, "no CUDA reduction kernel for op %s", op_name_.c_str());
+  }
+
+  void Compute(sdk::Call& call) override {
+    const DLTensor& x = call.input(0);
+    const PX_DataType dtype = call.input_dtype(0);
+    const ew::Dtype ew_dtype = ToDtype(dtype, op_name_.c_str());
+    PX_SDK_CHECK(px_sdk_is_contiguous(&x), "%s: input 0 is not contiguous", op_name_.c_str());
+    const Shape shape = call.input_shape(0);
+    Shape out_shape;
+    red::ReducePlan plan;
+    const bool reduces = MakeReducePlan(shape, call.input_int_values(1), keep_dims_, &out_shape,
+                                        &plan);
+    void* out = call.AllocateOutputRaw(0, out_shape.data(), out_shape.size());
+    if (plan.outputs == 0) return;
+    CudaStream& stream = StreamOf(call);
+    if (!reduces) {
+      // Every output element folds exactly one input element: a copy.
+      const size_t bytes = static_cast<size_t>(plan.outputs) * sdk::DtypeSize(dtype);
+      const cudaError_t error = cudaMemcpyAsync(out, px_sdk_data(&x), bytes,
+                                                cudaMemcpyDeviceToDevice, stream.get());
+      PX_SDK_CHECK(error == cudaSuccess, "%s: cudaMemcpyAsync failed: %s", op_name_.c_str(),
+                   cudaGetErrorString(error));
+    } else {
+      red::LaunchReduce(op_, ew_dtype, px_sdk_data(&x), out, plan, stream.get());
+    }
+    CheckLaunch(stream, op_name_.c_str());
+  }
+
+ private:
+  std::string op_name_;
+  Reducer op_ = Reducer::kSum;
+  bool keep_dims_ = false;
+};
+
+// ---------------------------------------------------------------------------
+// Softmax, LogSoftmax
+// ---------------------------------------------------------------------------
+
+class SoftmaxKernel : public sdk::OpKernel {
+ public:
+  void Init(sdk::Attrs& attrs) override {
+    op_name_ = attrs.op();
+    log_ = op_name_ == "LogSoftmax";
+  }
+
+  void Compute(sdk::Call& call) override {
+    const DLTensor& x = call.input(0);
+    const PX_DataType dtype = call.input_dtype(0);
+    const ew::Dtype ew_dtype = ToDtype(dtype, op_name_.c_str());
+    PX_SDK_CHECK(px_sdk_is_contiguous(&x), "%s: input 0 is not contiguous", op_name_.c_str());
+    const Shape shape = call.input_shape(0);
+    PX_SDK_CHECK(!shape.empty(), "logits must have rank >= 1, got shape %s",
+                 sdk::ShapeString(shape).c_str());
+    void* y = call.AllocateOutputRaw(0, x.shape, static_cast<size_t>(x.ndim));
+    const int64_t cols = shape.back();
+    const int64_t n = sdk::NumElements(shape);
+    if (n == 0) return;
+    CudaStream& stream = StreamOf(call);
+    red::LaunchSoftmax(log_, ew_dtype, px_sdk_data(&x), y, n / cols, cols, stream.get());
+    CheckLaunch(stream, op_name_.c_str());
+  }
+
+ private:
+  std::string op_name_;
+  bool log_ = false;
+};
+
+// ---------------------------------------------------------------------------
+// BiasAdd
+// ---------------------------------------------------------------------------
+
+class BiasAddKernel : public sdk::OpKernel {
+ public:
+  void Init(sdk::Attrs& attrs) override { nchw_ = sdk::ReadNchw(attrs); }
+
+  void Compute(sdk::Call& call) override {
+    const DLTensor& x = call.input(0);
+    const DLTensor& bias = call.input(1);
+    const PX_DataType dtype = call.input_dtype(0);
+    PX_SDK_CHECK(call.input_dtype(1) == dtype, "BiasAdd: value is %s, bias %s",
+                 sdk::DtypeName(dtype), sdk::DtypeName(call.input_dtype(1)));
+    const ew::Dtype ew_dtype = ToDtype(dtype, "BiasAdd");
+    PX_SDK_CHECK(px_sdk_is_contiguous(&x) && px_sdk_is_contiguous(&bias),
+                 "BiasAdd: the inputs must be contiguous");
+    const Shape shape = call.input_shape(0);
+    const Shape bias_shape = call.input_shape(1);
+    PX_SDK_CHECK(shape.size() >= 2, "BiasAdd value must be at least rank 2, got %s",
+                 sdk::ShapeString(shape).c_str());
+    const size_t channel_dim = nchw_ ? 1 : shape.size() - 1;
+    const int64_t channels = shape[channel_dim];
+    PX_SDK_CHECK(bias_shape.size() == 1 && bias_shape[0] == channels,
+                 "BiasAdd bias must be 1-D with the %lld channels of value %s (%s), got %s",
+                 static_cast<long long>(channels), sdk::ShapeString(shape).c_str(),
+                 nchw_ ? "NCHW" : "NHWC", sdk::ShapeString(bias_shape).c_str());
+    int64_t inner = 1;
+    for (size_t d = channel_dim + 1; d < shape.size(); ++d) inner *= shape[d];
+    void* y = call.AllocateOutputRaw(0, x.shape, static_cast<size_t>(x.ndim));
+    const int64_t n = sdk::NumElements(shape);
+    if (n == 0) return;
+    CudaStream& stream = StreamOf(call);
+    red::LaunchBiasAdd(ew_dtype, px_sdk_data(&x), px_sdk_data(&bias), y, n, channels, inner,
+                       stream.get());
+    CheckLaunch(stream, "BiasAdd");
+  }
+
+ private:
+  bool nchw_ = false;
+};
+
+const std::vector<PX_DataType> kFloatTypes = {PX_DT_FLOAT, PX_DT_DOUBLE, PX_DT_HALF,
+                                              PX_DT_BFLOAT16};
+
+}  // namespace
+
+PX_Status* RegisterReductionKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar) {
+  const std::vector<PX_DataType> idx = {PX_DT_INT32, PX_DT_INT64};
+  for (const ReduceEntry& e : kReduceOps) {
+    // axis (input 1) stays in host memory.
+    PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<ReduceKernel>(
+        info, registrar, e.op, {{"T", kFloatTypes}, {"Tidx", idx}}, {1}));
+  }
+  for (const char* op : {"Softmax", "LogSoftmax"}) {
+    PX_SDK_RETURN_IF_ERROR(
+        sdk::RegisterKernel<SoftmaxKernel>(info, registrar, op, {{"T", kFloatTypes}}));
+  }
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<BiasAddKernel>(info, registrar, "BiasAdd", {{"T", kFloatTypes}}));
+  return nullptr;
+}
+
+}  // namespace plexus::cuda

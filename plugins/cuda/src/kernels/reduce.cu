@@ -1,0 +1,362 @@
+// Device code of the reductions (Sum, Mean, Max, Min, Prod), Softmax /
+// LogSoftmax and BiasAdd. No CUB (compile time): the tree reductions are a
+// warp shuffle (px_gpu::ShuffleDown) and, for whole blocks, one partial per
+// warp in shared memory. half and bfloat16 accumulate in float.
+#include <cmath>
+#include <cstdint>
+
+#include "gpu_portability.h"
+#include "kernels/launch_util.h"
+#include "kernels/reduce_launch.h"
+
+namespace plexus::cuda {
+namespace {
+
+using red::Layout;
+using red::ReducePlan;
+using red::Reducer;
+using px_gpu::kWarpSize;
+
+// Threads of the block-per-row kernels; the warp-per-row kernels take rows
+// of up to kWarpRowMax elements (below that a whole block per row idles).
+constexpr int kRowBlock = 512;
+constexpr int64_t kWarpRowMax = 512;
+// Grid-stride loops over rows: enough blocks to fill the GPU a few times.
+constexpr int64_t kMaxRowBlocks = 4096;
+
+template <Reducer R, typename C>
+__device__ __forceinline__ C Identity() {
+  if constexpr (R == Reducer::kProd) {
+    return C(1);
+  } else if constexpr (R == Reducer::kMax) {
+    return C(-INFINITY);
+  } else if constexpr (R == Reducer::kMin) {
+    return C(INFINITY);
+  } else {
+    return C(0);
+  }
+}
+
+// Max and Min skip NaN like the cpu plugin (a comparison with NaN is false).
+template <Reducer R, typename C>
+__device__ __forceinline__ C Fold(C acc, C v) {
+  if constexpr (R == Reducer::kSum || R == Reducer::kMean) {
+    return acc + v;
+  } else if constexpr (R == Reducer::kProd) {
+    return acc * v;
+  } else if constexpr (R == Reducer::kMax) {
+    return v > acc ? v : acc;
+  } else {
+    return v < acc ? v : acc;
+  }
+}
+
+// The fold of v over the warp, in lane 0.
+template <Reducer R, typename C>
+__device__ __forceinline__ C WarpReduce(C v) {
+#pragma unroll
+  for (int offset = kWarpSize / 2; offset > 0; offset /= 2) {
+    v = Fold<R>(v, px_gpu::ShuffleDown(v, offset));
+  }
+  return v;
+}
+
+// The fold of v over the block, returned to every thread. smem holds
+// kWarpSize + 1 values; every thread of the block must call it.
+template <Reducer R, typename C>
+__device__ C BlockAllReduce(C v, C* smem) {
+  const int lane = threadIdx.x % kWarpSize;
+  const int warp = threadIdx.x / kWarpSize;
+  const int warps = (blockDim.x + kWarpSize - 1) / kWarpSize;
+  v = WarpReduce<R>(v);
+  if (lane == 0) smem[warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    C w = lane < warps ? smem[lane] : Identity<R, C>();
+    w = WarpReduce<R>(w);
+    if (lane == 0) smem[kWarpSize] = w;
+  }
+  __syncthreads();
+  const C result = smem[kWarpSize];
+  __syncthreads();  // the caller may reuse smem right away
+  return result;
+}
+
+// The fold over a warp (kWarp) or the whole block, in every thread that
+// needs it: lane 0 of the warp, or every thread of the block.
+template <Reducer R, bool kWarp, typename C>
+__device__ __forceinline__ C GroupReduce(C v, C* smem) {
+  if constexpr (kWarp) {
+    return WarpReduce<R>(v);
+  } else {
+    return BlockAllReduce<R>(v, smem);
+  }
+}
+
+template <bool kWarp, typename C>
+__device__ __forceinline__ C GroupBroadcast(C v) {
+  if constexpr (kWarp) {
+    return px_gpu::Shuffle(v, 0);
+  } else {
+    return v;
+  }
+}
+
+template <Reducer R, typename T>
+__device__ __forceinline__ T Finish(px_gpu::ComputeType<T> acc, int64_t count) {
+  using C = px_gpu::ComputeType<T>;
+  if constexpr (R == Reducer::kMean) acc = acc / static_cast<C>(count);  // 0 / 0: NaN
+  return px_gpu::FromCompute<T>(acc);
+}
+
+// Offset of row-major index i over dims (with the given strides).
+__device__ __forceinline__ int64_t Decompose(int64_t i, int rank, const int64_t* dims,
+                                             const int64_t* strides) {
+  int64_t offset = 0;
+  for (int d = rank - 1; d >= 0; --d) {
+    const int64_t q = i / dims[d];
+    offset += (i - q * dims[d]) * strides[d];
+    i = q;
+  }
+  return offset;
+}
+
+// One warp (kWarp) or one block per output element. kGeneral: the layout is
+// kGeneral; otherwise kRows (output o folds in[o * count, (o + 1) * count)).
+template <Reducer R, typename T, bool kWarp, bool kGeneral>
+__global__ void RowReduceKernel(const T* __restrict__ in, T* __restrict__ out,
+                                const ReducePlan plan) {
+  using C = px_gpu::ComputeType<T>;
+  __shared__ C smem[kWarpSize + 1];
+  const int64_t per_block = kWarp ? blockDim.x / kWarpSize : 1;
+  const int lane = kWarp ? threadIdx.x % kWarpSize : threadIdx.x;
+  const int width = kWarp ? kWarpSize : blockDim.x;
+  const int64_t first = static_cast<int64_t>(blockIdx.x) * per_block +
+                        (kWarp ? threadIdx.x / kWarpSize : 0);
+  const int64_t step = static_cast<int64_t>(gridDim.x) * per_block;
+  // The loop bound is uniform over a warp (kWarp) or the block: every
+  // thread reaches the shuffles and barriers.
+  for (int64_t o = first; o < plan.outputs; o += step) {
+    C acc = Identity<R, C>();
+    if constexpr (kGeneral) {
+      const T* base = in + Decompose(o, plan.kept_rank, plan.kept_dims, plan.kept_strides);
+      for (int64_t k = lane; k < plan.count; k += width) {
+        acc = Fold<R>(acc, static_cast<C>(px_gpu::ToFloat(
+                               base[Decompose(k, plan.red_rank, plan.red_dims, plan.red_strides)])));
+      }
+    } else {
+      const T* row = in + o * plan.count;
+      for (int64_t k = lane; k < plan.count; k += width) {
+        acc = Fold<R>(acc, static_cast<C>(px_gpu::ToFloat(row[k])));
+      }
+    }
+    acc = GroupReduce<R, kWarp>(acc, smem);
+    if (lane == 0) out[o] = Finish<R, T>(acc, plan.count);
+  }
+}
+
+// [outer, r, inner] with inner > 1: blockDim.x (kWarpSize) consecutive
+// columns per block, blockDim.y threads splitting r for each column, their
+// partial results folded in shared memory.
+constexpr int kColumnsPerBlock = kWarpSize;
+constexpr int kMaxColumnSplit = 32;
+
+template <Reducer R, typename T>
+__global__ void ColumnReduceKernel(const T* __restrict__ in, T* __restrict__ out, int64_t outer,
+                                   int64_t r, int64_t inner) {
+  using C = px_gpu::ComputeType<T>;
+  __shared__ C smem[kMaxColumnSplit][kColumnsPerBlock + 1];
+  const int64_t columns = outer * inner;
+  for (int64_t c0 = static_cast<int64_t>(blockIdx.x) * kColumnsPerBlock; c0 < columns;
+       c0 += static_cast<int64_t>(gridDim.x) * kColumnsPerBlock) {
+    const int64_t c = c0 + threadIdx.x;
+    C acc = Identity<R, C>();
+    if (c < columns) {
+      const int64_t o = c / inner;
+      const T* p = in + o * r * inner + (c - o * inner);
+      for (int64_t k = threadIdx.y; k < r; k += blockDim.y) {
+        acc = Fold<R>(acc, static_cast<C>(px_gpu::ToFloat(p[k * inner])));
+      }
+    }
+    smem[threadIdx.y][threadIdx.x] = acc;
+    __syncthreads();
+    if (threadIdx.y == 0 && c < columns) {
+      for (unsigned y = 1; y < blockDim.y; ++y) acc = Fold<R>(acc, smem[y][threadIdx.x]);
+      out[c] = Finish<R, T>(acc, r);
+    }
+    __syncthreads();
+  }
+}
+
+unsigned RowGrid(int64_t rows, int64_t rows_per_block) {
+  int64_t blocks = (rows + rows_per_block - 1) / rows_per_block;
+  if (blocks < 1) blocks = 1;
+  if (blocks > kMaxRowBlocks) blocks = kMaxRowBlocks;
+  return static_cast<unsigned>(blocks);
+}
+
+template <Reducer R, typename T, bool kGeneral>
+void LaunchRows(const T* in, T* out, const ReducePlan& plan, px_gpu::Stream stream) {
+  if (plan.count <= kWarpRowMax) {
+    constexpr int kWarps = kBlockSize / kWarpSize;
+    PX_GPU_LAUNCH((RowReduceKernel<R, T, true, kGeneral>), RowGrid(plan.outputs, kWarps),
+                  kBlockSize, 0, stream)(in, out, plan);
+  } else {
+    PX_GPU_LAUNCH((RowReduceKernel<R, T, false, kGeneral>), RowGrid(plan.outputs, 1), kRowBlock,
+                  0, stream)(in, out, plan);
+  }
+}
+
+template <Reducer R, typename T>
+void LaunchReduceT(const void* in_raw, void* out_raw, const ReducePlan& plan,
+                   px_gpu::Stream stream) {
+  const T* in = static_cast<const T*>(in_raw);
+  T* out = static_cast<T*>(out_raw);
+  switch (plan.layout) {
+    case Layout::kRows:
+      LaunchRows<R, T, false>(in, out, plan, stream);
+      return;
+    case Layout::kGeneral:
+      LaunchRows<R, T, true>(in, out, plan, stream);
+      return;
+    case Layout::kColumns: {
+      const int64_t columns = plan.outer * plan.inner;
+      // Few columns: more threads split each column's reduced length.
+      const int split = columns < 8192 && plan.count >= 256 ? kMaxColumnSplit : 8;
+      const dim3 block(kColumnsPerBlock, split);
+      PX_GPU_LAUNCH((ColumnReduceKernel<R, T>), RowGrid(columns, kColumnsPerBlock), block, 0,
+                    stream)(in, out, plan.outer, plan.count, plan.inner);
+      return;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Softmax / LogSoftmax: one warp (short rows) or one block per row; the row
+// maximum is subtracted before exp.
+// ---------------------------------------------------------------------------
+
+template <typename T, bool kLog, bool kWarp>
+__global__ void SoftmaxKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows,
+                              int64_t cols) {
+  using C = px_gpu::ComputeType<T>;
+  __shared__ C smem[kWarpSize + 1];
+  const int64_t per_block = kWarp ? blockDim.x / kWarpSize : 1;
+  const int lane = kWarp ? threadIdx.x % kWarpSize : threadIdx.x;
+  const int width = kWarp ? kWarpSize : blockDim.x;
+  const int64_t first = static_cast<int64_t>(blockIdx.x) * per_block +
+                        (kWarp ? threadIdx.x / kWarpSize : 0);
+  const int64_t step = static_cast<int64_t>(gridDim.x) * per_block;
+  for (int64_t row = first; row < rows; row += step) {
+    const T* xr = x + row * cols;
+    T* yr = y + row * cols;
+    C max = Identity<Reducer::kMax, C>();
+    for (int64_t k = lane; k < cols; k += width) {
+      max = Fold<Reducer::kMax>(max, static_cast<C>(px_gpu::ToFloat(xr[k])));
+    }
+    max = GroupBroadcast<kWarp>(GroupReduce<Reducer::kMax, kWarp>(max, smem));
+    C sum = 0;
+    for (int64_t k = lane; k < cols; k += width) {
+      sum += px_gpu::Exp(static_cast<C>(px_gpu::ToFloat(xr[k])) - max);
+    }
+    sum = GroupBroadcast<kWarp>(GroupReduce<Reducer::kSum, kWarp>(sum, smem));
+    if constexpr (kLog) {
+      const C log_sum = px_gpu::Log(sum);
+      for (int64_t k = lane; k < cols; k += width) {
+        yr[k] = px_gpu::FromCompute<T>(static_cast<C>(px_gpu::ToFloat(xr[k])) - max - log_sum);
+      }
+    } else {
+      for (int64_t k = lane; k < cols; k += width) {
+        yr[k] = px_gpu::FromCompute<T>(
+            px_gpu::Exp(static_cast<C>(px_gpu::ToFloat(xr[k])) - max) / sum);
+      }
+    }
+  }
+}
+
+template <typename T, bool kLog>
+void LaunchSoftmaxT(const void* x, void* y, int64_t rows, int64_t cols, px_gpu::Stream stream) {
+  const T* in = static_cast<const T*>(x);
+  T* out = static_cast<T*>(y);
+  if (cols <= kWarpRowMax) {
+    constexpr int kWarps = kBlockSize / kWarpSize;
+    PX_GPU_LAUNCH((SoftmaxKernel<T, kLog, true>), RowGrid(rows, kWarps), kBlockSize, 0, stream)(
+        in, out, rows, cols);
+  } else {
+    PX_GPU_LAUNCH((SoftmaxKernel<T, kLog, false>), RowGrid(rows, 1), kRowBlock, 0, stream)(
+        in, out, rows, cols);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// BiasAdd
+// ---------------------------------------------------------------------------
+
+template <typename T, typename I>
+__global__ void BiasAddKernel(const T* __restrict__ x, const T* __restrict__ bias,
+                              T* __restrict__ y, I n, I channels, I inner) {
+  using C = px_gpu::ComputeType<T>;
+  const I stride = static_cast<I>(blockDim.x) * gridDim.x;
+  for (I i = static_cast<I>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    const I c = (inner == 1 ? i : i / inner) % channels;
+    y[i] = px_gpu::FromCompute<T>(static_cast<C>(px_gpu::ToFloat(x[i])) +
+                                  static_cast<C>(px_gpu::ToFloat(bias[c])));
+  }
+}
+
+template <typename T>
+void LaunchBiasAddT(const void* x, const void* bias, void* y, int64_t n, int64_t channels,
+                    int64_t inner, px_gpu::Stream stream) {
+  const T* xt = static_cast<const T*>(x);
+  const T* bt = static_cast<const T*>(bias);
+  T* yt = static_cast<T*>(y);
+  // 32-bit index arithmetic (cheaper division) when everything fits.
+  if (n < (int64_t{1} << 31)) {
+    PX_GPU_LAUNCH((BiasAddKernel<T, int32_t>), GridFor(n), kBlockSize, 0, stream)(
+        xt, bt, yt, static_cast<int32_t>(n), static_cast<int32_t>(channels),
+        static_cast<int32_t>(inner));
+  } else {
+    PX_GPU_LAUNCH((BiasAddKernel<T, int64_t>), GridFor(n), kBlockSize, 0, stream)(
+        xt, bt, yt, n, channels, inner);
+  }
+}
+
+}  // namespace
+
+namespace red {
+
+void LaunchReduce(Reducer op, ew::Dtype dtype, const void* in, void* out, const ReducePlan& plan,
+                  cudaStream_t stream) {
+  VisitDtype(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    switch (op) {
+      case Reducer::kSum: LaunchReduceT<Reducer::kSum, T>(in, out, plan, stream); return;
+      case Reducer::kMean: LaunchReduceT<Reducer::kMean, T>(in, out, plan, stream); return;
+      case Reducer::kMax: LaunchReduceT<Reducer::kMax, T>(in, out, plan, stream); return;
+      case Reducer::kMin: LaunchReduceT<Reducer::kMin, T>(in, out, plan, stream); return;
+      case Reducer::kProd: LaunchReduceT<Reducer::kProd, T>(in, out, plan, stream); return;
+    }
+  });
+}
+
+void LaunchSoftmax(bool log, ew::Dtype dtype, const void* x, void* y, int64_t rows, int64_t cols,
+                   cudaStream_t stream) {
+  VisitDtype(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    if (log) {
+      LaunchSoftmaxT<T, true>(x, y, rows, cols, stream);
+    } else {
+      LaunchSoftmaxT<T, false>(x, y, rows, cols, stream);
+    }
+  });
+}
+
+void LaunchBiasAdd(ew::Dtype dtype, const void* x, const void* bias, void* y, int64_t n,
+                   int64_t channels, int64_t inner, cudaStream_t stream) {
+  VisitDtype(dtype, [&](auto tag) {
+    LaunchBiasAddT<decltype(tag)>(x, bias, y, n, channels, inner, stream);
+  });
+}
+
+}  // namespace red
+}  // namespace plexus::cuda
