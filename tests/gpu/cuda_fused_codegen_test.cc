@@ -13,6 +13,7 @@
 
 #include "fused/fused_codegen.h"
 #include "fused/fused_compiler.h"
+#include "fused/nvrtc_loader.h"
 #include "plexus/sdk/fused_elementwise.h"
 
 namespace plexus::cuda {
@@ -221,6 +222,43 @@ TEST(CudaFusedCodegen, CompileErrorsCarryTheLogAndTheLine) {
   }
   // A failure is not cached as a success: the next request fails again.
   EXPECT_THROW(CompileFusedSource(source, 90), sdk::Error);
+}
+
+// NVRTC is opened at run time (fused/nvrtc_loader.h). Here it exists: the
+// default names load it and every function resolves.
+TEST(CudaNvrtcLoader, LoadsTheToolkitsNvrtc) {
+  const std::vector<std::string> names = DefaultNvrtcLibraryNames();
+  ASSERT_FALSE(names.empty());
+  EXPECT_EQ(names.front().rfind("libnvrtc.so.", 0), 0u) << names.front();  // the versioned soname first
+  NvrtcApi api;
+  EXPECT_EQ(LoadNvrtc(names, &api), "");
+  EXPECT_NE(api.nvrtcCompileProgram, nullptr);
+  EXPECT_NE(api.nvrtcGetCUBIN, nullptr);
+  EXPECT_STREQ(Nvrtc().nvrtcGetErrorString(NVRTC_SUCCESS), "NVRTC_SUCCESS");
+  EXPECT_STREQ(nvrtc::nvrtcGetErrorString(NVRTC_ERROR_INVALID_OPTION), "NVRTC_ERROR_INVALID_OPTION");
+}
+
+// A library that is not there: a message naming it, with dlopen's reason for
+// every name tried and what to install; the table is left alone.
+TEST(CudaNvrtcLoader, MissingLibraryIsReported) {
+  NvrtcApi api;
+  const std::string error = LoadNvrtc({"libplexus_no_such_nvrtc.so.13", "libplexus_no_such_nvrtc.so"}, &api);
+  EXPECT_EQ(error.rfind("libplexus_no_such_nvrtc.so.13 not found (", 0), 0u) << error;
+  EXPECT_NE(error.find("libplexus_no_such_nvrtc.so.13: cannot open shared object file"), std::string::npos) << error;
+  EXPECT_NE(error.find("libplexus_no_such_nvrtc.so: cannot open shared object file"), std::string::npos) << error;
+  const std::string hint = "): install the CUDA toolkit's NVRTC library";
+  ASSERT_GE(error.size(), hint.size());
+  EXPECT_EQ(error.substr(error.size() - hint.size()), hint) << error;
+  EXPECT_EQ(api.nvrtcCreateProgram, nullptr);
+}
+
+// A library that exists but is not NVRTC: the first missing function is named.
+TEST(CudaNvrtcLoader, MissingFunctionIsReported) {
+  NvrtcApi api;
+  const std::string error = LoadNvrtc({"libm.so.6"}, &api);
+  EXPECT_EQ(error.rfind("libm.so.6 lacks nvrtcGetErrorString (", 0), 0u) << error;
+  EXPECT_NE(error.find("install the CUDA toolkit's NVRTC library"), std::string::npos) << error;
+  EXPECT_EQ(api.nvrtcGetErrorString, nullptr);
 }
 
 }  // namespace

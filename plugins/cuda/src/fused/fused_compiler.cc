@@ -1,8 +1,6 @@
 // NVRTC compilation and the process-wide image cache (fused_compiler.h).
 #include "fused/fused_compiler.h"
 
-#include <nvrtc.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
@@ -11,6 +9,7 @@
 #include <sstream>
 #include <utility>
 
+#include "fused/nvrtc_loader.h"
 #include "plexus/sdk/kernel.h"
 
 namespace plexus::cuda {
@@ -37,22 +36,22 @@ Cache& TheCache() {
 struct Program {
   nvrtcProgram prog = nullptr;
   ~Program() {
-    if (prog != nullptr) nvrtcDestroyProgram(&prog);
+    if (prog != nullptr) nvrtc::nvrtcDestroyProgram(&prog);
   }
 };
 
 [[noreturn]] void Fail(const char* what, nvrtcResult r) {
   throw sdk::Error(PX_CODE_INTERNAL, sdk::Format("_PlexusFusedElementwise: %s failed: %s (NVRTC code %d)", what,
-                                                 nvrtcGetErrorString(r), static_cast<int>(r)));
+                                                 nvrtc::nvrtcGetErrorString(r), static_cast<int>(r)));
 }
 
 // The architectures this NVRTC compiles for (e.g. 75, 80, ..., 120).
 std::vector<int> SupportedArchs() {
   int count = 0;
   std::vector<int> archs;
-  if (nvrtcGetNumSupportedArchs(&count) == NVRTC_SUCCESS && count > 0) {
+  if (nvrtc::nvrtcGetNumSupportedArchs(&count) == NVRTC_SUCCESS && count > 0) {
     archs.resize(static_cast<size_t>(count));
-    if (nvrtcGetSupportedArchs(archs.data()) != NVRTC_SUCCESS) archs.clear();
+    if (nvrtc::nvrtcGetSupportedArchs(archs.data()) != NVRTC_SUCCESS) archs.clear();
   }
   std::sort(archs.begin(), archs.end());
   return archs;
@@ -93,13 +92,13 @@ std::string DescribeLog(const std::string& log, const std::string& source) {
 bool Compile(const std::string& source, const std::string& target, bool ptx, FusedImage* image,
              nvrtcResult* status) {
   Program p;
-  nvrtcResult r = nvrtcCreateProgram(&p.prog, source.c_str(), kSourceName, 0, nullptr, nullptr);
+  nvrtcResult r = nvrtc::nvrtcCreateProgram(&p.prog, source.c_str(), kSourceName, 0, nullptr, nullptr);
   if (r != NVRTC_SUCCESS) Fail("nvrtcCreateProgram", r);
   const std::string arch = "--gpu-architecture=" + target;
   // No contraction into fused multiply-adds: each instruction rounds like
   // the separate op (and the cpu kernel) would.
   const char* options[] = {arch.c_str(), "--fmad=false", "--std=c++17"};
-  r = nvrtcCompileProgram(p.prog, 3, options);
+  r = nvrtc::nvrtcCompileProgram(p.prog, 3, options);
   g_compile_count.fetch_add(1);
   if (r == NVRTC_ERROR_INVALID_OPTION) {
     *status = r;
@@ -108,27 +107,27 @@ bool Compile(const std::string& source, const std::string& target, bool ptx, Fus
   if (r != NVRTC_SUCCESS) {
     size_t size = 0;
     std::string log;
-    if (nvrtcGetProgramLogSize(p.prog, &size) == NVRTC_SUCCESS && size > 1) {
+    if (nvrtc::nvrtcGetProgramLogSize(p.prog, &size) == NVRTC_SUCCESS && size > 1) {
       log.resize(size);
-      if (nvrtcGetProgramLog(p.prog, &log[0]) != NVRTC_SUCCESS) log.clear();
+      if (nvrtc::nvrtcGetProgramLog(p.prog, &log[0]) != NVRTC_SUCCESS) log.clear();
     }
     throw sdk::Error(PX_CODE_INTERNAL,
                      sdk::Format("_PlexusFusedElementwise: NVRTC could not compile the generated kernel for %s: %s%s",
-                                 target.c_str(), nvrtcGetErrorString(r), DescribeLog(log, source).c_str()));
+                                 target.c_str(), nvrtc::nvrtcGetErrorString(r), DescribeLog(log, source).c_str()));
   }
   size_t size = 0;
   if (ptx) {
-    r = nvrtcGetPTXSize(p.prog, &size);
+    r = nvrtc::nvrtcGetPTXSize(p.prog, &size);
     if (r == NVRTC_SUCCESS) {
       image->data.resize(size);
-      r = nvrtcGetPTX(p.prog, image->data.data());
+      r = nvrtc::nvrtcGetPTX(p.prog, image->data.data());
     }
     if (r != NVRTC_SUCCESS) Fail("nvrtcGetPTX", r);
   } else {
-    r = nvrtcGetCUBINSize(p.prog, &size);
+    r = nvrtc::nvrtcGetCUBINSize(p.prog, &size);
     if (r == NVRTC_SUCCESS && size > 0) {
       image->data.resize(size);
-      r = nvrtcGetCUBIN(p.prog, image->data.data());
+      r = nvrtc::nvrtcGetCUBIN(p.prog, image->data.data());
     } else if (r == NVRTC_SUCCESS) {
       r = NVRTC_ERROR_INVALID_OPTION;  // no CUBIN for this target
     }

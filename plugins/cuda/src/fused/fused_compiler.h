@@ -1,7 +1,8 @@
 // Run-time compilation of generated kernels (fused_codegen.h) with NVRTC,
 // cached process-wide by (source text, target), so each distinct program is
-// compiled once per process. Needs libnvrtc only (no CUDA runtime, no GPU):
-// compiling for sm_90 works on machines without a device.
+// compiled once per process. Needs libnvrtc only (no CUDA runtime, no GPU),
+// opened at run time (nvrtc_loader.h): compiling for sm_90 works on machines
+// without a device.
 #ifndef PLEXUS_PLUGINS_CUDA_FUSED_COMPILER_H_
 #define PLEXUS_PLUGINS_CUDA_FUSED_COMPILER_H_
 
@@ -27,8 +28,9 @@ struct FusedImage {
 // The image of `source` for compute capability `compute_capability` (major *
 // 10 + minor, e.g. 90). The first request for a (source, capability) pair
 // compiles; later ones return the same object. Throws sdk::Error (INTERNAL)
-// with NVRTC's log and the offending generated lines when compilation fails.
-// Thread-safe.
+// with NVRTC's log and the offending generated lines when compilation fails,
+// and UNAVAILABLE ("libnvrtc.so.13 not found (...): install ...") when NVRTC
+// cannot be loaded. Thread-safe.
 std::shared_ptr<const FusedImage> CompileFusedSource(const std::string& source, int compute_capability);
 
 // NVRTC compilations done by CompileFusedSource in this process (for tests

@@ -9,6 +9,9 @@
 // _FusedMatMul ([n]) is then a per-row vector of that column-major output,
 // which is what cuBLASLt's BIAS epilogues add.
 //
+// cuBLASLt itself is opened with dlopen on the first product
+// (cublaslt_loader.h: every call is cublaslt::cublasLt...), so the plugin
+// loads where libcublasLt is missing and MatMul alone fails, UNAVAILABLE.
 // Per device: one cuBLASLt handle, created on the first product (so the
 // plugin loads and registers where no GPU exists); per stream: a 32 MiB
 // workspace (streams run concurrently, a shared workspace would race). Per
@@ -22,7 +25,6 @@
 // cores (CUBLAS_COMPUTE_32F_FAST_TF32) when the environment has
 // PX_CUDA_ALLOW_TF32=1; half and bfloat16 on tensor cores with FP32
 // accumulation; double in FP64.
-#include <cublasLt.h>
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
@@ -35,6 +37,7 @@
 #include <tuple>
 #include <vector>
 
+#include "cublaslt_loader.h"
 #include "cuda_error.h"
 #include "cuda_stream.h"
 #include "kernels/elementwise_launch.h"
@@ -70,7 +73,10 @@ PX_Code CublasCode(cublasStatus_t s) {
 }
 
 [[noreturn]] void ThrowCublas(cublasStatus_t s, const char* expr) {
-  const char* text = cublasLtGetStatusString(s);
+  // The calls go through the loader's wrappers (cublaslt_loader.h): name the
+  // cuBLASLt function itself.
+  if (std::strncmp(expr, "cublaslt::", 10) == 0) expr += 10;
+  const char* text = cublaslt::cublasLtGetStatusString(s);
   throw sdk::KernelError(CublasCode(s),
                          sdk::Format("cuBLASLt: %s failed: %s (%d)", expr,
                                      text != nullptr ? text : "unknown status",
@@ -132,10 +138,10 @@ struct Plan {
   cublasLtMatmulAlgo_t algo{};
   bool supported = false;  // the heuristic found an algorithm
   ~Plan() {
-    if (layout_c != nullptr) cublasLtMatrixLayoutDestroy(layout_c);
-    if (layout_b != nullptr) cublasLtMatrixLayoutDestroy(layout_b);
-    if (layout_a != nullptr) cublasLtMatrixLayoutDestroy(layout_a);
-    if (desc != nullptr) cublasLtMatmulDescDestroy(desc);
+    if (layout_c != nullptr) cublaslt::cublasLtMatrixLayoutDestroy(layout_c);
+    if (layout_b != nullptr) cublaslt::cublasLtMatrixLayoutDestroy(layout_b);
+    if (layout_a != nullptr) cublaslt::cublasLtMatrixLayoutDestroy(layout_a);
+    if (desc != nullptr) cublaslt::cublasLtMatmulDescDestroy(desc);
   }
 };
 
@@ -160,9 +166,9 @@ cublasLtHandle_t HandleFor(DeviceState& state, int32_t ordinal) {
   std::lock_guard<std::mutex> lock(state.mu);
   if (state.handle == nullptr) {
     cublasLtHandle_t h = nullptr;
-    const cublasStatus_t s = cublasLtCreate(&h);
+    const cublasStatus_t s = cublaslt::cublasLtCreate(&h);
     if (s != CUBLAS_STATUS_SUCCESS) {
-      const char* text = cublasLtGetStatusString(s);
+      const char* text = cublaslt::cublasLtGetStatusString(s);
       const PX_Code code = CublasCode(s);
       throw sdk::KernelError(
           code == PX_CODE_UNAVAILABLE ? code : PX_CODE_INTERNAL,
@@ -220,27 +226,27 @@ TypeInfo TypeInfoFor(PX_DataType t, const char* op) {
 
 std::shared_ptr<Plan> MakePlan(cublasLtHandle_t handle, const PlanKey& key, const TypeInfo& ti) {
   auto plan = std::make_shared<Plan>();
-  PX_CUBLAS_THROW_IF_ERROR(cublasLtMatmulDescCreate(&plan->desc, ti.compute, ti.scale));
+  PX_CUBLAS_THROW_IF_ERROR(cublaslt::cublasLtMatmulDescCreate(&plan->desc, ti.compute, ti.scale));
   // cuBLASLt's A is TensorFlow's b, its B TensorFlow's a (see the top).
   const cublasOperation_t op_a = key.tb ? CUBLAS_OP_T : CUBLAS_OP_N;
   const cublasOperation_t op_b = key.ta ? CUBLAS_OP_T : CUBLAS_OP_N;
-  PX_CUBLAS_THROW_IF_ERROR(cublasLtMatmulDescSetAttribute(
+  PX_CUBLAS_THROW_IF_ERROR(cublaslt::cublasLtMatmulDescSetAttribute(
       plan->desc, CUBLASLT_MATMUL_DESC_TRANSA, &op_a, sizeof(op_a)));
-  PX_CUBLAS_THROW_IF_ERROR(cublasLtMatmulDescSetAttribute(
+  PX_CUBLAS_THROW_IF_ERROR(cublaslt::cublasLtMatmulDescSetAttribute(
       plan->desc, CUBLASLT_MATMUL_DESC_TRANSB, &op_b, sizeof(op_b)));
   const cublasLtEpilogue_t epilogue = static_cast<cublasLtEpilogue_t>(key.epilogue);
-  PX_CUBLAS_THROW_IF_ERROR(cublasLtMatmulDescSetAttribute(
+  PX_CUBLAS_THROW_IF_ERROR(cublaslt::cublasLtMatmulDescSetAttribute(
       plan->desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof(epilogue)));
   // Stored shapes, column-major: b is [k, n] row-major (n x k column-major,
   // leading dimension n), or [n, k] when transposed; likewise a.
   const uint64_t a_rows = key.tb ? key.k : key.n, a_cols = key.tb ? key.n : key.k;
   const uint64_t b_rows = key.ta ? key.m : key.k, b_cols = key.ta ? key.k : key.m;
   PX_CUBLAS_THROW_IF_ERROR(
-      cublasLtMatrixLayoutCreate(&plan->layout_a, ti.data, a_rows, a_cols, a_rows));
+      cublaslt::cublasLtMatrixLayoutCreate(&plan->layout_a, ti.data, a_rows, a_cols, a_rows));
   PX_CUBLAS_THROW_IF_ERROR(
-      cublasLtMatrixLayoutCreate(&plan->layout_b, ti.data, b_rows, b_cols, b_rows));
+      cublaslt::cublasLtMatrixLayoutCreate(&plan->layout_b, ti.data, b_rows, b_cols, b_rows));
   PX_CUBLAS_THROW_IF_ERROR(
-      cublasLtMatrixLayoutCreate(&plan->layout_c, ti.data, key.n, key.m, key.n));
+      cublaslt::cublasLtMatrixLayoutCreate(&plan->layout_c, ti.data, key.n, key.m, key.n));
   if (key.batch > 1) {
     const int32_t count = static_cast<int32_t>(key.batch);
     const struct {
@@ -249,43 +255,43 @@ std::shared_ptr<Plan> MakePlan(cublasLtHandle_t handle, const PlanKey& key, cons
     } batched[] = {{plan->layout_a, key.stride_b}, {plan->layout_b, key.stride_a},
                    {plan->layout_c, key.stride_c}};
     for (const auto& l : batched) {
-      PX_CUBLAS_THROW_IF_ERROR(cublasLtMatrixLayoutSetAttribute(
+      PX_CUBLAS_THROW_IF_ERROR(cublaslt::cublasLtMatrixLayoutSetAttribute(
           l.layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof(count)));
-      PX_CUBLAS_THROW_IF_ERROR(cublasLtMatrixLayoutSetAttribute(
+      PX_CUBLAS_THROW_IF_ERROR(cublaslt::cublasLtMatrixLayoutSetAttribute(
           l.layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &l.stride, sizeof(l.stride)));
     }
   }
   cublasLtMatmulPreference_t pref = nullptr;
-  PX_CUBLAS_THROW_IF_ERROR(cublasLtMatmulPreferenceCreate(&pref));
+  PX_CUBLAS_THROW_IF_ERROR(cublaslt::cublasLtMatmulPreferenceCreate(&pref));
   const uint64_t workspace = kWorkspaceBytes;
   const uint32_t align_a = static_cast<uint32_t>(key.align_b);  // cuBLASLt's A: our b
   const uint32_t align_b = static_cast<uint32_t>(key.align_a);
   const uint32_t align_c = static_cast<uint32_t>(key.align_c);
-  cublasStatus_t s = cublasLtMatmulPreferenceSetAttribute(
+  cublasStatus_t s = cublaslt::cublasLtMatmulPreferenceSetAttribute(
       pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace, sizeof(workspace));
   if (s == CUBLAS_STATUS_SUCCESS) {
-    s = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES,
+    s = cublaslt::cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES,
                                              &align_a, sizeof(align_a));
   }
   if (s == CUBLAS_STATUS_SUCCESS) {
-    s = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+    s = cublaslt::cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
                                              &align_b, sizeof(align_b));
   }
   if (s == CUBLAS_STATUS_SUCCESS) {
-    s = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES,
+    s = cublaslt::cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES,
                                              &align_c, sizeof(align_c));
   }
   if (s == CUBLAS_STATUS_SUCCESS) {
-    s = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES,
+    s = cublaslt::cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES,
                                              &align_c, sizeof(align_c));
   }
   cublasLtMatmulHeuristicResult_t result{};
   int found = 0;
   if (s == CUBLAS_STATUS_SUCCESS) {
-    s = cublasLtMatmulAlgoGetHeuristic(handle, plan->desc, plan->layout_a, plan->layout_b,
+    s = cublaslt::cublasLtMatmulAlgoGetHeuristic(handle, plan->desc, plan->layout_a, plan->layout_b,
                                        plan->layout_c, plan->layout_c, pref, 1, &result, &found);
   }
-  cublasLtMatmulPreferenceDestroy(pref);
+  cublaslt::cublasLtMatmulPreferenceDestroy(pref);
   // No algorithm (NOT_SUPPORTED, or none returned) leaves the plan
   // unsupported: the caller then runs without the epilogue.
   if (s != CUBLAS_STATUS_SUCCESS && s != CUBLAS_STATUS_NOT_SUPPORTED) {
@@ -410,10 +416,10 @@ void RunGemm(CudaStream& stream, const Gemm& g, const void* a, const void* b, vo
   {
     std::lock_guard<std::mutex> lock(plan->mu);
     if (epilogue != CUBLASLT_EPILOGUE_DEFAULT) {
-      PX_CUBLAS_THROW_IF_ERROR(cublasLtMatmulDescSetAttribute(
+      PX_CUBLAS_THROW_IF_ERROR(cublaslt::cublasLtMatmulDescSetAttribute(
           plan->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof(bias)));
     }
-    const cublasStatus_t s = cublasLtMatmul(handle, plan->desc, one, b, plan->layout_a, a,
+    const cublasStatus_t s = cublaslt::cublasLtMatmul(handle, plan->desc, one, b, plan->layout_a, a,
                                             plan->layout_b, zero, c, plan->layout_c, c,
                                             plan->layout_c, &plan->algo, workspace,
                                             kWorkspaceBytes, stream.get());

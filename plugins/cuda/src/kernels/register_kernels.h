@@ -18,12 +18,16 @@ PX_Status* RegisterMatMulKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar
 // Sum, Mean, Max, Min, Prod, Softmax, LogSoftmax and BiasAdd (reduce.cc).
 PX_Status* RegisterReductionKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 
+// Transpose, ConcatV2, Concat, Cast, Gather, GatherV2, Pad, PadV2 (array.cc).
+PX_Status* RegisterArrayKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
+
 // Every family: the elementwise kernels and the fused elementwise one,
 // compiled at run time with NVRTC (fused/fused_elementwise.h).
 inline PX_Status* RegisterCudaKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar) {
   PX_Status* s = RegisterElementwiseKernels(info, registrar);
   if (s == nullptr) s = RegisterMatMulKernels(info, registrar);
   if (s == nullptr) s = RegisterReductionKernels(info, registrar);
+  if (s == nullptr) s = RegisterArrayKernels(info, registrar);
   return s != nullptr ? s : RegisterFusedElementwise(info, registrar);
 }
 
