@@ -21,6 +21,12 @@ PX_Status* RegisterReductionKernels(sdk::RegistrationInfo* info, PX_KernelRegist
 // Transpose, ConcatV2, Concat, Cast, Gather, GatherV2, Pad, PadV2 (array.cc).
 PX_Status* RegisterArrayKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 
+// Slice and StridedSlice (slice.cc).
+PX_Status* RegisterSliceKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
+
+// MaxPool and AvgPool (pool.cc).
+PX_Status* RegisterPoolKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
+
 // Every family: the elementwise kernels and the fused elementwise one,
 // compiled at run time with NVRTC (fused/fused_elementwise.h).
 inline PX_Status* RegisterCudaKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar) {
@@ -28,6 +34,8 @@ inline PX_Status* RegisterCudaKernels(sdk::RegistrationInfo* info, PX_KernelRegi
   if (s == nullptr) s = RegisterMatMulKernels(info, registrar);
   if (s == nullptr) s = RegisterReductionKernels(info, registrar);
   if (s == nullptr) s = RegisterArrayKernels(info, registrar);
+  if (s == nullptr) s = RegisterSliceKernels(info, registrar);
+  if (s == nullptr) s = RegisterPoolKernels(info, registrar);
   return s != nullptr ? s : RegisterFusedElementwise(info, registrar);
 }
 

@@ -1,0 +1,95 @@
+// The CUDA plugin's pooling kernels: MaxPool and AvgPool (SAME, VALID and,
+// for MaxPool, EXPLICIT padding; NHWC or NCHW). The attributes are read and
+// checked by the SDK's Window (shared with the cpu and reference plugins);
+// the device code is in pool.cu.
+#include <cstdint>
+#include <vector>
+
+#include "cuda_stream.h"
+#include "kernels/pool_launch.h"
+#include "kernels/register_kernels.h"
+#include "plexus/sdk/kernel.h"
+#include "plexus/sdk/plugin.h"
+#include "plexus/sdk/window.h"
+
+namespace plexus::cuda {
+namespace {
+
+ew::Dtype ToDtype(PX_DataType t, const char* op) {
+  switch (t) {
+    case PX_DT_FLOAT: return ew::Dtype::kFloat;
+    case PX_DT_DOUBLE: return ew::Dtype::kDouble;
+    case PX_DT_HALF: return ew::Dtype::kHalf;
+    case PX_DT_BFLOAT16: return ew::Dtype::kBFloat16;
+    default:
+      throw sdk::KernelError(PX_CODE_UNIMPLEMENTED,
+                             sdk::Format("%s on CUDA does not support dtype %s", op,
+                                         sdk::DtypeName(t)));
+  }
+}
+
+CudaStream& StreamOf(sdk::Call& call) {
+  PX_SDK_CHECK(call.stream() != nullptr, "the CUDA kernels need a stream");
+  CudaStream& stream = *sdk::HandleCast<CudaStream>(call.stream());
+  const cudaError_t error = stream.EnterDevice();
+  if (error != cudaSuccess) {
+    throw sdk::KernelError(PX_CODE_INTERNAL,
+                           sdk::Format("cudaSetDevice(%d) failed: %s",
+                                       static_cast<int>(stream.ordinal),
+                                       cudaGetErrorString(error)));
+  }
+  return stream;
+}
+
+template <bool kMax>
+class PoolKernel : public sdk::OpKernel {
+ public:
+  void Init(sdk::Attrs& attrs) override { window_.Read(attrs, true); }
+
+  void Compute(sdk::Call& call) override {
+    const char* op = kMax ? "MaxPool" : "AvgPool";
+    const sdk::Shape xs = call.input_shape(0);
+    PX_SDK_CHECK(xs.size() == 4, "%s input must be 4-D, got %s", op,
+                 sdk::ShapeString(xs).c_str());
+    PX_SDK_CHECK(px_sdk_is_contiguous(&call.input(0)), "%s: the input is not contiguous", op);
+    const ew::Dtype dtype = ToDtype(call.input_dtype(0), op);
+    pool::PoolPlan plan;
+    plan.nchw = window_.nchw;
+    plan.n = xs[0];
+    plan.c = xs[plan.nchw ? 1 : 3];
+    plan.h = xs[plan.nchw ? 2 : 1];
+    plan.w = xs[plan.nchw ? 3 : 2];
+    plan.kh = window_.kh;
+    plan.kw = window_.kw;
+    plan.sh = window_.sh;
+    plan.sw = window_.sw;
+    window_.Output(plan.h, window_.kh, window_.sh, 1, window_.pad_top, window_.pad_bottom,
+                   &plan.oh, &plan.top);
+    window_.Output(plan.w, window_.kw, window_.sw, 1, window_.pad_left, window_.pad_right,
+                   &plan.ow, &plan.left);
+    const sdk::Shape out = plan.nchw ? sdk::Shape{plan.n, plan.c, plan.oh, plan.ow}
+                                     : sdk::Shape{plan.n, plan.oh, plan.ow, plan.c};
+    void* y = call.AllocateOutputRaw(0, out);
+    if (sdk::NumElements(out) == 0) return;
+    CudaStream& stream = StreamOf(call);
+    pool::LaunchPool(kMax, dtype, px_sdk_data(&call.input(0)), y, plan, stream.get());
+    CheckLaunch(stream, op);
+  }
+
+ private:
+  sdk::Window window_;
+};
+
+}  // namespace
+
+PX_Status* RegisterPoolKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar) {
+  const std::vector<PX_DataType> floats = {PX_DT_FLOAT, PX_DT_DOUBLE, PX_DT_HALF,
+                                           PX_DT_BFLOAT16};
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<PoolKernel<true>>(info, registrar, "MaxPool", {{"T", floats}}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<PoolKernel<false>>(info, registrar, "AvgPool", {{"T", floats}}));
+  return nullptr;
+}
+
+}  // namespace plexus::cuda
