@@ -21,6 +21,7 @@
 #include "graph.pb.h"
 #include "gtest/gtest.h"
 #include "plexus/plexus.h"
+#include "gpu/cuda_test_util.h"
 #include "test_util.h"
 
 namespace plexus {
@@ -34,41 +35,10 @@ using conformance::RandomTensor;
 
 // The cpu and cuda plugins, once per process (a plugin file is initialized
 // once per process).
-Runtime& TheRuntime() {
-  static Runtime* runtime = [] {
-    RuntimeOptions options;
-    options.discover_plugins = false;
-    options.plugin_paths = {PX_CPU_PLUGIN_PATH, PX_CUDA_PLUGIN_PATH};
-    auto r = Runtime::Create(options);
-    if (!r.ok()) {
-      std::fprintf(stderr, "runtime: %s\n", std::string(r.status().message()).c_str());
-      std::abort();
-    }
-    return r->release();
-  }();
-  return *runtime;
-}
+using cuda_test::kFloatTypes;
+using cuda_test::NoCudaDeviceReason;
+using cuda_test::TheRuntime;
 
-std::string NoCudaDeviceReason() {
-  bool loaded = false;
-  for (const auto& p : TheRuntime().plugins()) loaded |= p->name() == "cuda";
-  if (!loaded) {
-    std::vector<std::string> lines;
-    for (const PluginLoadReport& r : TheRuntime().load_reports()) lines.push_back(r.message);
-    return "the cuda plugin did not load: " + absl::StrJoin(lines, "; ");
-  }
-  if (TheRuntime().FindDevice("CUDA:0").ok()) return "";
-  return "the cuda plugin reports 0 devices (PLEXUS_LOG_LEVEL=info plexus devices says why)";
-}
-
-#define SKIP_WITHOUT_CUDA()                                                             \
-  do {                                                                                  \
-    const std::string reason = NoCudaDeviceReason();                                    \
-    if (!reason.empty()) GTEST_SKIP() << "no CUDA device: " << reason;                  \
-  } while (0)
-
-const std::vector<DataType> kFloatTypes = {DataType::kFloat, DataType::kDouble, DataType::kHalf,
-                                           DataType::kBFloat16};
 
 // Runs one node of `op` (attribute T = the inputs' dtype) on `device`; fails
 // when the node did not run there.
@@ -146,7 +116,7 @@ const char* const kBinaryOps[] = {"Add",     "AddV2",   "Sub",    "Mul",
                                   "SquaredDifference"};
 
 TEST(CudaKernels, UnaryOpsMatchTheCpuPlugin) {
-  SKIP_WITHOUT_CUDA();
+  PX_SKIP_WITHOUT_CUDA();
   std::mt19937 rng(7);
   // Rank 0, one element, a vector tail of every length, 2-D, and a large
   // odd size (many grid-stride rounds plus a tail).
@@ -159,7 +129,7 @@ TEST(CudaKernels, UnaryOpsMatchTheCpuPlugin) {
 }
 
 TEST(CudaKernels, UnaryOpsOnSpecialValues) {
-  SKIP_WITHOUT_CUDA();
+  PX_SKIP_WITHOUT_CUDA();
   const double inf = std::numeric_limits<double>::infinity();
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const std::vector<double> values = {nan, inf, -inf, 0.0, -0.0, 1.0, -1.0, 7.5, 1e-3, -100, 100};
@@ -171,7 +141,7 @@ TEST(CudaKernels, UnaryOpsOnSpecialValues) {
 }
 
 TEST(CudaKernels, UnaryOpsExactValues) {
-  SKIP_WITHOUT_CUDA();
+  PX_SKIP_WITHOUT_CUDA();
   const std::vector<double> x = {-2, -0.5, 0, 3, 8};
   auto run = [&](const char* op) {
     auto y = RunOp(op, {MakeTensor(DataType::kFloat, {5}, x)}, "CUDA:0");
@@ -193,7 +163,7 @@ TEST(CudaKernels, UnaryOpsExactValues) {
 }
 
 TEST(CudaKernels, BinaryOpsMatchTheCpuPluginWithBroadcasting) {
-  SKIP_WITHOUT_CUDA();
+  PX_SKIP_WITHOUT_CUDA();
   std::mt19937 rng(11);
   const std::vector<std::pair<Shape, Shape>> shapes = {
       {{}, {}},                      // rank 0
@@ -224,7 +194,7 @@ TEST(CudaKernels, BinaryOpsMatchTheCpuPluginWithBroadcasting) {
 }
 
 TEST(CudaKernels, BinaryOpsOnSpecialValues) {
-  SKIP_WITHOUT_CUDA();
+  PX_SKIP_WITHOUT_CUDA();
   const double inf = std::numeric_limits<double>::infinity();
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const std::vector<double> a = {nan, 1, nan, inf, -inf, 0.0, -0.0, 2, 5, 0};
@@ -237,7 +207,7 @@ TEST(CudaKernels, BinaryOpsOnSpecialValues) {
 }
 
 TEST(CudaKernels, BinaryOpsExactValues) {
-  SKIP_WITHOUT_CUDA();
+  PX_SKIP_WITHOUT_CUDA();
   // [2,1] + [3] -> [2,3]
   auto y = RunOp("AddV2", {MakeTensor(DataType::kFloat, {2, 1}, {10, 20}),
                            MakeTensor(DataType::kFloat, {3}, {1, 2, 3})},
@@ -256,7 +226,7 @@ TEST(CudaKernels, BinaryOpsExactValues) {
 }
 
 TEST(CudaKernels, IncompatibleShapesAreInvalidArgument) {
-  SKIP_WITHOUT_CUDA();
+  PX_SKIP_WITHOUT_CUDA();
   auto y = RunOp("AddV2", {MakeTensor(DataType::kFloat, {2, 3}, {1, 2, 3, 4, 5, 6}),
                            MakeTensor(DataType::kFloat, {4}, {1, 2, 3, 4})},
                  "CUDA:0");

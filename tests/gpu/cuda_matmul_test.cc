@@ -22,6 +22,7 @@
 #include "graph.pb.h"
 #include "gtest/gtest.h"
 #include "plexus/plexus.h"
+#include "gpu/cuda_test_util.h"
 #include "test_util.h"
 
 namespace plexus {
@@ -33,41 +34,10 @@ using conformance::MakeTensor;
 using conformance::RandomTensor;
 using conformance::Tolerance;
 
-Runtime& TheRuntime() {
-  static Runtime* runtime = [] {
-    RuntimeOptions options;
-    options.discover_plugins = false;
-    options.plugin_paths = {PX_CPU_PLUGIN_PATH, PX_CUDA_PLUGIN_PATH};
-    auto r = Runtime::Create(options);
-    if (!r.ok()) {
-      std::fprintf(stderr, "runtime: %s\n", std::string(r.status().message()).c_str());
-      std::abort();
-    }
-    return r->release();
-  }();
-  return *runtime;
-}
+using cuda_test::kFloatTypes;
+using cuda_test::NoCudaDeviceReason;
+using cuda_test::TheRuntime;
 
-std::string NoCudaDeviceReason() {
-  bool loaded = false;
-  for (const auto& p : TheRuntime().plugins()) loaded |= p->name() == "cuda";
-  if (!loaded) {
-    std::vector<std::string> lines;
-    for (const PluginLoadReport& r : TheRuntime().load_reports()) lines.push_back(r.message);
-    return "the cuda plugin did not load: " + absl::StrJoin(lines, "; ");
-  }
-  if (TheRuntime().FindDevice("CUDA:0").ok()) return "";
-  return "the cuda plugin reports 0 devices (PLEXUS_LOG_LEVEL=info plexus devices says why)";
-}
-
-#define SKIP_WITHOUT_CUDA()                                                \
-  do {                                                                     \
-    const std::string reason = NoCudaDeviceReason();                       \
-    if (!reason.empty()) GTEST_SKIP() << "no CUDA device: " << reason;     \
-  } while (0)
-
-const std::vector<DataType> kFloatTypes = {DataType::kFloat, DataType::kDouble, DataType::kHalf,
-                                           DataType::kBFloat16};
 
 using AttrFn = std::function<void(tf::NodeDef*)>;
 
@@ -161,7 +131,7 @@ AttrFn Transposes(const char* a_name, bool a, const char* b_name, bool b) {
 Shape Stored(int64_t r, int64_t c, bool t) { return t ? Shape{c, r} : Shape{r, c}; }
 
 TEST(CudaMatMul, EveryTranspositionAndOddSize) {
-  SKIP_WITHOUT_CUDA();
+  PX_SKIP_WITHOUT_CUDA();
   std::mt19937 rng(3);
   const std::vector<int64_t> sizes = {1, 7, 33, 130};
   for (DataType t : kFloatTypes) {
@@ -185,7 +155,7 @@ TEST(CudaMatMul, EveryTranspositionAndOddSize) {
 }
 
 TEST(CudaMatMul, LargeProduct) {
-  SKIP_WITHOUT_CUDA();
+  PX_SKIP_WITHOUT_CUDA();
   std::mt19937 rng(5);
   for (DataType t : kFloatTypes) {
     Tensor a = RandomTensor(t, {257, 515}, rng), b = RandomTensor(t, {515, 1029}, rng);
@@ -194,7 +164,7 @@ TEST(CudaMatMul, LargeProduct) {
 }
 
 TEST(CudaMatMul, ZeroSize) {
-  SKIP_WITHOUT_CUDA();
+  PX_SKIP_WITHOUT_CUDA();
   std::mt19937 rng(9);
   for (DataType t : kFloatTypes) {
     ExpectCudaMatchesCpu("MatMul", {RandomTensor(t, {0, 4}, rng), RandomTensor(t, {4, 3}, rng)},
@@ -210,7 +180,7 @@ TEST(CudaMatMul, ZeroSize) {
 }
 
 TEST(CudaMatMul, ExactValues) {
-  SKIP_WITHOUT_CUDA();
+  PX_SKIP_WITHOUT_CUDA();
   for (DataType t : kFloatTypes) {
     // [[1, 2, 3], [4, 5, 6]] x [[1, 0], [0, 1], [1, 1]] = [[4, 5], [10, 11]]
     auto y = RunOp("MatMul",
@@ -230,7 +200,7 @@ TEST(CudaMatMul, ExactValues) {
 }
 
 TEST(CudaMatMul, IncompatibleShapesAreInvalidArgument) {
-  SKIP_WITHOUT_CUDA();
+  PX_SKIP_WITHOUT_CUDA();
   auto y = RunOp("MatMul",
                  {MakeTensor(DataType::kFloat, {2, 3}, {1, 2, 3, 4, 5, 6}),
                   MakeTensor(DataType::kFloat, {2, 2}, {1, 2, 3, 4})},
@@ -244,7 +214,7 @@ struct BatchCase {
 };
 
 TEST(CudaBatchMatMul, BroadcastingAndAdjoints) {
-  SKIP_WITHOUT_CUDA();
+  PX_SKIP_WITHOUT_CUDA();
   std::mt19937 rng(13);
   const std::vector<BatchCase> cases = {
       {{}, {}},              // plain matrices
@@ -287,7 +257,7 @@ TEST(CudaBatchMatMul, BroadcastingAndAdjoints) {
 }
 
 TEST(CudaBatchMatMul, OddSizesAndZeroK) {
-  SKIP_WITHOUT_CUDA();
+  PX_SKIP_WITHOUT_CUDA();
   std::mt19937 rng(17);
   for (DataType t : kFloatTypes) {
     for (int64_t s : {1, 7, 33, 130}) {
@@ -316,7 +286,7 @@ AttrFn Fused(const std::string& activation, bool ta, bool tb) {
 }
 
 TEST(CudaFusedMatMul, EveryActivation) {
-  SKIP_WITHOUT_CUDA();
+  PX_SKIP_WITHOUT_CUDA();
   std::mt19937 rng(19);
   const std::vector<std::string> activations = {"",    "Relu", "Relu6",  "Elu",
                                                 "LeakyRelu", "Tanh", "Sigmoid"};
@@ -349,7 +319,7 @@ TEST(CudaFusedMatMul, EveryActivation) {
 }
 
 TEST(CudaFusedMatMul, ExactValues) {
-  SKIP_WITHOUT_CUDA();
+  PX_SKIP_WITHOUT_CUDA();
   // [[1, 2], [3, 4]] x I + [-2, 10] = [[-1, 12], [1, 14]]
   const Tensor a = MakeTensor(DataType::kFloat, {2, 2}, {1, 2, 3, 4});
   const Tensor eye = MakeTensor(DataType::kFloat, {2, 2}, {1, 0, 0, 1});

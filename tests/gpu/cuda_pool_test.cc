@@ -22,6 +22,7 @@
 #include "graph.pb.h"
 #include "gtest/gtest.h"
 #include "plexus/plexus.h"
+#include "gpu/cuda_test_util.h"
 #include "test_util.h"
 
 namespace plexus {
@@ -34,124 +35,17 @@ using conformance::MakeTensor;
 using conformance::RandomTensor;
 using conformance::Tolerance;
 
-Runtime& TheRuntime() {
-  static Runtime* runtime = [] {
-    RuntimeOptions options;
-    options.discover_plugins = false;
-    options.plugin_paths = {PX_CPU_PLUGIN_PATH, PX_CUDA_PLUGIN_PATH};
-    auto r = Runtime::Create(options);
-    if (!r.ok()) {
-      std::fprintf(stderr, "runtime: %s\n", std::string(r.status().message()).c_str());
-      std::abort();
-    }
-    return r->release();
-  }();
-  return *runtime;
-}
-
-std::string NoCudaDeviceReason() {
-  bool loaded = false;
-  for (const auto& p : TheRuntime().plugins()) loaded |= p->name() == "cuda";
-  if (!loaded) {
-    std::vector<std::string> lines;
-    for (const PluginLoadReport& r : TheRuntime().load_reports()) lines.push_back(r.message);
-    return "the cuda plugin did not load: " + absl::StrJoin(lines, "; ");
-  }
-  if (TheRuntime().FindDevice("CUDA:0").ok()) return "";
-  return "the cuda plugin reports 0 devices (PLEXUS_LOG_LEVEL=info plexus devices says why)";
-}
-
-#define SKIP_WITHOUT_CUDA()                                                            \
-  do {                                                                                 \
-    const std::string reason = NoCudaDeviceReason();                                   \
-    if (!reason.empty()) GTEST_SKIP() << "no CUDA device: " << reason;                 \
-  } while (0)
-
-const std::vector<DataType> kFloatTypes = {DataType::kFloat, DataType::kDouble, DataType::kHalf,
-                                           DataType::kBFloat16};
-
-using AttrMap = google::protobuf::Map<std::string, tf::AttrValue>;
-using SetAttrs = std::function<void(AttrMap&)>;
-
-void SetType(AttrMap& attr, const char* name, DataType t) {
-  attr[name].set_type(static_cast<tf::DataType>(t));
-}
-
-// Runs one node of `op` on `device`; fails when the node did not run there.
-absl::StatusOr<Tensor> RunOp(const std::string& op, const std::vector<Tensor>& inputs,
-                             const SetAttrs& set_attrs, const std::string& device) {
-  tf::GraphDef def;
-  std::vector<std::pair<std::string, Tensor>> feeds;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    tf::NodeDef* p = def.add_node();
-    p->set_name(absl::StrCat("in", i));
-    p->set_op("Placeholder");
-    (*p->mutable_attr())["dtype"].set_type(static_cast<tf::DataType>(inputs[i].dtype()));
-    feeds.emplace_back(absl::StrCat("in", i, ":0"), inputs[i]);
-  }
-  tf::NodeDef* node = def.add_node();
-  node->set_name("op");
-  node->set_op(op);
-  for (size_t i = 0; i < inputs.size(); ++i) node->add_input(absl::StrCat("in", i));
-  set_attrs(*node->mutable_attr());
-  auto graph = ImportGraphDef(def, "<cuda pool test>");
-  if (!graph.ok()) return graph.status();
-  std::shared_ptr<const Graph> shared(std::move(*graph));
-  SessionOptions options;
-  options.device = device;
-  auto session = Session::Create(&TheRuntime(), shared, options);
-  if (!session.ok()) return session.status();
-  auto out = (*session)->Run(feeds, {"op:0"});
-  std::vector<std::string> notes;
-  for (const std::string& note : (*session)->placement_notes()) {
-    if (note.rfind("copy of ", 0) != 0 && note.find("node 'op'") != std::string::npos) {
-      notes.push_back(note);
-    }
-  }
-  if (!notes.empty()) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("the node did not run on ", device, ": ", absl::StrJoin(notes, "; ")));
-  }
-  if (!out.ok()) return out.status();
-  return (*out)[0];
-}
-
-std::string Describe(const std::string& op, const std::vector<Tensor>& inputs) {
-  std::vector<std::string> parts;
-  for (const Tensor& t : inputs) {
-    std::string s = absl::StrCat(DataTypeName(t.dtype()), " ", ShapeToString(t.shape()));
-    if ((t.dtype() == DataType::kInt32 || t.dtype() == DataType::kInt64) &&
-        t.num_elements() <= 10) {
-      std::vector<std::string> v;
-      for (int64_t i = 0; i < t.num_elements(); ++i) v.push_back(absl::StrCat(ElementAsDouble(t, i)));
-      absl::StrAppend(&s, " [", absl::StrJoin(v, ","), "]");
-    }
-    parts.push_back(s);
-  }
-  return absl::StrCat(op, "(", absl::StrJoin(parts, ", "), ")");
-}
-
-// MaxPool is exact (both plugins pick the same element); AvgPool sums in the
-// same order as the cpu plugin, within the dtype's default tolerance.
-Tensor ExpectCudaMatchesCpu(const std::string& op, const std::vector<Tensor>& inputs,
-                            const SetAttrs& set_attrs, const Tolerance& tol) {
-  SCOPED_TRACE(Describe(op, inputs));
-  auto want = RunOp(op, inputs, set_attrs, "CPU:0");
-  auto got = RunOp(op, inputs, set_attrs, "CUDA:0");
-  EXPECT_TRUE(want.ok()) << want.status();
-  EXPECT_TRUE(got.ok()) << got.status();
-  if (!want.ok() || !got.ok()) return Tensor();
-  EXPECT_EQ(got->shape(), want->shape());
-  absl::Status same = CompareTensors(*got, *want, tol);
-  EXPECT_TRUE(same.ok()) << same;
-  return *got;
-}
-
-std::vector<double> Values(const Tensor& t) {
-  std::vector<double> v;
-  for (int64_t i = 0; i < t.num_elements(); ++i) v.push_back(ElementAsDouble(t, i));
-  return v;
-}
+using cuda_test::AttrMap;
+using cuda_test::Describe;
+using cuda_test::kAllTypes;
+using cuda_test::kFloatTypes;
+using cuda_test::NoCudaDeviceReason;
+using cuda_test::RunOp;
+using cuda_test::SetAttrs;
+using cuda_test::SetType;
+using cuda_test::TheRuntime;
+using cuda_test::Values;
+using cuda_test::ExpectCudaMatchesCpu;
 
 void SetPoolAttrs(AttrMap& a, DataType t, const std::vector<int64_t>& k,
                   const std::vector<int64_t>& s, const std::string& padding, bool nchw) {
@@ -180,7 +74,7 @@ const std::vector<Window2> kWindows = {
     {1, 1, 1, 1}, {2, 2, 2, 2}, {3, 3, 1, 1}, {3, 3, 2, 2}, {2, 3, 1, 2}, {5, 4, 3, 1}, {1, 3, 3, 1}};
 
 TEST(CudaPool, EveryOpDtypePaddingFormatWindow) {
-  SKIP_WITHOUT_CUDA();
+  PX_SKIP_WITHOUT_CUDA();
   std::mt19937 rng(1);
   for (const char* op : {"MaxPool", "AvgPool"}) {
     const bool max = std::string(op) == "MaxPool";
@@ -211,7 +105,7 @@ TEST(CudaPool, EveryOpDtypePaddingFormatWindow) {
 }
 
 TEST(CudaPool, LargeAndWindowBiggerThanInput) {
-  SKIP_WITHOUT_CUDA();
+  PX_SKIP_WITHOUT_CUDA();
   std::mt19937 rng(2);
   for (const char* op : {"MaxPool", "AvgPool"}) {
     for (bool nchw : {false, true}) {
@@ -232,7 +126,7 @@ TEST(CudaPool, LargeAndWindowBiggerThanInput) {
 }
 
 TEST(CudaPool, ZeroSize) {
-  SKIP_WITHOUT_CUDA();
+  PX_SKIP_WITHOUT_CUDA();
   std::mt19937 rng(3);
   for (const char* op : {"MaxPool", "AvgPool"}) {
     for (bool nchw : {false, true}) {
@@ -254,7 +148,7 @@ TEST(CudaPool, ZeroSize) {
 }
 
 TEST(CudaPool, ExactValues) {
-  SKIP_WITHOUT_CUDA();
+  PX_SKIP_WITHOUT_CUDA();
   // x (NHWC [1, 3, 3, 1]) = 1..9; 2 x 2 windows with stride 2 and SAME
   // padding (padding after only): windows {1,2,4,5}, {3,6}, {7,8}, {9}.
   const Tensor x = MakeTensor(DataType::kFloat, {1, 3, 3, 1}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
@@ -284,7 +178,7 @@ TEST(CudaPool, ExactValues) {
 }
 
 TEST(CudaPool, NanAndInfinity) {
-  SKIP_WITHOUT_CUDA();
+  PX_SKIP_WITHOUT_CUDA();
   // MaxPool skips NaN (like the cpu plugin); AvgPool propagates it; -inf
   // alone gives -inf.
   const double nan = std::nan(""), inf = INFINITY;
@@ -307,7 +201,7 @@ TEST(CudaPool, NanAndInfinity) {
 }
 
 TEST(CudaPool, MaxPoolExplicitPadding) {
-  SKIP_WITHOUT_CUDA();
+  PX_SKIP_WITHOUT_CUDA();
   std::mt19937 rng(4);
   for (DataType t : kFloatTypes) {
     const Tensor x = RandomTensor(t, {2, 6, 7, 5}, rng);
@@ -322,7 +216,7 @@ TEST(CudaPool, MaxPoolExplicitPadding) {
 }
 
 TEST(CudaPool, BadAttributesAreRefused) {
-  SKIP_WITHOUT_CUDA();
+  PX_SKIP_WITHOUT_CUDA();
   std::mt19937 rng(5);
   const Tensor x = RandomTensor(DataType::kFloat, {1, 4, 4, 2}, rng);
   // Pooling over the depth dimension.

@@ -23,6 +23,7 @@
 #include "graph.pb.h"
 #include "gtest/gtest.h"
 #include "plexus/plexus.h"
+#include "gpu/cuda_test_util.h"
 #include "test_util.h"
 
 namespace plexus {
@@ -37,41 +38,10 @@ using conformance::MakeTensor;
 using conformance::RandomTensor;
 using conformance::Tolerance;
 
-Runtime& TheRuntime() {
-  static Runtime* runtime = [] {
-    RuntimeOptions options;
-    options.discover_plugins = false;
-    options.plugin_paths = {PX_CPU_PLUGIN_PATH, PX_CUDA_PLUGIN_PATH};
-    auto r = Runtime::Create(options);
-    if (!r.ok()) {
-      std::fprintf(stderr, "runtime: %s\n", std::string(r.status().message()).c_str());
-      std::abort();
-    }
-    return r->release();
-  }();
-  return *runtime;
-}
+using cuda_test::kFloatTypes;
+using cuda_test::NoCudaDeviceReason;
+using cuda_test::TheRuntime;
 
-std::string NoCudaDeviceReason() {
-  bool loaded = false;
-  for (const auto& p : TheRuntime().plugins()) loaded |= p->name() == "cuda";
-  if (!loaded) {
-    std::vector<std::string> lines;
-    for (const PluginLoadReport& r : TheRuntime().load_reports()) lines.push_back(r.message);
-    return "the cuda plugin did not load: " + absl::StrJoin(lines, "; ");
-  }
-  if (TheRuntime().FindDevice("CUDA:0").ok()) return "";
-  return "the cuda plugin reports 0 devices (PLEXUS_LOG_LEVEL=info plexus devices says why)";
-}
-
-#define SKIP_WITHOUT_CUDA()                                                             \
-  do {                                                                                  \
-    const std::string reason = NoCudaDeviceReason();                                    \
-    if (!reason.empty()) GTEST_SKIP() << "no CUDA device: " << reason;                  \
-  } while (0)
-
-const std::vector<DataType> kFloatTypes = {DataType::kFloat, DataType::kDouble, DataType::kHalf,
-                                           DataType::kBFloat16};
 
 struct Attrs {
   bool keep_dims = false;
@@ -187,7 +157,7 @@ Tensor InputFor(const std::string& op, DataType t, const Shape& shape, std::mt19
 }
 
 TEST(CudaReduce, ReductionsMatchTheCpuPlugin) {
-  SKIP_WITHOUT_CUDA();
+  PX_SKIP_WITHOUT_CUDA();
   std::mt19937 rng(3);
   struct Case {
     Shape shape;
@@ -240,7 +210,7 @@ TEST(CudaReduce, ReductionsMatchTheCpuPlugin) {
 }
 
 TEST(CudaReduce, ScalarAxisAndExactValues) {
-  SKIP_WITHOUT_CUDA();
+  PX_SKIP_WITHOUT_CUDA();
   const Tensor x = MakeTensor(DataType::kFloat, {2, 3}, {1, 2, 3, 4, 5, 6});
   auto run = [&](const char* op, const Tensor& axis, bool keep_dims, Shape* shape) {
     Attrs attrs;
@@ -281,7 +251,7 @@ TEST(CudaReduce, ScalarAxisAndExactValues) {
 }
 
 TEST(CudaReduce, BadAxesFailOnBoth) {
-  SKIP_WITHOUT_CUDA();
+  PX_SKIP_WITHOUT_CUDA();
   const Tensor x = MakeTensor(DataType::kFloat, {2, 3}, {1, 2, 3, 4, 5, 6});
   for (int64_t bad : {2, -3}) {
     const Tensor axis = IntTensor(DataType::kInt32, {1}, {bad});
@@ -297,7 +267,7 @@ TEST(CudaReduce, BadAxesFailOnBoth) {
 }
 
 TEST(CudaReduce, SoftmaxMatchesTheCpuPlugin) {
-  SKIP_WITHOUT_CUDA();
+  PX_SKIP_WITHOUT_CUDA();
   std::mt19937 rng(5);
   const std::vector<Shape> shapes = {{1},        {7},          {3, 5},        {4, 0},
                                      {0, 4},     {2, 3, 33},   {20000, 10},   {5, 512},
@@ -312,7 +282,7 @@ TEST(CudaReduce, SoftmaxMatchesTheCpuPlugin) {
 }
 
 TEST(CudaReduce, SoftmaxSpecialValues) {
-  SKIP_WITHOUT_CUDA();
+  PX_SKIP_WITHOUT_CUDA();
   const double inf = std::numeric_limits<double>::infinity();
   // Rows: a -inf among finite values, large values (exp would overflow
   // without the max-subtraction), all -inf (NaN on both devices), equal
@@ -335,7 +305,7 @@ TEST(CudaReduce, SoftmaxSpecialValues) {
 }
 
 TEST(CudaReduce, BiasAddMatchesTheCpuPlugin) {
-  SKIP_WITHOUT_CUDA();
+  PX_SKIP_WITHOUT_CUDA();
   std::mt19937 rng(9);
   struct Case {
     Shape shape;

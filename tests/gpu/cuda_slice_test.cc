@@ -19,6 +19,7 @@
 #include "graph.pb.h"
 #include "gtest/gtest.h"
 #include "plexus/plexus.h"
+#include "gpu/cuda_test_util.h"
 #include "test_util.h"
 
 namespace plexus {
@@ -31,129 +32,21 @@ using conformance::MakeTensor;
 using conformance::RandomTensor;
 using conformance::Tolerance;
 
-Runtime& TheRuntime() {
-  static Runtime* runtime = [] {
-    RuntimeOptions options;
-    options.discover_plugins = false;
-    options.plugin_paths = {PX_CPU_PLUGIN_PATH, PX_CUDA_PLUGIN_PATH};
-    auto r = Runtime::Create(options);
-    if (!r.ok()) {
-      std::fprintf(stderr, "runtime: %s\n", std::string(r.status().message()).c_str());
-      std::abort();
-    }
-    return r->release();
-  }();
-  return *runtime;
-}
+using cuda_test::AttrMap;
+using cuda_test::Describe;
+using cuda_test::kAllTypes;
+using cuda_test::kFloatTypes;
+using cuda_test::NoCudaDeviceReason;
+using cuda_test::RunOp;
+using cuda_test::SetAttrs;
+using cuda_test::SetType;
+using cuda_test::TheRuntime;
+using cuda_test::Values;
 
-std::string NoCudaDeviceReason() {
-  bool loaded = false;
-  for (const auto& p : TheRuntime().plugins()) loaded |= p->name() == "cuda";
-  if (!loaded) {
-    std::vector<std::string> lines;
-    for (const PluginLoadReport& r : TheRuntime().load_reports()) lines.push_back(r.message);
-    return "the cuda plugin did not load: " + absl::StrJoin(lines, "; ");
-  }
-  if (TheRuntime().FindDevice("CUDA:0").ok()) return "";
-  return "the cuda plugin reports 0 devices (PLEXUS_LOG_LEVEL=info plexus devices says why)";
-}
-
-#define SKIP_WITHOUT_CUDA()                                                            \
-  do {                                                                                 \
-    const std::string reason = NoCudaDeviceReason();                                   \
-    if (!reason.empty()) GTEST_SKIP() << "no CUDA device: " << reason;                 \
-  } while (0)
-
-// Every dtype both plugins register for the data-movement ops.
-const std::vector<DataType> kAllTypes = {
-    DataType::kFloat, DataType::kDouble, DataType::kHalf,   DataType::kBFloat16,
-    DataType::kInt8,  DataType::kInt16,  DataType::kInt32,  DataType::kInt64,
-    DataType::kUInt8, DataType::kUInt16, DataType::kUInt32, DataType::kUInt64,
-    DataType::kBool};
-
-using AttrMap = google::protobuf::Map<std::string, tf::AttrValue>;
-using SetAttrs = std::function<void(AttrMap&)>;
-
-void SetType(AttrMap& attr, const char* name, DataType t) {
-  attr[name].set_type(static_cast<tf::DataType>(t));
-}
-
-// Runs one node of `op` on `device`; fails when the node did not run there.
-absl::StatusOr<Tensor> RunOp(const std::string& op, const std::vector<Tensor>& inputs,
-                             const SetAttrs& set_attrs, const std::string& device) {
-  tf::GraphDef def;
-  std::vector<std::pair<std::string, Tensor>> feeds;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    tf::NodeDef* p = def.add_node();
-    p->set_name(absl::StrCat("in", i));
-    p->set_op("Placeholder");
-    (*p->mutable_attr())["dtype"].set_type(static_cast<tf::DataType>(inputs[i].dtype()));
-    feeds.emplace_back(absl::StrCat("in", i, ":0"), inputs[i]);
-  }
-  tf::NodeDef* node = def.add_node();
-  node->set_name("op");
-  node->set_op(op);
-  for (size_t i = 0; i < inputs.size(); ++i) node->add_input(absl::StrCat("in", i));
-  set_attrs(*node->mutable_attr());
-  auto graph = ImportGraphDef(def, "<cuda array test>");
-  if (!graph.ok()) return graph.status();
-  std::shared_ptr<const Graph> shared(std::move(*graph));
-  SessionOptions options;
-  options.device = device;
-  auto session = Session::Create(&TheRuntime(), shared, options);
-  if (!session.ok()) return session.status();
-  auto out = (*session)->Run(feeds, {"op:0"});
-  std::vector<std::string> notes;
-  for (const std::string& note : (*session)->placement_notes()) {
-    if (note.rfind("copy of ", 0) != 0 && note.find("node 'op'") != std::string::npos) {
-      notes.push_back(note);
-    }
-  }
-  if (!notes.empty()) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("the node did not run on ", device, ": ", absl::StrJoin(notes, "; ")));
-  }
-  if (!out.ok()) return out.status();
-  return (*out)[0];
-}
-
-std::string Describe(const std::string& op, const std::vector<Tensor>& inputs) {
-  std::vector<std::string> parts;
-  for (const Tensor& t : inputs) {
-    std::string s = absl::StrCat(DataTypeName(t.dtype()), " ", ShapeToString(t.shape()));
-    if ((t.dtype() == DataType::kInt32 || t.dtype() == DataType::kInt64) &&
-        t.num_elements() <= 10) {
-      std::vector<std::string> v;
-      for (int64_t i = 0; i < t.num_elements(); ++i) v.push_back(absl::StrCat(ElementAsDouble(t, i)));
-      absl::StrAppend(&s, " [", absl::StrJoin(v, ","), "]");
-    }
-    parts.push_back(s);
-  }
-  return absl::StrCat(op, "(", absl::StrJoin(parts, ", "), ")");
-}
-
-// Data movement and Cast are exact: both plugins follow the same rules.
+// Data movement is exact: both plugins follow the same rules.
 Tensor ExpectCudaMatchesCpu(const std::string& op, const std::vector<Tensor>& inputs,
                             const SetAttrs& set_attrs) {
-  SCOPED_TRACE(Describe(op, inputs));
-  auto want = RunOp(op, inputs, set_attrs, "CPU:0");
-  auto got = RunOp(op, inputs, set_attrs, "CUDA:0");
-  EXPECT_TRUE(want.ok()) << want.status();
-  EXPECT_TRUE(got.ok()) << got.status();
-  if (!want.ok() || !got.ok()) return Tensor();
-  EXPECT_EQ(got->shape(), want->shape());
-  Tolerance exact;
-  exact.atol = 0;
-  exact.rtol = 0;
-  absl::Status same = CompareTensors(*got, *want, exact);
-  EXPECT_TRUE(same.ok()) << same;
-  return *got;
-}
-
-std::vector<double> Values(const Tensor& t) {
-  std::vector<double> v;
-  for (int64_t i = 0; i < t.num_elements(); ++i) v.push_back(ElementAsDouble(t, i));
-  return v;
+  return cuda_test::ExpectCudaMatchesCpu(op, inputs, set_attrs, cuda_test::Exact());
 }
 
 Tensor Ints(DataType t, const std::vector<int64_t>& v) {
@@ -174,7 +67,7 @@ Tensor ExpectSlice(const Tensor& x, const std::vector<int64_t>& begin,
 }
 
 TEST(CudaSlice, SliceEveryDtype) {
-  SKIP_WITHOUT_CUDA();
+  PX_SKIP_WITHOUT_CUDA();
   std::mt19937 rng(1);
   for (DataType t : kAllTypes) {
     const DataType index = t == DataType::kInt8 ? DataType::kInt64 : DataType::kInt32;
@@ -194,7 +87,7 @@ TEST(CudaSlice, SliceEveryDtype) {
 }
 
 TEST(CudaSlice, SliceLargeAndExactValues) {
-  SKIP_WITHOUT_CUDA();
+  PX_SKIP_WITHOUT_CUDA();
   std::mt19937 rng(2);
   ExpectSlice(RandomTensor(DataType::kFloat, {1000, 1003}, rng), {1, 2}, {997, -1},
               DataType::kInt64);
@@ -214,7 +107,7 @@ TEST(CudaSlice, SliceLargeAndExactValues) {
 }
 
 TEST(CudaSlice, SliceOutOfRangeIsRefused) {
-  SKIP_WITHOUT_CUDA();
+  PX_SKIP_WITHOUT_CUDA();
   auto bad = RunOp("Slice",
                    {MakeTensor(DataType::kFloat, {2, 3}, {1, 2, 3, 4, 5, 6}),
                     Ints(DataType::kInt32, {1, 1}), Ints(DataType::kInt32, {2, 1})},
@@ -256,7 +149,7 @@ Tensor ExpectStridedSlice(const Tensor& x, const std::vector<int64_t>& begin,
 }
 
 TEST(CudaSlice, StridedSliceEveryDtype) {
-  SKIP_WITHOUT_CUDA();
+  PX_SKIP_WITHOUT_CUDA();
   std::mt19937 rng(3);
   for (DataType t : kAllTypes) {
     const DataType index = t == DataType::kInt16 ? DataType::kInt64 : DataType::kInt32;
@@ -279,7 +172,7 @@ TEST(CudaSlice, StridedSliceEveryDtype) {
 }
 
 TEST(CudaSlice, StridedSliceMasksAndEllipsis) {
-  SKIP_WITHOUT_CUDA();
+  PX_SKIP_WITHOUT_CUDA();
   std::mt19937 rng(4);
   const Tensor x = RandomTensor(DataType::kFloat, {3, 4, 5, 6}, rng);
   // x[1:, ..., ::-2]
@@ -304,7 +197,7 @@ TEST(CudaSlice, StridedSliceMasksAndEllipsis) {
 }
 
 TEST(CudaSlice, StridedSliceExactValuesAndRefusals) {
-  SKIP_WITHOUT_CUDA();
+  PX_SKIP_WITHOUT_CUDA();
   const Tensor x = MakeTensor(DataType::kInt32, {2, 4}, {0, 1, 2, 3, 4, 5, 6, 7});
   // x[:, ::-2]
   auto y = RunOp("StridedSlice",
