@@ -343,6 +343,11 @@ int Run(int argc, char** argv) {
     std::printf("memory plan: %lld tensors of %lld bytes in arenas of %lld bytes\n",
                 static_cast<long long>(info.planned_tensors), static_cast<long long>(info.planned_tensor_bytes),
                 static_cast<long long>(info.arena_bytes));
+    if (info.device_graph_eligible || info.device_graph_note != "off") {
+      std::printf("device graph: %s%s%s\n",
+                  info.device_graph_recorded ? "recorded" : info.device_graph_eligible ? "eligible" : "not used",
+                  info.device_graph_note.empty() ? "" : ": ", info.device_graph_note.c_str());
+    }
     for (const auto& d : (*runtime)->devices()) {
       std::printf("memory pool %s: %s\n", d->name().c_str(), d->memory_stats().ToString().c_str());
     }

@@ -214,6 +214,54 @@ absl::Status Device::SynchronizeStream(PX_Stream* stream) {
   return Check(plugin_->table().stream_synchronize(handle_, stream), "stream");
 }
 
+absl::Status Device::CopyHostToDeviceAsync(PX_Stream* stream, void* dst, const void* src, size_t bytes) {
+  const PX_PluginTable& t = plugin_->table();
+  if (t.memcpy_h2d_async == nullptr) {
+    PX_RETURN_IF_ERROR(SynchronizeStream(stream));
+    return CopyHostToDevice(dst, src, bytes);
+  }
+  return Check(t.memcpy_h2d_async(handle_, stream, dst, src, bytes), "memcpy_h2d_async");
+}
+
+absl::Status Device::CopyDeviceToDeviceAsync(PX_Stream* stream, void* dst, const void* src,
+                                             size_t bytes) {
+  const PX_PluginTable& t = plugin_->table();
+  if (t.memcpy_d2d_async == nullptr) {
+    PX_RETURN_IF_ERROR(SynchronizeStream(stream));
+    return CopyDeviceToDevice(dst, src, bytes);
+  }
+  return Check(t.memcpy_d2d_async(handle_, stream, dst, src, bytes), "memcpy_d2d_async");
+}
+
+bool Device::supports_capture() const {
+  const PX_PluginTable& t = plugin_->table();
+  return t.abi_minor >= 5 && PX_STRUCT_HAS(&t, PX_PluginTable, graph_destroy) &&
+         t.stream_capture_begin != nullptr && t.stream_capture_end != nullptr &&
+         t.graph_launch != nullptr && t.graph_destroy != nullptr;
+}
+
+absl::Status Device::BeginCapture(PX_Stream* stream) {
+  if (!supports_capture()) {
+    return absl::UnimplementedError(absl::StrCat(name_, ": the plugin cannot capture streams"));
+  }
+  return Check(plugin_->table().stream_capture_begin(handle_, stream), "stream_capture_begin");
+}
+
+absl::StatusOr<PX_Graph*> Device::EndCapture(PX_Stream* stream) {
+  PX_Graph* graph = nullptr;
+  PX_RETURN_IF_ERROR(Check(plugin_->table().stream_capture_end(handle_, stream, &graph), "stream_capture_end"));
+  if (graph == nullptr) return absl::InternalError(absl::StrCat(name_, ": stream_capture_end returned no graph"));
+  return graph;
+}
+
+absl::Status Device::LaunchGraph(PX_Stream* stream, PX_Graph* graph) {
+  return Check(plugin_->table().graph_launch(handle_, stream, graph), "graph_launch");
+}
+
+void Device::DestroyGraph(PX_Graph* graph) {
+  if (graph != nullptr) plugin_->table().graph_destroy(handle_, graph);
+}
+
 absl::StatusOr<Tensor> CopyTensorTo(const Tensor& tensor, Device* device) {
   Device* from = tensor.device();
   if (from == device) return tensor;

@@ -136,6 +136,9 @@ struct Executor::RunState {
   RunState(const std::vector<std::shared_ptr<Device>>& devices, int num_slots = 1)
       : streams(devices, num_slots) {}
   TraceRecorder* trace = nullptr;
+  // Recording a device graph: the streams must not be waited for (the work
+  // is recorded, not run).
+  bool capturing = false;
   // The memory plan's tensors for this run (null without a plan).
   std::unique_ptr<RunScratch> scratch;
   std::mutex retired_mu;  // for threads of the parallel scheduler
@@ -598,7 +601,9 @@ absl::StatusOr<std::shared_ptr<Executor>> Executor::Create(const Graph& graph,
   }
   for (size_t d = 0; d < exec->devices_.size(); ++d) exec->event_pools_.push_back(std::make_unique<EventPool>());
   // The plan follows the serial order, so only serial runs use it.
+  exec->fetch_to_host_ = options.fetch_to_host;
   if (options.memory_plan && !exec->dataflow_ && !exec->parallel_) exec->PlanMemory();
+  exec->DecideDeviceGraph(options);
   return exec;
 }
 
@@ -848,7 +853,146 @@ struct Executor::EventPool {
   std::vector<PX_Event*> free;
 };
 
+// A recorded device graph and everything its work reads and writes: the
+// feed buffers, the memory plan's arenas (a scratch set kept out of the
+// free list) and every tensor the recording run made (kept, so their
+// addresses stay valid). The graph dies first.
+struct Executor::Recording {
+  std::shared_ptr<Device> device;
+  PX_Graph* graph = nullptr;
+  std::vector<Tensor> feeds;
+  std::unique_ptr<RunScratch> scratch;
+  std::vector<Tensor> kept;
+  std::vector<Tensor> fetched;
+  ~Recording() {
+    if (graph != nullptr) device->DestroyGraph(graph);
+  }
+};
+
+void Executor::DecideDeviceGraph(const Options& options) {
+  graph_device_ = -1;
+  if (!options.device_graphs) {
+    graph_note_ = "off";
+    return;
+  }
+  auto refuse = [&](std::string why) { graph_note_ = std::move(why); };
+  if (dataflow_) return refuse("the graph has TensorFlow 1 control flow");
+  if (parallel_) return refuse("independent branches run in parallel");
+  if (!copy_nodes_.empty()) return refuse("values are copied between devices");
+  int device = -1;
+  for (const Item& item : items_) {
+    if (!item.constant_outputs.empty() || item.kind == Kind::kForward) continue;
+    const Node& node = *item.node;
+    if (item.kind != Kind::kKernel) return refuse(absl::StrCat(node.Describe(), " runs on the host"));
+    if (item.string_inputs) return refuse(absl::StrCat(node.Describe(), " reads strings"));
+    if (device < 0) device = item.device_index;
+    if (device != item.device_index) {
+      return refuse(absl::StrCat("kernels run on ", devices_[device]->name(), " and ", item.device->name()));
+    }
+    for (size_t k = 0; k < item.inputs.size(); ++k) {
+      if (!item.kernel->InputInHostMemory(static_cast<int>(k))) continue;
+      const Source& s = item.inputs[k];
+      if (s.item < 0 || items_[s.item].constant_outputs.empty()) {
+        return refuse(absl::StrCat(node.Describe(), " reads input ", k,
+                                   " in host memory, and it is not a constant"));
+      }
+    }
+  }
+  if (device < 0) return refuse("no kernel runs");
+  if (!devices_[device]->supports_capture()) {
+    return refuse(absl::StrCat("the plugin of ", devices_[device]->name(), " cannot capture streams"));
+  }
+  graph_device_ = device;
+  graph_note_.clear();
+}
+
+absl::Status Executor::Record(const std::vector<Tensor>& feeds) const {
+  auto rec = std::make_unique<Recording>();
+  rec->device = devices_[graph_device_];
+  Device& device = *rec->device;
+  // Buffers the recorded work reads the feeds from.
+  for (const Tensor& f : feeds) {
+    if (f.dtype() == DataType::kString || f.is_ref()) {
+      return absl::FailedPreconditionError("a feed is a string or a reference");
+    }
+    PX_ASSIGN_OR_RETURN(Tensor buffer, device.AllocateTensor(f.dtype(), f.shape()));
+    if (f.nbytes() > 0) {
+      PX_ASSIGN_OR_RETURN(Tensor host, CopyTensorTo(f, nullptr));
+      PX_RETURN_IF_ERROR(device.CopyHostToDevice(buffer.raw_data(), host.raw_data(), f.nbytes()));
+    }
+    rec->feeds.push_back(std::move(buffer));
+  }
+  RunState run(devices_, 1);
+  PX_RETURN_IF_ERROR(run.streams.Acquire());
+  // Everything that allocates before the recording starts.
+  PX_ASSIGN_OR_RETURN(run.scratch, TakeScratch());
+  PX_Stream* stream = run.streams.stream(graph_device_);
+  PX_RETURN_IF_ERROR(device.BeginCapture(stream));
+  run.capturing = true;
+  absl::StatusOr<std::vector<Tensor>> fetched = RunInOrder(rec->feeds, run);
+  absl::StatusOr<PX_Graph*> graph = device.EndCapture(stream);
+  run.capturing = false;
+  if (graph.ok()) rec->graph = *graph;
+  if (!fetched.ok()) return fetched.status();
+  if (!graph.ok()) return graph.status();
+  rec->scratch = std::move(run.scratch);
+  rec->kept = std::move(run.retired);
+  rec->fetched = *std::move(fetched);
+  recording_ = std::move(rec);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> Executor::Replay(const std::vector<Tensor>& feeds, std::vector<Tensor>* results) const {
+  Recording& rec = *recording_;
+  for (size_t i = 0; i < feeds.size(); ++i) {
+    if (feeds[i].shape() != rec.feeds[i].shape() || feeds[i].dtype() != rec.feeds[i].dtype()) return false;
+  }
+  Device& device = *rec.device;
+  RunStreams streams(devices_, 1);
+  PX_RETURN_IF_ERROR(streams.Acquire());
+  PX_Stream* stream = streams.stream(graph_device_);
+  std::vector<Tensor> staged;  // host copies of feeds from other devices
+  for (size_t i = 0; i < feeds.size(); ++i) {
+    const Tensor& f = feeds[i];
+    const size_t bytes = f.nbytes();
+    if (bytes == 0) continue;
+    if (f.device() == &device) {
+      PX_RETURN_IF_ERROR(device.CopyDeviceToDeviceAsync(stream, rec.feeds[i].raw_data(), f.raw_data(), bytes));
+    } else {
+      PX_ASSIGN_OR_RETURN(Tensor host, CopyTensorTo(f, nullptr));
+      PX_RETURN_IF_ERROR(device.CopyHostToDeviceAsync(stream, rec.feeds[i].raw_data(), host.raw_data(), bytes));
+      staged.push_back(std::move(host));
+    }
+  }
+  PX_RETURN_IF_ERROR(device.LaunchGraph(stream, rec.graph));
+  std::vector<Tensor> fetched = rec.fetched;
+  if (!fetch_to_host_) {
+    // The next replay writes the same buffers: hand out copies.
+    for (Tensor& t : fetched) {
+      if (t.device() != &device || t.nbytes() == 0) continue;
+      PX_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> buffer, device.Allocate(t.nbytes()));
+      PX_RETURN_IF_ERROR(device.CopyDeviceToDeviceAsync(stream, buffer->data(), t.raw_data(), t.nbytes()));
+      t = Tensor(t.dtype(), t.shape(), std::move(buffer));
+    }
+  }
+  PX_RETURN_IF_ERROR(streams.SynchronizeAll());
+  ++graph_replays_;
+  PX_ASSIGN_OR_RETURN(*results, CollectFetches(fetched));
+  return true;
+}
+
+Executor::DeviceGraphInfo Executor::device_graph() const {
+  std::lock_guard<std::mutex> lock(graph_mu_);
+  DeviceGraphInfo info;
+  info.eligible = graph_device_ >= 0;
+  info.recorded = recording_ != nullptr;
+  info.replays = graph_replays_;
+  info.note = graph_note_;
+  return info;
+}
+
 Executor::~Executor() {
+  recording_.reset();  // before the kernels and events it may use
   for (Item& item : items_) {
     if (item.kernel != nullptr && item.kernel->create != nullptr && item.instance != nullptr &&
         item.kernel->destroy != nullptr) {
@@ -1016,6 +1160,28 @@ absl::StatusOr<std::vector<Tensor>> Executor::Run(const std::vector<Tensor>& fee
   for (size_t i = 0; i < feed_values.size(); ++i) {
     PX_RETURN_IF_ERROR(CheckFeed(static_cast<int>(i), feed_values[i]));
   }
+  if (graph_device_ >= 0 && trace == nullptr) {
+    // A device graph: record it (second run), replay it (later runs).
+    std::unique_lock<std::mutex> lock(graph_mu_, std::try_to_lock);
+    if (lock.owns_lock() && !graph_failed_) {
+      if (recording_ == nullptr && graph_runs_ >= 1) {
+        absl::Status recorded = Record(feed_values);
+        if (!recorded.ok()) {
+          graph_failed_ = true;
+          graph_note_ = absl::StrCat("recording failed, runs stay normal: ", recorded.message());
+          Log(LogLevel::kInfo, absl::StrCat("device graph on ", devices_[graph_device_]->name(), ": ", graph_note_));
+        }
+      }
+      if (recording_ != nullptr) {
+        std::vector<Tensor> results;
+        PX_ASSIGN_OR_RETURN(bool replayed, Replay(feed_values, &results));
+        if (replayed) return results;
+        // Other feed shapes than the recording's: run normally.
+      } else {
+        ++graph_runs_;
+      }
+    }
+  }
   // The parallel scheduler needs the pool, and is not used from a pool
   // thread (a run nested in a host op), whose waiting could starve the pool.
   InterOpPool* pool = parallel_ ? InterOpPool::Get() : nullptr;
@@ -1048,6 +1214,21 @@ absl::StatusOr<std::vector<Tensor>> Executor::CollectFetches(const std::vector<T
       if (var == nullptr) return absl::InternalError("bad reference fetched");
       PX_ASSIGN_OR_RETURN(value, var->Read());
     }
+    Device* device = value.device();
+    if (!fetch_to_host_ && device != nullptr && !value.host_readable()) {
+      // Left on its device. The run has waited for its streams, so the
+      // tensor is complete. Callers may write into what they fetch: a cached
+      // constant or a variable's own buffer is copied on the device.
+      if (IsCachedConstant(value) || fetched[i].is_ref()) {
+        PX_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> buffer, device->Allocate(value.nbytes()));
+        if (value.nbytes()) {
+          PX_RETURN_IF_ERROR(device->CopyDeviceToDevice(buffer->data(), value.raw_data(), value.nbytes()));
+        }
+        value = Tensor(value.dtype(), value.shape(), std::move(buffer));
+      }
+      results.push_back(std::move(value));
+      continue;
+    }
     PX_ASSIGN_OR_RETURN(Tensor host, CopyTensorTo(value, nullptr));
     if (IsCachedConstant(host) || (host.buffer() != nullptr && fetched[i].is_ref())) {
       // Callers may write into what they fetch: never hand out the cache or
@@ -1063,7 +1244,9 @@ absl::StatusOr<std::vector<Tensor>> Executor::CollectFetches(const std::vector<T
 
 absl::StatusOr<std::vector<Tensor>> Executor::RunInOrder(const std::vector<Tensor>& feed_values,
                                                          RunState& run) const {
-  PX_ASSIGN_OR_RETURN(run.scratch, TakeScratch());
+  if (run.scratch == nullptr) {
+    PX_ASSIGN_OR_RETURN(run.scratch, TakeScratch());
+  }
   run.retired.swap(run.scratch->retired);  // its capacity, for this run
   std::vector<Tensor>& slots = run.scratch->slots;
   std::vector<int>& uses = run.scratch->uses;
@@ -1076,9 +1259,11 @@ absl::StatusOr<std::vector<Tensor>> Executor::RunInOrder(const std::vector<Tenso
   // On an error return, wait for the streams before the tensors above are
   // freed: queued work may still read or write them.
   struct SyncOnExit {
-    RunStreams& streams;
-    ~SyncOnExit() { streams.SynchronizeAll().IgnoreError(); }
-  } sync_on_exit{run.streams};
+    RunState& run;
+    ~SyncOnExit() {
+      if (!run.capturing) run.streams.SynchronizeAll().IgnoreError();
+    }
+  } sync_on_exit{run};
   absl::InlinedVector<const Tensor*, 8> pointers;
   for (const Item& item : items_) {
     const Node& node = *item.node;

@@ -28,6 +28,12 @@ struct ExecutorOptions {
   // Place the intermediate tensors of graphs with static shapes at offsets
   // planned once in one arena per device per run (see MemoryPlan).
   bool memory_plan = true;
+  // Copy each fetched tensor to host memory (false: leave it in the memory
+  // of the device that made it; see SessionOptions::fetch_to_host).
+  bool fetch_to_host = true;
+  // Record the run's device work once into a graph (stream capture, ABI
+  // 0.5) and replay it on later runs; see Executor::device_graph().
+  bool device_graphs = false;
 };
 
 class Executor {
@@ -46,7 +52,8 @@ class Executor {
   ~Executor();
 
   // Feed values in the order of request.feeds; returns the fetches in host-
-  // readable memory, in the order of request.fetches.
+  // readable memory (or, without Options::fetch_to_host, where they were
+  // made), in the order of request.fetches.
   // With `trace`, every node run is recorded on the timeline.
   absl::StatusOr<std::vector<Tensor>> Run(const std::vector<Tensor>& feed_values,
                                           TraceRecorder* trace = nullptr) const;
@@ -67,6 +74,23 @@ class Executor {
   };
   const MemoryPlan& memory_plan() const { return plan_; }
   int64_t num_copy_items() const { return static_cast<int64_t>(copy_nodes_.size()); }
+
+  // Device graphs (Options::device_graphs): a graph whose every kernel runs
+  // on one device that can capture streams, with no host ops, no copies
+  // between devices, no control flow and host-memory inputs only from
+  // constants, runs once normally (warming caches), is recorded on its
+  // second run and replayed on later runs with the same feed shapes: feeds
+  // are copied into buffers the recording reads and the fetches are read
+  // from the buffers it writes. A run that finds the graph busy (a
+  // concurrent run) or other feed shapes runs normally. When recording
+  // fails (a kernel waits for the device, say), runs stay normal.
+  struct DeviceGraphInfo {
+    bool eligible = false;  // the graph qualifies (see above)
+    bool recorded = false;  // a recording exists
+    int64_t replays = 0;    // runs that replayed it
+    std::string note;       // why not, when not eligible or recording failed
+  };
+  DeviceGraphInfo device_graph() const;
 
  private:
   enum class Kind {
@@ -125,6 +149,7 @@ class Executor {
   struct ParallelRun;
   struct EventPool;
   struct RunScratch;
+  struct Recording;
   class TraceSpan;
 
   Executor() = default;
@@ -151,6 +176,11 @@ class Executor {
   absl::StatusOr<std::vector<Tensor>> RunDataflow(const std::vector<Tensor>& feeds,
                                                   RunState& run) const;
   absl::StatusOr<std::vector<Tensor>> CollectFetches(const std::vector<Tensor>& fetched) const;
+  // Device graphs: decides eligibility (at build), records, replays.
+  void DecideDeviceGraph(const Options& options);
+  absl::Status Record(const std::vector<Tensor>& feeds) const;
+  // False (and nothing run) when the feeds' shapes differ from the recording's.
+  absl::StatusOr<bool> Replay(const std::vector<Tensor>& feeds, std::vector<Tensor>* results) const;
 
   Request request_;
   SessionState* state_ = nullptr;
@@ -160,6 +190,7 @@ class Executor {
   int num_slots_ = 0;
   bool dataflow_ = false;  // the graph has TensorFlow 1 control flow
   bool parallel_ = false;  // see parallel()
+  bool fetch_to_host_ = true;  // Options::fetch_to_host
   MemoryPlan plan_;
   std::vector<int64_t> slot_offset_;  // arena offset of each slot, -1 when not planned
   std::vector<int64_t> arena_bytes_;  // per device
@@ -171,6 +202,14 @@ class Executor {
   std::vector<std::unique_ptr<Node>> copy_nodes_;  // the nodes of copy items
   std::vector<std::string> notes_;
   mutable std::vector<std::unique_ptr<EventPool>> event_pools_;  // per device
+  // Device graphs.
+  int graph_device_ = -1;  // the device index it runs on; -1: not eligible
+  mutable std::mutex graph_mu_;  // held by the run that records or replays
+  mutable int graph_runs_ = 0;   // normal runs so far (the first one warms up)
+  mutable bool graph_failed_ = false;
+  mutable std::string graph_note_;
+  mutable int64_t graph_replays_ = 0;
+  mutable std::unique_ptr<Recording> recording_;
 };
 
 }  // namespace plexus

@@ -54,6 +54,11 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Create(Runtime* runtime,
     std::string v = env;
     if (v == "off" || v == "0" || v == "false") options.memory_plan = false;
   }
+  if (const char* env = std::getenv("PLEXUS_DEVICE_GRAPHS"); env != nullptr) {
+    std::string v = env;
+    if (v == "off" || v == "0" || v == "false") options.device_graphs = false;
+    if (v == "on" || v == "1" || v == "true") options.device_graphs = true;
+  }
   if (const char* env = std::getenv("PLEXUS_DISABLE_PASSES"); env != nullptr) {
     for (absl::string_view name : absl::StrSplit(env, ',', absl::SkipEmpty())) {
       options.optimizer.disabled_passes.emplace_back(name);
@@ -146,7 +151,8 @@ absl::StatusOr<std::vector<Tensor>> Session::Run(
     }
     PX_ASSIGN_OR_RETURN(executor,
                         Executor::Create(*entry.graph, *runtime_, device_, std::move(request), state_.get(),
-                                         Executor::Options{options_.inter_op_parallelism, options_.memory_plan}));
+                                         Executor::Options{options_.inter_op_parallelism, options_.memory_plan, options_.fetch_to_host,
+                                                          options_.device_graphs}));
     entry.executor = executor;
     std::lock_guard<std::mutex> lock(mu_);
     placement_notes_ = executor->placement_notes();
@@ -157,6 +163,7 @@ absl::StatusOr<std::vector<Tensor>> Session::Run(
     last_execution_info_.planned_tensor_bytes = executor->memory_plan().tensor_bytes;
     last_execution_info_.arena_bytes = executor->memory_plan().arena_bytes;
     last_execution_info_.copy_items = executor->num_copy_items();
+    last_executor_ = executor;
     executors_.emplace(key, std::move(entry));
   }
   return executor->Run(feed_values, trace_.get());
@@ -180,8 +187,21 @@ std::shared_ptr<const Graph> Session::last_run_graph() const {
 }
 
 ExecutionInfo Session::last_execution_info() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return last_execution_info_;
+  std::shared_ptr<Executor> executor;
+  ExecutionInfo info;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    info = last_execution_info_;
+    executor = last_executor_;
+  }
+  if (executor != nullptr) {
+    const Executor::DeviceGraphInfo g = executor->device_graph();
+    info.device_graph_eligible = g.eligible;
+    info.device_graph_recorded = g.recorded;
+    info.device_graph_replays = g.replays;
+    info.device_graph_note = g.note;
+  }
+  return info;
 }
 
 std::vector<std::string> Session::placement_notes() const {

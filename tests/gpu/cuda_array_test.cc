@@ -153,7 +153,8 @@ TEST(CudaArray, ConcatV2EveryAxis) {
       ExpectConcatV2({RandomTensor(t, s0, rng), RandomTensor(t, s1, rng), RandomTensor(t, s2, rng)},
                      axis, axis < 0 ? DataType::kInt64 : DataType::kInt32);
     }
-    ExpectConcatV2({RandomTensor(t, {7}, rng)}, 0, DataType::kInt32);  // N = 1
+    // N = 2 is ConcatV2's minimum; one of them empty.
+    ExpectConcatV2({RandomTensor(t, {7}, rng), RandomTensor(t, {0}, rng)}, 0, DataType::kInt32);
     ExpectConcatV2({RandomTensor(t, {0, 3}, rng), RandomTensor(t, {0, 2}, rng)}, 1,
                    DataType::kInt32);  // zero-size output
   }

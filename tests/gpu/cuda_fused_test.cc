@@ -92,6 +92,7 @@ absl::StatusOr<Tensor> RunFused(const FusedCase& c, DataType t, const std::strin
   auto& attrs = *node->mutable_attr();
   attrs["T"].set_type(static_cast<tf::DataType>(t));
   attrs["N"].set_i(static_cast<int64_t>(c.inputs.size()));
+  attrs["shape"].mutable_list();  // present even for a scalar (an empty list)
   for (int64_t d : c.shape) attrs["shape"].mutable_list()->add_i(d);
   for (const std::string& s : c.program) attrs["program"].mutable_list()->add_s(s);
   auto graph = ImportGraphDef(def, "<cuda fused test>");

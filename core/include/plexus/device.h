@@ -98,6 +98,19 @@ class Device : public std::enable_shared_from_this<Device> {
   absl::StatusOr<PX_Stream*> AcquireStream();
   void ReleaseStream(PX_Stream* stream, bool healthy);
   absl::Status SynchronizeStream(PX_Stream* stream);
+  // Queues a copy on `stream` (the plugin's async copy, or a synchronous one
+  // after waiting for the stream where the plugin has none).
+  absl::Status CopyHostToDeviceAsync(PX_Stream* stream, void* dst, const void* src, size_t bytes);
+  absl::Status CopyDeviceToDeviceAsync(PX_Stream* stream, void* dst, const void* src, size_t bytes);
+
+  // Stream capture (ABI 0.5, optional): work queued on a stream between
+  // BeginCapture and EndCapture is recorded as a graph that LaunchGraph
+  // replays. See PX_PluginTable::stream_capture_begin.
+  bool supports_capture() const;
+  absl::Status BeginCapture(PX_Stream* stream);
+  absl::StatusOr<PX_Graph*> EndCapture(PX_Stream* stream);
+  absl::Status LaunchGraph(PX_Stream* stream, PX_Graph* graph);
+  void DestroyGraph(PX_Graph* graph);
 
   // Converts a plugin status to absl::Status (and frees it), prefixing the
   // device's name and `what`.

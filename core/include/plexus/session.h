@@ -57,6 +57,22 @@ struct SessionOptions {
   // time never overlap (docs/architecture.md, "Memory plan").
   // PLEXUS_MEMORY_PLAN=off in the environment turns it off.
   bool memory_plan = true;
+  // Copy every fetched tensor to host memory (the default). When false, a
+  // fetch computed on a device whose memory the host cannot read stays in
+  // that device's memory (Tensor::device() says which; CopyTensorTo brings
+  // it over), so device-resident pipelines and benchmarks avoid the copy.
+  // The run has finished writing it when Run returns.
+  bool fetch_to_host = true;
+  // Record each run signature's device work once into a graph and replay
+  // it on later runs (stream capture, ABI 0.5; CUDA graphs on the cuda
+  // plugin), which removes the per-kernel launch cost of small graphs. It
+  // applies when every kernel runs on one device whose plugin can capture,
+  // with no host ops, no copies between devices, no control flow and
+  // host-memory inputs only from constants; the first run is normal, the
+  // second records, later ones with the same feed shapes replay
+  // (ExecutionInfo says what happened). PLEXUS_DEVICE_GRAPHS=1 or =0 in the
+  // environment overrides this.
+  bool device_graphs = false;
 };
 
 // How the last executor a session built runs its graph.
@@ -66,6 +82,11 @@ struct ExecutionInfo {
   int64_t planned_tensor_bytes = 0; // their sizes added up
   int64_t arena_bytes = 0;          // what the plan's arenas take instead
   int64_t copy_items = 0;           // copies inserted at device boundaries
+  // SessionOptions::device_graphs, as of now:
+  bool device_graph_eligible = false;  // the graph qualifies
+  bool device_graph_recorded = false;  // a recording exists
+  int64_t device_graph_replays = 0;    // runs that replayed it
+  std::string device_graph_note;       // why not, when it does not apply
 };
 
 class Session {
@@ -77,7 +98,8 @@ class Session {
 
   // Runs the graph. `feeds` are (tensor name, value), tensor names "node" or
   // "node:k". `fetches` are tensor names; results come back in host memory in
-  // the same order. `targets` are node names run for their effects.
+  // the same order (see SessionOptions::fetch_to_host). A feed may be a
+  // tensor in a device's memory; it is copied where its readers run. `targets` are node names run for their effects.
   absl::StatusOr<std::vector<Tensor>> Run(
       const std::vector<std::pair<std::string, Tensor>>& feeds,
       const std::vector<std::string>& fetches,
@@ -119,6 +141,7 @@ class Session {
   std::vector<std::string> optimizer_log_;
   std::shared_ptr<const Graph> last_run_graph_;
   ExecutionInfo last_execution_info_;
+  std::shared_ptr<Executor> last_executor_;
   std::unique_ptr<TraceRecorder> trace_;
   // Variables and other resources, and instantiated functions: they live as
   // long as the session, so state persists across runs.

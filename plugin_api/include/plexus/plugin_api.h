@@ -88,7 +88,7 @@ extern "C" {
 /* ABI version this header describes. A host or plugin built from it speaks
  * every minor from 0 to PX_ABI_VERSION_MINOR of PX_ABI_VERSION_MAJOR. */
 #define PX_ABI_VERSION_MAJOR 0
-#define PX_ABI_VERSION_MINOR 4
+#define PX_ABI_VERSION_MINOR 5
 
 /* Symbols a plugin exports (C linkage, default visibility). */
 #define PX_PLUGIN_PROBE_SYMBOL "PX_PluginProbe"
@@ -193,6 +193,7 @@ typedef enum PX_LogLevel {
 typedef struct PX_Device PX_Device;
 typedef struct PX_Stream PX_Stream;
 typedef struct PX_Event PX_Event;
+typedef struct PX_Graph PX_Graph; /* recorded stream work (ABI 0.5) */
 
 /* Host-owned handles (the plugin only passes them back to host services). */
 typedef struct PX_NodeView PX_NodeView;          /* a graph node, for create */
@@ -453,6 +454,24 @@ typedef struct PX_PluginTable {
    * fn may run inline, before stream_add_callback returns. */
   PX_Status* (*stream_add_callback)(PX_Device* device, PX_Stream* stream,
                                     PX_HostCallbackFn fn, void* arg);
+
+  /* [optional, ABI 0.5] Stream capture: the work queued on `stream` between
+   * stream_capture_begin and stream_capture_end (kernel launches and async
+   * copies, made exactly as in a normal run) is recorded instead of run, and
+   * stream_capture_end returns it as a graph that graph_launch replays on a
+   * stream as one unit. The host begins and ends a capture on one thread and
+   * queues nothing else on that stream meanwhile. Work that cannot be
+   * recorded (a kernel that waits for the device, say) makes the kernel or
+   * stream_capture_end fail; the stream is then no longer capturing. The
+   * memory the recorded work reads and writes must stay allocated, at the
+   * same addresses, while the graph lives. A plugin fills all four slots or
+   * none; the host uses them only when the table's abi_minor is 5 or more. */
+  PX_Status* (*stream_capture_begin)(PX_Device* device, PX_Stream* stream);
+  PX_Status* (*stream_capture_end)(PX_Device* device, PX_Stream* stream,
+                                   PX_Graph** out_graph);
+  PX_Status* (*graph_launch)(PX_Device* device, PX_Stream* stream,
+                             PX_Graph* graph);
+  void (*graph_destroy)(PX_Device* device, PX_Graph* graph);
 } PX_PluginTable;
 
 /* ------------------------------------------------------------------------ */

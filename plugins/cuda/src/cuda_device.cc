@@ -237,6 +237,61 @@ void CUDART_CB RunHostCallback(void* data) {
 
 }  // namespace
 
+// A recorded graph, instantiated for launching.
+struct CudaGraph {
+  cudaGraphExec_t exec = nullptr;
+  int32_t ordinal = 0;
+};
+
+PX_Status* CudaDevice::StreamCaptureBegin(Stream& stream) {
+  if (options_.synchronous_debug) {
+    return Error(PX_CODE_UNIMPLEMENTED,
+                 "stream capture is off in synchronous debug mode (every launch waits)");
+  }
+  PX_CUDA_CHECK(stream.EnterDevice());
+  PX_CUDA_CHECK(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeThreadLocal));
+  return nullptr;
+}
+
+PX_Status* CudaDevice::StreamCaptureEnd(Stream& stream, PX_Graph** out_graph) {
+  PX_CUDA_CHECK(stream.EnterDevice());
+  cudaGraph_t graph = nullptr;
+  // Ends the capture even when it was invalidated (the error says why).
+  PX_CUDA_CHECK(cudaStreamEndCapture(stream.get(), &graph));
+  sdk::UniqueHandle<cudaGraph_t, cudaGraphDestroy> recorded(graph);
+  if (graph == nullptr) return Error(PX_CODE_INTERNAL, "cudaStreamEndCapture returned no graph");
+  cudaGraphExec_t exec = nullptr;
+  PX_CUDA_CHECK(cudaGraphInstantiateWithFlags(&exec, graph, 0));
+  auto* g = new CudaGraph;
+  g->exec = exec;
+  g->ordinal = ordinal();
+  *out_graph = reinterpret_cast<PX_Graph*>(g);
+  return nullptr;
+}
+
+PX_Status* CudaDevice::GraphLaunch(Stream& stream, PX_Graph* graph) {
+  auto* g = reinterpret_cast<CudaGraph*>(graph);
+  if (g->ordinal != ordinal()) {
+    return Error(PX_CODE_INVALID_ARGUMENT, "graph_launch: the graph was recorded on another device");
+  }
+  PX_CUDA_CHECK(stream.EnterDevice());
+  const cudaError_t error = cudaGraphLaunch(g->exec, stream.get());
+  if (error != cudaSuccess) {
+    sdk::Status status(host(), CudaStatus(host(), error, "cudaGraphLaunch(graph, stream)", __FILE__,
+                                          __LINE__));
+    stream.error.Record(host(), status.get());
+    return stream.error.Report(host());
+  }
+  if (options_.synchronous_debug) PX_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+  return nullptr;
+}
+
+void CudaDevice::GraphDestroy(PX_Graph* graph) {
+  auto* g = reinterpret_cast<CudaGraph*>(graph);
+  if (EnterDevice() == cudaSuccess && g->exec != nullptr) (void)cudaGraphExecDestroy(g->exec);
+  delete g;
+}
+
 PX_Status* CudaDevice::StreamAddCallback(Stream& stream, PX_HostCallbackFn fn, void* arg) {
   auto pending = std::make_unique<PendingCallback>(PendingCallback{&stream, fn, arg});
   cudaError_t error = EnterDevice();

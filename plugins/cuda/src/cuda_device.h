@@ -59,6 +59,15 @@ class CudaDevice : public sdk::Device {
   PX_Status* EventSynchronize(Event& event);
   PX_Status* StreamWaitEvent(Stream& stream, Event& event);
 
+  // -- stream capture (ABI 0.5): CUDA graphs. Capture is thread-local
+  // (cudaStreamCaptureModeThreadLocal), so a call on the capturing thread
+  // that could read or wait for device work (a synchronous copy, say) fails
+  // and ends the capture instead of silently reading unwritten memory.
+  PX_Status* StreamCaptureBegin(Stream& stream);
+  PX_Status* StreamCaptureEnd(Stream& stream, PX_Graph** out_graph);
+  PX_Status* GraphLaunch(Stream& stream, PX_Graph* graph);
+  void GraphDestroy(PX_Graph* graph);
+
  private:
   cudaError_t EnterDevice() const {
     return options_.set_device ? cudaSetDevice(ordinal()) : cudaSuccess;

@@ -378,10 +378,10 @@ class CastKernel : public sdk::OpKernel {
       if (n > 0) std::memcpy(out, call.input_data(0), n * sdk::DtypeSize(src));
       return;
     }
-    VisitTypes(src, [&](auto stag) {
+    sdk::VisitAll(src, [&](auto stag) {
       using S = typename decltype(stag)::type;
       const S* x = call.input<S>(0);
-      VisitTypes(dst, [&](auto dtag) {
+      sdk::VisitAll(dst, [&](auto dtag) {
         using D = typename decltype(dtag)::type;
         CastLoop<D, S>(x, call.AllocateOutput<D>(0, shape), n, truncate_);
       });
@@ -401,6 +401,10 @@ const std::vector<PX_DataType> kReal = {PX_DT_FLOAT, PX_DT_DOUBLE, PX_DT_HALF,  
 const std::vector<PX_DataType> kAll = {PX_DT_FLOAT, PX_DT_DOUBLE, PX_DT_HALF,  PX_DT_BFLOAT16,
                                        PX_DT_INT8,  PX_DT_INT16,  PX_DT_INT32, PX_DT_INT64,
                                        PX_DT_UINT8, PX_DT_BOOL};
+// Cast converts between every fixed-size type, the wide unsigned ones too.
+const std::vector<PX_DataType> kCastTypes = {
+    PX_DT_FLOAT, PX_DT_DOUBLE, PX_DT_HALF,   PX_DT_BFLOAT16, PX_DT_INT8,   PX_DT_INT16, PX_DT_INT32,
+    PX_DT_INT64, PX_DT_UINT8,  PX_DT_UINT16, PX_DT_UINT32,   PX_DT_UINT64, PX_DT_BOOL};
 const std::vector<PX_DataType> kSqDiff = {PX_DT_FLOAT, PX_DT_DOUBLE, PX_DT_HALF,
                                           PX_DT_BFLOAT16, PX_DT_INT32, PX_DT_INT64};
 
@@ -447,7 +451,7 @@ PX_Status* RegisterElementwiseFamily(sdk::RegistrationInfo* info, PX_KernelRegis
     }
   }
   return sdk::RegisterKernel<CastKernel>(info, registrar, "Cast",
-                                         {{"SrcT", kAll}, {"DstT", kAll}});
+                                         {{"SrcT", kCastTypes}, {"DstT", kCastTypes}});
 }
 
 }  // namespace plexus::cpu

@@ -1,7 +1,10 @@
 // The CUDA plugin's elementwise kernels: unary math and activations, binary
-// arithmetic with NumPy broadcasting. The classes here check dtypes and
-// shapes, build the collapsed broadcast plan and call the launch functions
-// of unary.cu and binary.cu on the call's CUDA stream.
+// arithmetic, comparisons and logical ops with NumPy broadcasting, Select
+// and SelectV2. The classes here check dtypes and shapes, build the
+// collapsed broadcast plan and call the launch functions of the .cu files
+// (elementwise_launch.h) on the call's CUDA stream. Dtypes and semantics are
+// the cpu plugin's (plugins/cpu/src/kernels/elementwise*.cc,
+// activation_family.cc).
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -18,12 +21,18 @@ namespace {
 
 using sdk::Shape;
 
-ew::Dtype ToEwDtype(PX_DataType t, const char* op) {
+ew::Type ToEwType(PX_DataType t, const char* op) {
   switch (t) {
-    case PX_DT_FLOAT: return ew::Dtype::kFloat;
-    case PX_DT_DOUBLE: return ew::Dtype::kDouble;
-    case PX_DT_HALF: return ew::Dtype::kHalf;
-    case PX_DT_BFLOAT16: return ew::Dtype::kBFloat16;
+    case PX_DT_FLOAT: return ew::Type::kFloat;
+    case PX_DT_DOUBLE: return ew::Type::kDouble;
+    case PX_DT_HALF: return ew::Type::kHalf;
+    case PX_DT_BFLOAT16: return ew::Type::kBFloat16;
+    case PX_DT_INT8: return ew::Type::kInt8;
+    case PX_DT_INT16: return ew::Type::kInt16;
+    case PX_DT_INT32: return ew::Type::kInt32;
+    case PX_DT_INT64: return ew::Type::kInt64;
+    case PX_DT_UINT8: return ew::Type::kUInt8;
+    case PX_DT_BOOL: return ew::Type::kBool;
     default:
       throw sdk::KernelError(PX_CODE_UNIMPLEMENTED,
                              sdk::Format("%s on CUDA does not support dtype %s", op,
@@ -43,119 +52,97 @@ CudaStream& StreamOf(sdk::Call& call) {
   return stream;
 }
 
-// ---------------------------------------------------------------------------
-// Unary
-// ---------------------------------------------------------------------------
-
-struct UnaryEntry {
-  const char* op;
-  ew::Unary code;
-};
-constexpr UnaryEntry kUnaryOps[] = {
-    {"Neg", ew::Unary::kNeg},         {"Abs", ew::Unary::kAbs},     {"Exp", ew::Unary::kExp},
-    {"Log", ew::Unary::kLog},         {"Sqrt", ew::Unary::kSqrt},   {"Rsqrt", ew::Unary::kRsqrt},
-    {"Square", ew::Unary::kSquare},   {"Relu", ew::Unary::kRelu},   {"Relu6", ew::Unary::kRelu6},
-    {"Sigmoid", ew::Unary::kSigmoid}, {"Tanh", ew::Unary::kTanh},
-};
-
-class UnaryKernel : public sdk::OpKernel {
- public:
-  void Init(sdk::Attrs& attrs) override {
-    op_name_ = attrs.op();
-    for (const UnaryEntry& e : kUnaryOps) {
-      if (op_name_ == e.op) {
-        op_ = e.code;
-        return;
-      }
-    }
-    PX_SDK_CHECK(false, "no CUDA unary kernel for op %s", op_name_.c_str());
+void CheckCuda(cudaError_t error, const char* op, const char* what) {
+  if (error != cudaSuccess) {
+    throw sdk::KernelError(PX_CODE_INTERNAL, sdk::Format("%s: %s failed: %s", op, what,
+                                                         cudaGetErrorString(error)));
   }
-
-  void Compute(sdk::Call& call) override {
-    const DLTensor& x = call.input(0);
-    const PX_DataType dtype = call.input_dtype(0);
-    const ew::Dtype ew_dtype = ToEwDtype(dtype, op_name_.c_str());
-    PX_SDK_CHECK(call.output_dtype(0) == dtype, "%s: output is %s, input %s", op_name_.c_str(),
-                 sdk::DtypeName(call.output_dtype(0)), sdk::DtypeName(dtype));
-    PX_SDK_CHECK(px_sdk_is_contiguous(&x), "%s: input 0 is not contiguous", op_name_.c_str());
-    void* y = call.AllocateOutputRaw(0, x.shape, static_cast<size_t>(x.ndim));
-    const int64_t n = px_sdk_num_elements(&x);
-    if (n == 0) return;
-    CudaStream& stream = StreamOf(call);
-    ew::LaunchUnary(op_, ew_dtype, px_sdk_data(&x), y, n, stream.get());
-    CheckLaunch(stream, op_name_.c_str());
-  }
-
- private:
-  std::string op_name_;
-  ew::Unary op_ = ew::Unary::kNeg;
-};
-
-// ---------------------------------------------------------------------------
-// Binary
-// ---------------------------------------------------------------------------
-
-struct BinaryEntry {
-  const char* op;
-  ew::Binary code;
-};
-constexpr BinaryEntry kBinaryOps[] = {
-    {"Add", ew::Binary::kAdd},     {"AddV2", ew::Binary::kAdd},   {"Sub", ew::Binary::kSub},
-    {"Mul", ew::Binary::kMul},     {"Div", ew::Binary::kDiv},     {"RealDiv", ew::Binary::kDiv},
-    {"Maximum", ew::Binary::kMax}, {"Minimum", ew::Binary::kMin},
-    {"SquaredDifference", ew::Binary::kSquaredDifference},
-};
-
-std::string DimsString(const DLTensor& t) {
-  return sdk::ShapeString(Shape(t.shape, t.shape + t.ndim));
 }
 
-// Broadcasts a and b (NumPy rules) into out_dims (their rank) and the
+// Refuses integer arguments the cpu plugin refuses (INVALID_ARGUMENT with
+// its message): a zero divisor, or a negative exponent when `negative`.
+// The values are in device memory: a small kernel raises a flag and one
+// synchronous 4-byte read brings it back, so the host waits for the work
+// queued before (a stream synchronize per integer division).
+void CheckIntegers(CudaStream& stream, ew::Type type, const void* values, int64_t n,
+                   bool negative, const char* op) {
+  if (n == 0) return;
+  cudaStream_t s = stream.get();
+  unsigned* flag = nullptr;
+  CheckCuda(cudaMallocAsync(reinterpret_cast<void**>(&flag), sizeof(unsigned), s), op,
+            "cudaMallocAsync(4 bytes for the argument check)");
+  cudaError_t error = cudaMemsetAsync(flag, 0, sizeof(unsigned), s);
+  if (error == cudaSuccess) {
+    ew::LaunchFindBadInteger(type, values, n, negative, flag, s);
+    error = cudaGetLastError();
+  }
+  unsigned bad = 0;
+  if (error == cudaSuccess) {
+    error = cudaMemcpyAsync(&bad, flag, sizeof(bad), cudaMemcpyDeviceToHost, s);
+  }
+  (void)cudaFreeAsync(flag, s);
+  if (error == cudaSuccess) error = cudaStreamSynchronize(s);
+  CheckCuda(error, op, "the integer argument check");
+  if (negative) {
+    PX_SDK_CHECK(bad == 0, "Integers to negative integer powers are not allowed");
+  } else {
+    PX_SDK_CHECK(bad == 0, "Integer division by zero");
+  }
+}
+
+// Broadcasts N shapes (NumPy rules) into out_dims (their rank) and the
 // collapsed plan: output dimensions of 1 dropped, neighbours merged where
-// each input broadcasts along both or neither. Throws INVALID_ARGUMENT for
-// shapes that do not broadcast.
-void MakePlan(const DLTensor& a, const DLTensor& b, std::vector<int64_t>* out_dims,
-              ew::BroadcastPlan* plan) {
-  const int rank = a.ndim > b.ndim ? a.ndim : b.ndim;
-  out_dims->assign(static_cast<size_t>(rank), 1);
+// each input broadcasts along both or neither. Returns false for shapes that
+// do not broadcast; throws UNIMPLEMENTED when more than kMaxBroadcastRank
+// dimensions remain.
+template <int N>
+bool MakePlan(const Shape* shapes, std::vector<int64_t>* out_dims, ew::PlanN<N>* plan) {
+  size_t rank = 0;
+  for (int k = 0; k < N; ++k) rank = shapes[k].size() > rank ? shapes[k].size() : rank;
+  out_dims->assign(rank, 1);
   int64_t dims[ew::kMaxBroadcastRank];
   unsigned masks[ew::kMaxBroadcastRank];  // bit k: input k repeats along the dim
   int collapsed = 0;
-  for (int d = 0; d < rank; ++d) {
-    const int da_index = d - (rank - a.ndim), db_index = d - (rank - b.ndim);
-    const int64_t da = da_index >= 0 ? a.shape[da_index] : 1;
-    const int64_t db = db_index >= 0 ? b.shape[db_index] : 1;
-    int64_t o;
-    if (da == db || db == 1) {
-      o = da;
-    } else if (da == 1) {
-      o = db;
-    } else {
-      throw sdk::KernelError(PX_CODE_INVALID_ARGUMENT, "Incompatible shapes: " + DimsString(a) +
-                                                           " vs. " + DimsString(b));
+  bool too_many = false;
+  for (size_t d = 0; d < rank; ++d) {
+    int64_t size[N];
+    int64_t o = 1;
+    for (int k = 0; k < N; ++k) {
+      const size_t lead = rank - shapes[k].size();
+      size[k] = d >= lead ? shapes[k][d - lead] : 1;
+      if (size[k] == 1) continue;
+      if (o != 1 && o != size[k]) return false;
+      o = size[k];
     }
     (*out_dims)[d] = o;
     if (o == 1) continue;
-    const unsigned mask = (da == 1 ? 1u : 0u) | (db == 1 ? 2u : 0u);
+    unsigned mask = 0;
+    for (int k = 0; k < N; ++k) mask |= size[k] == 1 ? 1u << k : 0u;
     if (collapsed > 0 && masks[collapsed - 1] == mask) {
       dims[collapsed - 1] *= o;
       continue;
     }
     if (collapsed == ew::kMaxBroadcastRank) {
-      throw sdk::KernelError(
-          PX_CODE_UNIMPLEMENTED,
-          sdk::Format("broadcasting %s with %s needs more than %d dimensions after collapsing, "
-                      "the most the CUDA kernels handle",
-                      DimsString(a).c_str(), DimsString(b).c_str(), ew::kMaxBroadcastRank));
+      too_many = true;  // reported once the shapes are known to broadcast
+      continue;
     }
     dims[collapsed] = o;
     masks[collapsed] = mask;
     ++collapsed;
   }
+  if (too_many) {
+    std::string list;
+    for (int k = 0; k < N; ++k) list += (k > 0 ? ", " : "") + sdk::ShapeString(shapes[k]);
+    throw sdk::KernelError(
+        PX_CODE_UNIMPLEMENTED,
+        sdk::Format("broadcasting %s needs more than %d dimensions after collapsing, the most "
+                    "the CUDA kernels handle",
+                    list.c_str(), ew::kMaxBroadcastRank));
+  }
   plan->rank = collapsed;
   plan->num_elements = 1;
   for (int64_t o : *out_dims) plan->num_elements *= o;
-  for (int k = 0; k < 2; ++k) {
+  for (int k = 0; k < N; ++k) {
     int64_t stride = 1;
     for (int d = collapsed - 1; d >= 0; --d) {
       plan->dims[d] = dims[d];
@@ -167,12 +154,161 @@ void MakePlan(const DLTensor& a, const DLTensor& b, std::vector<int64_t>* out_di
       }
     }
   }
+  return true;
+}
+
+Shape ShapeOf(const DLTensor& t) { return Shape(t.shape, t.shape + t.ndim); }
+
+void CheckContiguous(const sdk::Call& call, const char* op) {
+  for (size_t i = 0; i < call.num_inputs(); ++i) {
+    PX_SDK_CHECK(px_sdk_is_contiguous(&call.input(i)), "%s: input %zu is not contiguous", op, i);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Unary ops and activations
+// ---------------------------------------------------------------------------
+
+struct UnaryEntry {
+  const char* op;
+  ew::Unary code;
+};
+constexpr UnaryEntry kUnaryOps[] = {
+    {"Neg", ew::Unary::kNeg},
+    {"Abs", ew::Unary::kAbs},
+    {"Exp", ew::Unary::kExp},
+    {"Log", ew::Unary::kLog},
+    {"Sqrt", ew::Unary::kSqrt},
+    {"Rsqrt", ew::Unary::kRsqrt},
+    {"Square", ew::Unary::kSquare},
+    {"Relu", ew::Unary::kRelu},
+    {"Relu6", ew::Unary::kRelu6},
+    {"Sigmoid", ew::Unary::kSigmoid},
+    {"Tanh", ew::Unary::kTanh},
+    {"Sign", ew::Unary::kSign},
+    {"Log1p", ew::Unary::kLog1p},
+    {"Reciprocal", ew::Unary::kReciprocal},
+    {"Inv", ew::Unary::kReciprocal},
+    {"Erf", ew::Unary::kErf},
+    {"Floor", ew::Unary::kFloor},
+    {"Ceil", ew::Unary::kCeil},
+    {"Round", ew::Unary::kRound},
+    {"Elu", ew::Unary::kElu},
+    {"Selu", ew::Unary::kSelu},
+    {"LeakyRelu", ew::Unary::kLeakyRelu},
+    {"Softplus", ew::Unary::kSoftplus},
+    {"Gelu", ew::Unary::kGelu},
+    {"LogicalNot", ew::Unary::kLogicalNot},
+};
+
+// Whether the integer kernels (unary_int.cu) have `op`.
+bool IntegerUnary(ew::Unary op) {
+  switch (op) {
+    case ew::Unary::kNeg:
+    case ew::Unary::kAbs:
+    case ew::Unary::kSign:
+    case ew::Unary::kSquare:
+    case ew::Unary::kReciprocal:
+    case ew::Unary::kRound:
+    case ew::Unary::kRelu:
+    case ew::Unary::kRelu6: return true;
+    default: return false;
+  }
+}
+
+class UnaryKernel : public sdk::OpKernel {
+ public:
+  void Init(sdk::Attrs& attrs) override {
+    op_name_ = attrs.op();
+    attrs_.alpha = attrs.Float("alpha", 0.2f);
+    attrs_.approximate = attrs.Bool("approximate", true);
+    for (const UnaryEntry& e : kUnaryOps) {
+      if (op_name_ == e.op) {
+        op_ = e.code;
+        return;
+      }
+    }
+    PX_SDK_CHECK(false, "no CUDA unary kernel for op %s", op_name_.c_str());
+  }
+
+  void Compute(sdk::Call& call) override {
+    const char* op = op_name_.c_str();
+    const DLTensor& x = call.input(0);
+    const PX_DataType dtype = call.input_dtype(0);
+    const ew::Type type = ToEwType(dtype, op);
+    const bool ok = op_ == ew::Unary::kLogicalNot ? type == ew::Type::kBool
+                    : ew::IsFloatType(type)       ? true
+                                                  : type != ew::Type::kBool && IntegerUnary(op_);
+    if (!ok) {
+      throw sdk::KernelError(PX_CODE_UNIMPLEMENTED, sdk::Format("%s on CUDA does not support dtype %s",
+                                                                op, sdk::DtypeName(dtype)));
+    }
+    PX_SDK_CHECK(call.output_dtype(0) == dtype, "%s: output is %s, input %s", op,
+                 sdk::DtypeName(call.output_dtype(0)), sdk::DtypeName(dtype));
+    CheckContiguous(call, op);
+    void* y = call.AllocateOutputRaw(0, x.shape, static_cast<size_t>(x.ndim));
+    const int64_t n = px_sdk_num_elements(&x);
+    if (n == 0) return;
+    CudaStream& stream = StreamOf(call);
+    if (op_ == ew::Unary::kReciprocal && !ew::IsFloatType(type)) {
+      CheckIntegers(stream, type, px_sdk_data(&x), n, /*negative=*/false, op);
+    }
+    ew::LaunchUnary(op_, type, px_sdk_data(&x), y, n, attrs_, stream.get());
+    CheckLaunch(stream, op);
+  }
+
+ private:
+  std::string op_name_;
+  ew::Unary op_ = ew::Unary::kNeg;
+  ew::UnaryAttrs attrs_;
+};
+
+// ---------------------------------------------------------------------------
+// Binary ops
+// ---------------------------------------------------------------------------
+
+struct BinaryEntry {
+  const char* op;
+  ew::Binary code;
+};
+constexpr BinaryEntry kBinaryOps[] = {
+    {"Add", ew::Binary::kAdd},
+    {"AddV2", ew::Binary::kAdd},
+    {"Sub", ew::Binary::kSub},
+    {"Mul", ew::Binary::kMul},
+    {"Div", ew::Binary::kDiv},
+    {"RealDiv", ew::Binary::kDiv},
+    {"Maximum", ew::Binary::kMax},
+    {"Minimum", ew::Binary::kMin},
+    {"SquaredDifference", ew::Binary::kSquaredDifference},
+    {"FloorDiv", ew::Binary::kFloorDiv},
+    {"FloorMod", ew::Binary::kFloorMod},
+    {"Pow", ew::Binary::kPow},
+    {"Less", ew::Binary::kLess},
+    {"LessEqual", ew::Binary::kLessEqual},
+    {"Greater", ew::Binary::kGreater},
+    {"GreaterEqual", ew::Binary::kGreaterEqual},
+    {"Equal", ew::Binary::kEqual},
+    {"NotEqual", ew::Binary::kNotEqual},
+    {"LogicalAnd", ew::Binary::kLogicalAnd},
+    {"LogicalOr", ew::Binary::kLogicalOr},
+};
+
+// Whether the device code has (op, type): bool only for Equal, NotEqual and
+// the logical ops, which take nothing else.
+bool BinarySupports(ew::Binary op, ew::Type type) {
+  const bool logical = op == ew::Binary::kLogicalAnd || op == ew::Binary::kLogicalOr;
+  if (type == ew::Type::kBool) {
+    return logical || op == ew::Binary::kEqual || op == ew::Binary::kNotEqual;
+  }
+  return !logical;
 }
 
 class BinaryKernel : public sdk::OpKernel {
  public:
   void Init(sdk::Attrs& attrs) override {
     op_name_ = attrs.op();
+    strict_shapes_ = attrs.Bool("incompatible_shape_error", true);
     for (const BinaryEntry& e : kBinaryOps) {
       if (op_name_ == e.op) {
         op_ = e.code;
@@ -183,46 +319,179 @@ class BinaryKernel : public sdk::OpKernel {
   }
 
   void Compute(sdk::Call& call) override {
+    const char* op = op_name_.c_str();
     const DLTensor& a = call.input(0);
     const DLTensor& b = call.input(1);
     const PX_DataType dtype = call.input_dtype(0);
-    PX_SDK_CHECK(call.input_dtype(1) == dtype, "%s: inputs are %s and %s", op_name_.c_str(),
+    PX_SDK_CHECK(call.input_dtype(1) == dtype, "%s: inputs are %s and %s", op,
                  sdk::DtypeName(dtype), sdk::DtypeName(call.input_dtype(1)));
-    const ew::Dtype ew_dtype = ToEwDtype(dtype, op_name_.c_str());
-    PX_SDK_CHECK(call.output_dtype(0) == dtype, "%s: output is %s, inputs %s", op_name_.c_str(),
-                 sdk::DtypeName(call.output_dtype(0)), sdk::DtypeName(dtype));
-    PX_SDK_CHECK(px_sdk_is_contiguous(&a) && px_sdk_is_contiguous(&b),
-                 "%s: the inputs must be contiguous", op_name_.c_str());
+    const ew::Type type = ToEwType(dtype, op);
+    if (!BinarySupports(op_, type)) {
+      throw sdk::KernelError(PX_CODE_UNIMPLEMENTED, sdk::Format("%s on CUDA does not support dtype %s",
+                                                                op, sdk::DtypeName(dtype)));
+    }
+    const PX_DataType out_dtype = ew::IsComparison(op_) ? PX_DT_BOOL : dtype;
+    PX_SDK_CHECK(call.output_dtype(0) == out_dtype, "%s: output is %s, expected %s", op,
+                 sdk::DtypeName(call.output_dtype(0)), sdk::DtypeName(out_dtype));
+    CheckContiguous(call, op);
     // The same kernel object may compute on several threads at once: the
     // scratch is per thread (and so allocates nothing in steady state).
+    thread_local Shape shapes[2];
     thread_local std::vector<int64_t> out_dims;
+    shapes[0] = ShapeOf(a);
+    shapes[1] = ShapeOf(b);
     ew::BroadcastPlan plan;
-    MakePlan(a, b, &out_dims, &plan);
+    if (!MakePlan<2>(shapes, &out_dims, &plan)) {
+      if (strict_shapes_ || (op_ != ew::Binary::kEqual && op_ != ew::Binary::kNotEqual)) {
+        throw sdk::KernelError(PX_CODE_INVALID_ARGUMENT,
+                               "Incompatible shapes: " + sdk::ShapeString(shapes[0]) + " vs. " +
+                                   sdk::ShapeString(shapes[1]));
+      }
+      // Equal / NotEqual with incompatible_shape_error = false: a scalar
+      // (false for Equal, true for NotEqual).
+      void* out = call.AllocateOutputRaw(0, Shape{});
+      CudaStream& stream = StreamOf(call);
+      CheckCuda(cudaMemsetAsync(out, op_ == ew::Binary::kNotEqual ? 1 : 0, 1, stream.get()), op,
+                "cudaMemsetAsync");
+      return;
+    }
     void* out = call.AllocateOutputRaw(0, out_dims.data(), out_dims.size());
-    if (plan.num_elements == 0) return;
+    // Integer divisors and exponents are checked even for an empty output,
+    // as on the cpu plugin.
+    const bool check_zero = op_ == ew::Binary::kDiv || op_ == ew::Binary::kFloorDiv ||
+                            op_ == ew::Binary::kFloorMod;
+    const bool check_negative = op_ == ew::Binary::kPow && type != ew::Type::kUInt8;
+    const bool integer = !ew::IsFloatType(type) && type != ew::Type::kBool;
+    if (plan.num_elements == 0 && !(integer && (check_zero || check_negative))) return;
     CudaStream& stream = StreamOf(call);
-    ew::LaunchBinary(op_, ew_dtype, px_sdk_data(&a), px_sdk_data(&b), out, plan, stream.get());
-    CheckLaunch(stream, op_name_.c_str());
+    if (integer && (check_zero || check_negative)) {
+      CheckIntegers(stream, type, px_sdk_data(&b), px_sdk_num_elements(&b), check_negative, op);
+      if (plan.num_elements == 0) return;
+    }
+    ew::LaunchBinary(op_, type, px_sdk_data(&a), px_sdk_data(&b), out, plan, stream.get());
+    CheckLaunch(stream, op);
   }
 
  private:
   std::string op_name_;
   ew::Binary op_ = ew::Binary::kAdd;
+  bool strict_shapes_ = true;
 };
 
-const std::vector<PX_DataType> kFloatTypes = {PX_DT_FLOAT, PX_DT_DOUBLE, PX_DT_HALF,
-                                              PX_DT_BFLOAT16};
+// ---------------------------------------------------------------------------
+// Select and SelectV2
+// ---------------------------------------------------------------------------
+
+class SelectKernel : public sdk::OpKernel {
+ public:
+  void Init(sdk::Attrs& attrs) override { v2_ = std::string(attrs.op()) == "SelectV2"; }
+
+  void Compute(sdk::Call& call) override {
+    const char* op = v2_ ? "SelectV2" : "Select";
+    PX_SDK_CHECK(call.input_dtype(0) == PX_DT_BOOL, "%s: condition is %s, expected bool", op,
+                 sdk::DtypeName(call.input_dtype(0)));
+    const PX_DataType dt = call.input_dtype(1);
+    PX_SDK_CHECK(call.input_dtype(2) == dt, "'then' is %s but 'else' is %s", sdk::DtypeName(dt),
+                 sdk::DtypeName(call.input_dtype(2)));
+    const size_t size = sdk::DtypeSize(dt);
+    if (size != 1 && size != 2 && size != 4 && size != 8) {
+      throw sdk::KernelError(PX_CODE_UNIMPLEMENTED, sdk::Format("%s on CUDA does not support dtype %s",
+                                                                op, sdk::DtypeName(dt)));
+    }
+    CheckContiguous(call, op);
+    Shape shapes[3] = {call.input_shape(0), call.input_shape(1), call.input_shape(2)};
+    if (!v2_) {
+      // Select: the condition is a scalar, a vector along the first
+      // dimension of 'then', or has the shape of 'then'; as a broadcast, the
+      // vector gets trailing dimensions of 1.
+      const Shape& c = shapes[0];
+      PX_SDK_CHECK(shapes[1] == shapes[2],
+                   "'then' and 'else' must have the same shape: %s vs. %s",
+                   sdk::ShapeString(shapes[1]).c_str(), sdk::ShapeString(shapes[2]).c_str());
+      const Shape& shape = shapes[1];
+      if (c.size() == 1 && shape.size() > 1) {
+        PX_SDK_CHECK(c[0] == shape[0],
+                     "Number of batches of 'then' must match size of 'cond', but saw: %lld vs. "
+                     "%lld",
+                     static_cast<long long>(shape[0]), static_cast<long long>(c[0]));
+        shapes[0].resize(shape.size(), 1);
+      } else if (!c.empty()) {
+        PX_SDK_CHECK(c == shape,
+                     "'condition' must be a scalar, a vector matching the first dimension of "
+                     "'then', or have the shape of 'then': %s vs. %s",
+                     sdk::ShapeString(c).c_str(), sdk::ShapeString(shape).c_str());
+      }
+    }
+    thread_local std::vector<int64_t> out_dims;
+    ew::SelectPlan plan;
+    if (!MakePlan<3>(shapes, &out_dims, &plan)) {
+      throw sdk::KernelError(PX_CODE_INVALID_ARGUMENT,
+                             "condition, 't' and 'e' must be broadcastable: " +
+                                 sdk::ShapeString(shapes[0]) + ", " +
+                                 sdk::ShapeString(shapes[1]) + ", " +
+                                 sdk::ShapeString(shapes[2]));
+    }
+    void* out = call.AllocateOutputRaw(0, out_dims.data(), out_dims.size());
+    if (plan.num_elements == 0) return;
+    CudaStream& stream = StreamOf(call);
+    ew::LaunchSelect(static_cast<int>(size), call.input_data(0), call.input_data(1),
+                     call.input_data(2), out, plan, stream.get());
+    CheckLaunch(stream, op);
+  }
+
+ private:
+  bool v2_ = false;
+};
+
+// The cpu plugin's dtype lists.
+const std::vector<PX_DataType> kFloat = {PX_DT_FLOAT, PX_DT_DOUBLE, PX_DT_HALF, PX_DT_BFLOAT16};
+const std::vector<PX_DataType> kSigned = {PX_DT_FLOAT, PX_DT_DOUBLE, PX_DT_HALF, PX_DT_BFLOAT16,
+                                          PX_DT_INT8,  PX_DT_INT16,  PX_DT_INT32, PX_DT_INT64};
+const std::vector<PX_DataType> kReal = {PX_DT_FLOAT, PX_DT_DOUBLE, PX_DT_HALF,  PX_DT_BFLOAT16,
+                                        PX_DT_INT8,  PX_DT_INT16,  PX_DT_INT32, PX_DT_INT64,
+                                        PX_DT_UINT8};
+const std::vector<PX_DataType> kAll = {PX_DT_FLOAT, PX_DT_DOUBLE, PX_DT_HALF,  PX_DT_BFLOAT16,
+                                       PX_DT_INT8,  PX_DT_INT16,  PX_DT_INT32, PX_DT_INT64,
+                                       PX_DT_UINT8, PX_DT_BOOL};
+const std::vector<PX_DataType> kSqDiff = {PX_DT_FLOAT, PX_DT_DOUBLE, PX_DT_HALF,
+                                          PX_DT_BFLOAT16, PX_DT_INT32, PX_DT_INT64};
 
 }  // namespace
 
 PX_Status* RegisterElementwiseKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar) {
-  for (const UnaryEntry& e : kUnaryOps) {
+  struct Entry {
+    const char* op;
+    const std::vector<PX_DataType>* types;
+  };
+  const Entry unary[] = {
+      {"Neg", &kSigned},       {"Abs", &kSigned},   {"Sign", &kSigned},     {"Exp", &kFloat},
+      {"Log", &kFloat},        {"Log1p", &kFloat},  {"Sqrt", &kFloat},      {"Rsqrt", &kFloat},
+      {"Square", &kReal},      {"Reciprocal", &kSigned}, {"Inv", &kSigned}, {"Tanh", &kFloat},
+      {"Sigmoid", &kFloat},    {"Erf", &kFloat},    {"Floor", &kFloat},     {"Ceil", &kFloat},
+      {"Round", &kSigned},     {"Relu", &kReal},    {"Relu6", &kReal},      {"Elu", &kFloat},
+      {"Selu", &kFloat},       {"LeakyRelu", &kFloat}, {"Softplus", &kFloat}, {"Gelu", &kFloat},
+  };
+  for (const Entry& e : unary) {
     PX_SDK_RETURN_IF_ERROR(
-        sdk::RegisterKernel<UnaryKernel>(info, registrar, e.op, {{"T", kFloatTypes}}));
+        sdk::RegisterKernel<UnaryKernel>(info, registrar, e.op, {{"T", *e.types}}));
   }
-  for (const BinaryEntry& e : kBinaryOps) {
+  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<UnaryKernel>(info, registrar, "LogicalNot", {}));
+  const Entry binary[] = {
+      {"Add", &kReal},       {"AddV2", &kReal},   {"Sub", &kReal},          {"Mul", &kReal},
+      {"Div", &kReal},       {"RealDiv", &kReal}, {"FloorDiv", &kReal},     {"FloorMod", &kReal},
+      {"Maximum", &kReal},   {"Minimum", &kReal}, {"Pow", &kSigned},        {"Less", &kReal},
+      {"LessEqual", &kReal}, {"Greater", &kReal}, {"GreaterEqual", &kReal}, {"Equal", &kAll},
+      {"NotEqual", &kAll},   {"SquaredDifference", &kSqDiff},
+  };
+  for (const Entry& e : binary) {
     PX_SDK_RETURN_IF_ERROR(
-        sdk::RegisterKernel<BinaryKernel>(info, registrar, e.op, {{"T", kFloatTypes}}));
+        sdk::RegisterKernel<BinaryKernel>(info, registrar, e.op, {{"T", *e.types}}));
+  }
+  for (const char* op : {"LogicalAnd", "LogicalOr"}) {
+    PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<BinaryKernel>(info, registrar, op, {}));
+  }
+  for (const char* op : {"Select", "SelectV2"}) {
+    PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<SelectKernel>(info, registrar, op, {{"T", kAll}}));
   }
   return nullptr;
 }

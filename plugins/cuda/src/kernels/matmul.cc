@@ -40,6 +40,7 @@
 #include "cublaslt_loader.h"
 #include "cuda_error.h"
 #include "cuda_stream.h"
+#include "kernels/array_launch.h"
 #include "kernels/elementwise_launch.h"
 #include "kernels/matmul_launch.h"
 #include "kernels/register_kernels.h"
@@ -436,6 +437,47 @@ void RunGemm(CudaStream& stream, const Gemm& g, const void* a, const void* b, vo
 
 std::string ShapeOf(const Shape& s) { return sdk::ShapeString(s); }
 
+arr::CastType CastTypeOf(PX_DataType t) {
+  switch (t) {
+    case PX_DT_FLOAT: return arr::CastType::kFloat;
+    case PX_DT_DOUBLE: return arr::CastType::kDouble;
+    case PX_DT_HALF: return arr::CastType::kHalf;
+    case PX_DT_BFLOAT16: return arr::CastType::kBFloat16;
+    default:
+      throw sdk::KernelError(PX_CODE_UNIMPLEMENTED,
+                             sdk::Format("no CUDA matrix product for dtype %s", sdk::DtypeName(t)));
+  }
+}
+
+// Converted copies of inputs, in memory from the stream-ordered allocator,
+// given back on the stream when the product has been queued.
+class ScratchCasts {
+ public:
+  explicit ScratchCasts(CudaStream& stream) : stream_(stream) {}
+  ~ScratchCasts() {
+    for (void* p : buffers_) cudaFreeAsync(p, stream_.get());
+  }
+  ScratchCasts(const ScratchCasts&) = delete;
+  ScratchCasts& operator=(const ScratchCasts&) = delete;
+
+  const char* Cast(const void* x, PX_DataType from, PX_DataType to, int64_t n, const char* op) {
+    void* y = nullptr;
+    const size_t bytes = static_cast<size_t>(n) * sdk::DtypeSize(to);
+    ThrowCuda(cudaMallocAsync(&y, bytes > 0 ? bytes : 1, stream_.get()),
+              "cudaMallocAsync(converted input)");
+    buffers_.push_back(y);
+    if (n > 0) {
+      arr::LaunchCast(CastTypeOf(from), CastTypeOf(to), false, x, y, n, stream_.get());
+      CheckLaunch(stream_, op);
+    }
+    return static_cast<const char*>(y);
+  }
+
+ private:
+  CudaStream& stream_;
+  std::vector<void*> buffers_;
+};
+
 // ---------------------------------------------------------------------------
 // MatMul and _FusedMatMul
 // ---------------------------------------------------------------------------
@@ -507,22 +549,18 @@ class BatchMatMulKernel : public sdk::OpKernel {
     adj_x_ = attrs.Bool("adj_x", false);
     adj_y_ = attrs.Bool("adj_y", false);
     if (op_ == "BatchMatMulV3") {
-      const PX_DataType ta = attrs.Type("Ta"), tb = attrs.Type("Tb"), tout = attrs.Type("Tout");
-      if (ta != tb || ta != tout) {
-        throw sdk::KernelError(
-            PX_CODE_UNIMPLEMENTED,
-            sdk::Format("BatchMatMulV3 on CUDA needs Ta, Tb and Tout equal, got %s, %s, %s",
-                        sdk::DtypeName(ta), sdk::DtypeName(tb), sdk::DtypeName(tout)));
-      }
+      // Mixed types (half x float -> float, bfloat16 x bfloat16 -> float):
+      // an input of another type than Tout is converted to Tout first.
+      mixed_ = attrs.Type("Ta") != attrs.Type("Tout") || attrs.Type("Tb") != attrs.Type("Tout");
     }
   }
 
   void Compute(sdk::Call& call) override {
     const Shape xs = call.input_shape(0), ys = call.input_shape(1);
-    const PX_DataType dtype = call.input_dtype(0);
-    PX_SDK_CHECK(call.input_dtype(1) == dtype && call.output_dtype(0) == dtype,
-                 "%s: inputs %s and %s, output %s", op_.c_str(), sdk::DtypeName(dtype),
-                 sdk::DtypeName(call.input_dtype(1)), sdk::DtypeName(call.output_dtype(0)));
+    const PX_DataType dtype = call.output_dtype(0);
+    PX_SDK_CHECK(mixed_ || (call.input_dtype(0) == dtype && call.input_dtype(1) == dtype),
+                 "%s: inputs %s and %s, output %s", op_.c_str(), sdk::DtypeName(call.input_dtype(0)),
+                 sdk::DtypeName(call.input_dtype(1)), sdk::DtypeName(dtype));
     PX_SDK_CHECK(xs.size() >= 2 && ys.size() >= 2,
                  "BatchMatMul inputs must be at least rank 2, got %s and %s", ShapeOf(xs).c_str(),
                  ShapeOf(ys).c_str());
@@ -567,6 +605,15 @@ class BatchMatMulKernel : public sdk::OpKernel {
     CudaStream& stream = StreamOf(call);
     const char* a = static_cast<const char*>(call.input_data(0));
     const char* b = static_cast<const char*>(call.input_data(1));
+    // Inputs of another type than the output's, converted on the stream into
+    // stream-ordered scratch memory (freed in stream order after the product).
+    ScratchCasts scratch(stream);
+    if (call.input_dtype(0) != dtype) {
+      a = scratch.Cast(a, call.input_dtype(0), dtype, sdk::NumElements(xs), op_.c_str());
+    }
+    if (call.input_dtype(1) != dtype) {
+      b = scratch.Cast(b, call.input_dtype(1), dtype, sdk::NumElements(ys), op_.c_str());
+    }
     const int64_t sa = m * k, sb = k * n, sc = m * n;
     if ((x_batch == batch || x_batch == 1) && (y_batch == batch || y_batch == 1)) {
       // One strided-batched launch; a side with one matrix repeats it (stride 0).
@@ -597,6 +644,7 @@ class BatchMatMulKernel : public sdk::OpKernel {
  private:
   std::string op_;
   bool broadcast_ = true;
+  bool mixed_ = false;
   bool adj_x_ = false, adj_y_ = false;
 };
 

@@ -27,6 +27,21 @@ PX_Status* RegisterSliceKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar*
 // MaxPool and AvgPool (pool.cc).
 PX_Status* RegisterPoolKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 
+// Reshape, ExpandDims, Squeeze, Shape, ShapeN, Size, Rank, Fill, ZerosLike,
+// OnesLike, Range, OneHot, Tile, BroadcastTo, MirrorPad, Split, SplitV,
+// Unpack, Pack, GatherNd, SpaceToBatchND, BatchToSpaceND (movement.cc).
+PX_Status* RegisterMovementKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
+
+// Conv2D, DepthwiseConv2dNative, _FusedConv2D and _FusedDepthwiseConv2dNative
+// through cuDNN (conv.cc).
+PX_Status* RegisterConvKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
+
+// FusedBatchNorm, FusedBatchNormV2, FusedBatchNormV3 inference (batchnorm.cc).
+PX_Status* RegisterBatchNormKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
+
+// ArgMax, ArgMin, All and Any (reduce2.cc).
+PX_Status* RegisterArgReduceKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
+
 // Every family: the elementwise kernels and the fused elementwise one,
 // compiled at run time with NVRTC (fused/fused_elementwise.h).
 inline PX_Status* RegisterCudaKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar) {
@@ -36,6 +51,10 @@ inline PX_Status* RegisterCudaKernels(sdk::RegistrationInfo* info, PX_KernelRegi
   if (s == nullptr) s = RegisterArrayKernels(info, registrar);
   if (s == nullptr) s = RegisterSliceKernels(info, registrar);
   if (s == nullptr) s = RegisterPoolKernels(info, registrar);
+  if (s == nullptr) s = RegisterMovementKernels(info, registrar);
+  if (s == nullptr) s = RegisterConvKernels(info, registrar);
+  if (s == nullptr) s = RegisterBatchNormKernels(info, registrar);
+  if (s == nullptr) s = RegisterArgReduceKernels(info, registrar);
   return s != nullptr ? s : RegisterFusedElementwise(info, registrar);
 }
 

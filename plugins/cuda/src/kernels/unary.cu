@@ -1,9 +1,11 @@
-// Unary elementwise kernels: y = op(x) over n contiguous elements, with
-// 128-bit loads and stores when both pointers allow, in a grid-stride loop.
-// 16-bit types compute in float.
+// Unary elementwise kernels and activations on the floating-point types:
+// y = op(x) over n contiguous elements, with 128-bit loads and stores when
+// both pointers allow, in a grid-stride loop (elementwise_device.h). 16-bit
+// types compute in float. The integer ops are in unary_int.cu.
 #include <cstdint>
 
 #include "gpu_portability.h"
+#include "kernels/elementwise_device.h"
 #include "kernels/elementwise_launch.h"
 #include "kernels/launch_util.h"
 
@@ -12,9 +14,10 @@ namespace {
 
 using ew::Unary;
 
-// NaN passes through every op (comparisons with NaN are false).
+// The cpu plugin's semantics; NaN passes through every op (comparisons with
+// NaN are false).
 template <Unary kOp, typename C>
-__device__ __forceinline__ C ApplyUnary(C x) {
+__device__ __forceinline__ C ApplyUnary(C x, float alpha, bool approximate) {
   if constexpr (kOp == Unary::kNeg) {
     return -x;
   } else if constexpr (kOp == Unary::kAbs) {
@@ -35,54 +38,60 @@ __device__ __forceinline__ C ApplyUnary(C x) {
     return x < C(0) ? C(0) : (x > C(6) ? C(6) : x);
   } else if constexpr (kOp == Unary::kSigmoid) {
     return C(1) / (C(1) + px_gpu::Exp(-x));
-  } else {
-    static_assert(kOp == Unary::kTanh, "unhandled unary op");
+  } else if constexpr (kOp == Unary::kTanh) {
     return px_gpu::Tanh(x);
-  }
-}
-
-template <Unary kOp, typename T>
-__device__ __forceinline__ T Apply(T x) {
-  return px_gpu::FromCompute<T>(ApplyUnary<kOp>(px_gpu::ToFloat(x)));
-}
-
-// vectorized: x and y are 16-byte aligned; the first n / kLanes * kLanes
-// elements go 16 bytes at a time, the rest one by one.
-template <Unary kOp, typename T>
-__global__ void UnaryKernel(const T* __restrict__ x, T* __restrict__ y, int64_t n,
-                            bool vectorized) {
-  using V = px_gpu::Vec16<T>;
-  const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
-  const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  int64_t done = 0;
-  if (vectorized) {
-    const int64_t nv = n / V::kLanes;
-    const V* xv = reinterpret_cast<const V*>(x);
-    V* yv = reinterpret_cast<V*>(y);
-    for (int64_t i = tid; i < nv; i += stride) {
-      V v = xv[i];
-#pragma unroll
-      for (int k = 0; k < V::kLanes; ++k) v.v[k] = Apply<kOp>(v.v[k]);
-      yv[i] = v;
+  } else if constexpr (kOp == Unary::kSign) {
+    return px_gpu::IsNan(x) ? x : C((x > C(0)) - (x < C(0)));
+  } else if constexpr (kOp == Unary::kLog1p) {
+    return Log1p(x);
+  } else if constexpr (kOp == Unary::kReciprocal) {
+    return C(1) / x;
+  } else if constexpr (kOp == Unary::kErf) {
+    return Erf(x);
+  } else if constexpr (kOp == Unary::kFloor) {
+    return Floor(x);
+  } else if constexpr (kOp == Unary::kCeil) {
+    return Ceil(x);
+  } else if constexpr (kOp == Unary::kRound) {
+    return Rint(x);  // ties to even
+  } else if constexpr (kOp == Unary::kElu) {
+    return x < C(0) ? Expm1(x) : x;
+  } else if constexpr (kOp == Unary::kSelu) {
+    const C scale = C(1.0507009873554804934193349852946);
+    const C scale_alpha = C(1.0507009873554804934193349852946 * 1.6732632423543772848170429916717);
+    return x < C(0) ? scale_alpha * Expm1(x) : scale * x;
+  } else if constexpr (kOp == Unary::kLeakyRelu) {
+    return x < C(0) ? static_cast<C>(alpha) * x : x;
+  } else if constexpr (kOp == Unary::kSoftplus) {
+    // log(1 + e^x) = max(x, 0) + log1p(e^-|x|), which cannot overflow.
+    return (x > C(0) ? x : C(0)) + Log1p(px_gpu::Exp(-px_gpu::Abs(x)));
+  } else {
+    static_assert(kOp == Unary::kGelu, "unhandled unary op");
+    if (approximate) {
+      const C k = C(0.7978845608028654);  // sqrt(2 / pi)
+      return C(0.5) * x * (C(1) + px_gpu::Tanh(k * (x + C(0.044715) * (x * x * x))));
     }
-    done = nv * V::kLanes;
+    return C(0.5) * x * (C(1) + Erf(x * C(0.7071067811865476)));
   }
-  for (int64_t i = done + tid; i < n; i += stride) y[i] = Apply<kOp>(x[i]);
 }
 
 template <Unary kOp, typename T>
-void Launch(const void* x, void* y, int64_t n, px_gpu::Stream stream) {
-  const bool vectorized = Aligned16(x) && Aligned16(y);
-  const int64_t work = vectorized ? n / px_gpu::Vec16<T>::kLanes + 1 : n;
-  PX_GPU_LAUNCH((UnaryKernel<kOp, T>), GridFor(work), kBlockSize, 0, stream)(
-      static_cast<const T*>(x), static_cast<T*>(y), n, vectorized);
-}
+struct UnaryFn {
+  float alpha;
+  bool approximate;
+  __device__ __forceinline__ T operator()(T x) const {
+    return FromC<T>(ApplyUnary<kOp>(ToC(x), alpha, approximate));
+  }
+};
 
 template <typename T>
-void LaunchTyped(Unary op, const void* x, void* y, int64_t n, px_gpu::Stream stream) {
+void LaunchTyped(Unary op, const void* x, void* y, int64_t n, const ew::UnaryAttrs& attrs,
+                 px_gpu::Stream stream) {
   switch (op) {
-#define PX_UNARY_CASE(name) \
-  case Unary::name: Launch<Unary::name, T>(x, y, n, stream); return;
+#define PX_UNARY_CASE(name)                                                                  \
+  case Unary::name:                                                                          \
+    LaunchMap<T, T>(x, y, n, UnaryFn<Unary::name, T>{attrs.alpha, attrs.approximate}, stream); \
+    return;
     PX_UNARY_CASE(kNeg)
     PX_UNARY_CASE(kAbs)
     PX_UNARY_CASE(kExp)
@@ -94,15 +103,36 @@ void LaunchTyped(Unary op, const void* x, void* y, int64_t n, px_gpu::Stream str
     PX_UNARY_CASE(kRelu6)
     PX_UNARY_CASE(kSigmoid)
     PX_UNARY_CASE(kTanh)
+    PX_UNARY_CASE(kSign)
+    PX_UNARY_CASE(kLog1p)
+    PX_UNARY_CASE(kReciprocal)
+    PX_UNARY_CASE(kErf)
+    PX_UNARY_CASE(kFloor)
+    PX_UNARY_CASE(kCeil)
+    PX_UNARY_CASE(kRound)
+    PX_UNARY_CASE(kElu)
+    PX_UNARY_CASE(kSelu)
+    PX_UNARY_CASE(kLeakyRelu)
+    PX_UNARY_CASE(kSoftplus)
+    PX_UNARY_CASE(kGelu)
 #undef PX_UNARY_CASE
+    case Unary::kLogicalNot: return;  // bool only (unary_int.cu)
   }
 }
 
 }  // namespace
 
-void ew::LaunchUnary(Unary op, Dtype dtype, const void* x, void* y, int64_t n,
-                     cudaStream_t stream) {
-  VisitDtype(dtype, [&](auto tag) { LaunchTyped<decltype(tag)>(op, x, y, n, stream); });
+// Defined in unary_int.cu: the integer and bool unary ops.
+void LaunchUnaryInt(Unary op, ew::Type type, const void* x, void* y, int64_t n,
+                    px_gpu::Stream stream);
+
+void ew::LaunchUnary(Unary op, Type type, const void* x, void* y, int64_t n,
+                     const UnaryAttrs& attrs, cudaStream_t stream) {
+  if (!IsFloatType(type)) {
+    LaunchUnaryInt(op, type, x, y, n, stream);
+    return;
+  }
+  VisitFloatType(type, [&](auto tag) { LaunchTyped<decltype(tag)>(op, x, y, n, attrs, stream); });
 }
 
 }  // namespace plexus::cuda

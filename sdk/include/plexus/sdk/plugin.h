@@ -663,6 +663,7 @@ PX_SDK_DETECT_METHOD_(HasMemcpyH2DAsync, MemcpyH2DAsync);
 PX_SDK_DETECT_METHOD_(HasMemcpyD2HAsync, MemcpyD2HAsync);
 PX_SDK_DETECT_METHOD_(HasMemcpyD2DAsync, MemcpyD2DAsync);
 PX_SDK_DETECT_METHOD_(HasStreamAddCallback, StreamAddCallback);
+PX_SDK_DETECT_METHOD_(HasStreamCapture, StreamCaptureBegin);
 #undef PX_SDK_DETECT_METHOD_
 
 constexpr size_t kDefaultAlignment = 64;
@@ -927,6 +928,41 @@ struct Table {
     });
   }
 
+  // Stream capture (ABI 0.5): the device class has StreamCaptureBegin(S&),
+  // StreamCaptureEnd(S&, PX_Graph**), GraphLaunch(S&, PX_Graph*) and
+  // GraphDestroy(PX_Graph*).
+  static PX_Status* StreamCaptureBegin(PX_Device* device, PX_Stream* stream) noexcept {
+    D* d = Dev(device);
+    return Guarded(d->host(), d->plugin_name(), "stream_capture_begin",
+                   [&] { return d->StreamCaptureBegin(*HandleCast<S>(stream)); });
+  }
+
+  static PX_Status* StreamCaptureEnd(PX_Device* device, PX_Stream* stream,
+                                     PX_Graph** out_graph) noexcept {
+    D* d = Dev(device);
+    return Guarded(d->host(), d->plugin_name(), "stream_capture_end", [&]() -> PX_Status* {
+      if (out_graph == nullptr) {
+        return d->Error(PX_CODE_INVALID_ARGUMENT, "stream_capture_end: out_graph is null");
+      }
+      *out_graph = nullptr;
+      return d->StreamCaptureEnd(*HandleCast<S>(stream), out_graph);
+    });
+  }
+
+  static PX_Status* GraphLaunch(PX_Device* device, PX_Stream* stream, PX_Graph* graph) noexcept {
+    D* d = Dev(device);
+    return Guarded(d->host(), d->plugin_name(), "graph_launch", [&]() -> PX_Status* {
+      if (graph == nullptr) return d->Error(PX_CODE_INVALID_ARGUMENT, "graph_launch: the graph is null");
+      return d->GraphLaunch(*HandleCast<S>(stream), graph);
+    });
+  }
+
+  static void GraphDestroy(PX_Device* device, PX_Graph* graph) noexcept {
+    if (graph == nullptr) return;
+    D* d = Dev(device);
+    GuardedVoid(d->host(), d->plugin_name(), "graph_destroy", [&] { d->GraphDestroy(graph); });
+  }
+
   static PX_Status* EventCreate(PX_Device* device, PX_Event** out_event) noexcept {
     D* d = Dev(device);
     return Guarded(d->host(), d->plugin_name(), "event_create", [&]() -> PX_Status* {
@@ -1011,6 +1047,14 @@ struct Table {
     t->event_synchronize = &EventSynchronize;
     t->stream_wait_event = &StreamWaitEvent;
     if constexpr (HasStreamAddCallback<D>::value) t->stream_add_callback = &StreamAddCallback;
+    if constexpr (HasStreamCapture<D>::value) {
+      if (context.abi_minor >= 5) {
+        t->stream_capture_begin = &StreamCaptureBegin;
+        t->stream_capture_end = &StreamCaptureEnd;
+        t->graph_launch = &GraphLaunch;
+        t->graph_destroy = &GraphDestroy;
+      }
+    }
   }
 };
 
