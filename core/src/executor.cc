@@ -570,11 +570,21 @@ absl::StatusOr<std::shared_ptr<Executor>> Executor::Create(const Graph& graph,
   PX_RETURN_IF_ERROR(build.streams.Acquire());
   for (Item& item : exec->items_) {
     const Node& node = *item.node;
+    std::vector<Tensor> outputs;
+    if (item.kind == Kind::kCopy) {
+      // A constant brought to another device: copied once, here, instead of
+      // at every run.
+      const Source& s = item.inputs[0];
+      if (s.item < 0 || exec->items_[s.item].constant_outputs.empty() || !node.control_inputs.empty()) continue;
+      PX_RETURN_IF_ERROR(exec->Execute(item, {exec->items_[s.item].constant_outputs[s.output]}, &outputs, build,
+                                       build.streams.stream(item.device_index)));
+      item.constant_outputs = std::move(outputs);
+      continue;
+    }
     if ((item.kind != Kind::kKernel && item.kind != Kind::kHost) || !node.def->is_constant ||
         !node.inputs.empty() || !node.control_inputs.empty()) {
       continue;
     }
-    std::vector<Tensor> outputs;
     PX_RETURN_IF_ERROR(exec->Execute(item, {}, &outputs, build, build.streams.stream(item.device_index)));
     item.constant_outputs = std::move(outputs);
   }
@@ -878,11 +888,13 @@ void Executor::DecideDeviceGraph(const Options& options) {
   auto refuse = [&](std::string why) { graph_note_ = std::move(why); };
   if (dataflow_) return refuse("the graph has TensorFlow 1 control flow");
   if (parallel_) return refuse("independent branches run in parallel");
-  if (!copy_nodes_.empty()) return refuse("values are copied between devices");
   int device = -1;
   for (const Item& item : items_) {
     if (!item.constant_outputs.empty() || item.kind == Kind::kForward) continue;
     const Node& node = *item.node;
+    if (item.kind == Kind::kCopy) {
+      return refuse(absl::StrCat("a value is copied between devices at each run (", node.name, ")"));
+    }
     if (item.kind != Kind::kKernel) return refuse(absl::StrCat(node.Describe(), " runs on the host"));
     if (item.string_inputs) return refuse(absl::StrCat(node.Describe(), " reads strings"));
     if (device < 0) device = item.device_index;
@@ -1689,6 +1701,10 @@ absl::StatusOr<std::vector<Tensor>> Executor::RunDataflow(const std::vector<Tens
       case Kind::kSwitch: {
         if (task.dead) break;
         PX_RETURN_IF_ERROR(Dereference(node, task.inputs));
+        if (Device* d = task.inputs[1].device(); d != nullptr && !d->host_accessible()) {
+          // Made by a kernel on a run stream: wait for it before reading it.
+          PX_RETURN_IF_ERROR(Annotate(run.streams.Synchronize(d), node.Describe()));
+        }
         PX_ASSIGN_OR_RETURN(bool pred, PredicateValue(node, task.inputs[1]));
         outs[pred ? 1 : 0].value = task.inputs[0];
         outs[pred ? 0 : 1].dead = true;
