@@ -605,6 +605,64 @@ void CheckStreams(const CheckOptions& options, HarnessDevice& device, Report& re
   } else {
     report.Skip(kSection, "host_callbacks", "stream_add_callback not implemented (optional slot)");
   }
+
+  // Stream capture (ABI 0.5): all four slots or none; a recording of two
+  // queued copies runs nothing until launched, and each launch copies the
+  // source's current contents.
+  const int capture_slots = (PX_HAS(t, stream_capture_begin) ? 1 : 0) + (PX_HAS(t, stream_capture_end) ? 1 : 0) +
+                            (PX_HAS(t, graph_launch) ? 1 : 0) + (PX_HAS(t, graph_destroy) ? 1 : 0);
+  if (t.abi_minor < 5 || capture_slots == 0) {
+    report.Skip(kSection, "stream_capture",
+                t.abi_minor < 5 ? "the plugin speaks an ABI older than 0.5" : "stream capture not implemented (optional slots)");
+  } else if (capture_slots != 4) {
+    Run(report, kSection, "stream_capture", "", [&]() -> std::string {
+      return absl::StrCat("fills ", capture_slots, " of the four stream capture slots (all or none)");
+    });
+  } else if (!async) {
+    report.Skip(kSection, "stream_capture", "needs memcpy_*_async to record something");
+  } else {
+    Run(report, kSection, "stream_capture",
+        "two recorded copies ran only when launched, twice, each time with the source's current data",
+        [&]() -> std::string {
+          const size_t n = 1 << 16;
+          StreamHandle stream(device);
+          if (!stream.status().ok()) return DescribeStatus(stream.status());
+          DeviceBuffer a(device, n), b(device, n), c(device, n);
+          if (!a.status().ok() || !b.status().ok() || !c.status().ok()) return "allocate failed";
+          const std::vector<unsigned char> zeros(n, 0), first = Pattern(n, 21), second = Pattern(n, 22);
+          std::vector<unsigned char> back(n, 1);
+          absl::Status s = device.Check(t.memcpy_h2d(device.handle(), a.get(), first.data(), n));
+          if (s.ok()) s = device.Check(t.memcpy_h2d(device.handle(), c.get(), zeros.data(), n));
+          if (!s.ok()) return DescribeStatus(s);
+          s = device.Check(t.stream_capture_begin(device.handle(), stream.get()));
+          if (!s.ok()) return absl::StrCat("stream_capture_begin: ", DescribeStatus(s));
+          s = device.Check(t.memcpy_d2d_async(device.handle(), stream.get(), b.get(), a.get(), n));
+          if (s.ok()) s = device.Check(t.memcpy_d2d_async(device.handle(), stream.get(), c.get(), b.get(), n));
+          PX_Graph* graph = nullptr;
+          absl::Status end = device.Check(t.stream_capture_end(device.handle(), stream.get(), &graph));
+          if (!s.ok()) {
+            if (graph != nullptr) t.graph_destroy(device.handle(), graph);
+            return absl::StrCat("a copy queued while capturing: ", DescribeStatus(s));
+          }
+          if (!end.ok()) return absl::StrCat("stream_capture_end: ", DescribeStatus(end));
+          if (graph == nullptr) return "stream_capture_end returned no graph";
+          std::string failure;
+          s = device.Check(t.memcpy_d2h(device.handle(), back.data(), c.get(), n));
+          if (!s.ok()) failure = DescribeStatus(s);
+          if (failure.empty() && back != zeros) failure = "the recorded copies ran before graph_launch";
+          for (const auto* want : {&first, &second}) {
+            if (!failure.empty()) break;
+            s = device.Check(t.memcpy_h2d(device.handle(), a.get(), want->data(), n));
+            if (s.ok()) s = device.Check(t.graph_launch(device.handle(), stream.get(), graph));
+            if (s.ok()) s = device.Check(t.stream_synchronize(device.handle(), stream.get()));
+            if (s.ok()) s = device.Check(t.memcpy_d2h(device.handle(), back.data(), c.get(), n));
+            if (!s.ok()) failure = absl::StrCat("graph_launch: ", DescribeStatus(s));
+            if (failure.empty() && back != *want) failure = "a launch did not copy the source's current data";
+          }
+          t.graph_destroy(device.handle(), graph);
+          return failure;
+        });
+  }
 }
 
 }  // namespace plexus::conformance
