@@ -33,7 +33,13 @@ cuda_dirs=""
 for name in libcublasLt.so.13 libnvrtc.so.13 libcudnn.so.9 libnvrtc-builtins.so.13.0; do
   hit=$(find /usr/local/cuda/lib64/ /usr/local/cuda/targets/x86_64-linux/lib/ /usr/lib/x86_64-linux-gnu/ \
              /opt /usr/local/lib -name "$name" 2>/dev/null | head -1 || true)
-  [ -n "$hit" ] && cuda_dirs="$cuda_dirs:$(dirname "$hit")"
+  [ -n "$hit" ] || continue
+  dir=$(dirname "$hit")
+  # The system's own folders are searched anyway; listing them first would
+  # also hand their (older) cuDNN to PyTorch.
+  case $dir in /usr/lib/x86_64-linux-gnu | /lib/x86_64-linux-gnu | /usr/lib | /lib) continue ;; esac
+  case ":$cuda_dirs:" in *":$dir:"*) continue ;; esac
+  cuda_dirs="$cuda_dirs:$dir"
 done
 export LD_LIBRARY_PATH="$px/deps$cuda_dirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PX_BUILD="$build" PX_SOURCE="$source"

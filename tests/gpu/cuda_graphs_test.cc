@@ -84,7 +84,11 @@ TEST(CudaDeviceGraphs, RecordedOnTheSecondRunAndReplayedWithFreshInputs) {
     const Tensor got = RunOne(*gpu, x), want = RunOne(*cpu, x);
     ASSERT_TRUE(got.valid() && want.valid());
     EXPECT_TRUE(CompareTensors(got, want, kTol).ok()) << CompareTensors(got, want, kTol);
-    EXPECT_TRUE(gpu->placement_notes().empty());
+    // (The constants have no CUDA kernel: they are made on the CPU and copied
+    // to CUDA:0 once, when the executor is built.)
+    for (const std::string& note : gpu->placement_notes()) {
+      EXPECT_TRUE(note.find("(op Const)") != std::string::npos || note.rfind("copy of '", 0) == 0) << note;
+    }
     const ExecutionInfo info = gpu->last_execution_info();
     EXPECT_TRUE(info.device_graph_eligible) << info.device_graph_note;
     EXPECT_EQ(info.device_graph_recorded, run >= 1) << info.device_graph_note;

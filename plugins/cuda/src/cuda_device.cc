@@ -257,7 +257,11 @@ PX_Status* CudaDevice::StreamCaptureEnd(Stream& stream, PX_Graph** out_graph) {
   PX_CUDA_CHECK(stream.EnterDevice());
   cudaGraph_t graph = nullptr;
   // Ends the capture even when it was invalidated (the error says why).
-  PX_CUDA_CHECK(cudaStreamEndCapture(stream.get(), &graph));
+  const cudaError_t ended = cudaStreamEndCapture(stream.get(), &graph);
+  // A failed capture leaves its error as the thread's last error, which
+  // the next kernel launch on this thread would otherwise report as its own.
+  (void)cudaGetLastError();
+  PX_CUDA_CHECK(ended);
   sdk::UniqueHandle<cudaGraph_t, cudaGraphDestroy> recorded(graph);
   if (graph == nullptr) return Error(PX_CODE_INTERNAL, "cudaStreamEndCapture returned no graph");
   cudaGraphExec_t exec = nullptr;

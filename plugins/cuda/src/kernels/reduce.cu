@@ -21,6 +21,12 @@ using px_gpu::kWarpSize;
 // of up to kWarpRowMax elements (below that a whole block per row idles).
 constexpr int kRowBlock = 512;
 constexpr int64_t kWarpRowMax = 512;
+// The reductions keep a warp per row up to longer rows (four independent
+// loads in flight per lane keep the memory system busy).
+constexpr int64_t kWarpReduceRowMax = 2048;
+// Softmax caches its row in shared memory (one read of the input instead of
+// three) when the block's rows fit in this much.
+constexpr int64_t kSoftmaxCacheBytes = 46 * 1024;
 // Grid-stride loops over rows: enough blocks to fill the GPU a few times.
 constexpr int64_t kMaxRowBlocks = 4096;
 
@@ -145,10 +151,22 @@ __global__ void RowReduceKernel(const T* __restrict__ in, T* __restrict__ out,
                                base[Decompose(k, plan.red_rank, plan.red_dims, plan.red_strides)])));
       }
     } else {
+      // Four independent partial folds, so four loads are in flight.
       const T* row = in + o * plan.count;
-      for (int64_t k = lane; k < plan.count; k += width) {
-        acc = Fold<R>(acc, static_cast<C>(px_gpu::ToFloat(row[k])));
+      C a1 = Identity<R, C>(), a2 = Identity<R, C>(), a3 = Identity<R, C>();
+      int64_t k = lane;
+      for (; k + 3 * width < plan.count; k += 4 * width) {
+        const C v0 = static_cast<C>(px_gpu::ToFloat(row[k]));
+        const C v1 = static_cast<C>(px_gpu::ToFloat(row[k + width]));
+        const C v2 = static_cast<C>(px_gpu::ToFloat(row[k + 2 * width]));
+        const C v3 = static_cast<C>(px_gpu::ToFloat(row[k + 3 * width]));
+        acc = Fold<R>(acc, v0);
+        a1 = Fold<R>(a1, v1);
+        a2 = Fold<R>(a2, v2);
+        a3 = Fold<R>(a3, v3);
       }
+      for (; k < plan.count; k += width) acc = Fold<R>(acc, static_cast<C>(px_gpu::ToFloat(row[k])));
+      acc = Fold<R>(Fold<R>(acc, a1), Fold<R>(a2, a3));
     }
     acc = GroupReduce<R, kWarp>(acc, smem);
     if (lane == 0) out[o] = Finish<R, T>(acc, plan.count);
@@ -174,9 +192,21 @@ __global__ void ColumnReduceKernel(const T* __restrict__ in, T* __restrict__ out
     if (c < columns) {
       const int64_t o = c / inner;
       const T* p = in + o * r * inner + (c - o * inner);
-      for (int64_t k = threadIdx.y; k < r; k += blockDim.y) {
-        acc = Fold<R>(acc, static_cast<C>(px_gpu::ToFloat(p[k * inner])));
+      const int64_t by = blockDim.y;
+      C a1 = Identity<R, C>(), a2 = Identity<R, C>(), a3 = Identity<R, C>();
+      int64_t k = threadIdx.y;
+      for (; k + 3 * by < r; k += 4 * by) {
+        const C v0 = static_cast<C>(px_gpu::ToFloat(p[k * inner]));
+        const C v1 = static_cast<C>(px_gpu::ToFloat(p[(k + by) * inner]));
+        const C v2 = static_cast<C>(px_gpu::ToFloat(p[(k + 2 * by) * inner]));
+        const C v3 = static_cast<C>(px_gpu::ToFloat(p[(k + 3 * by) * inner]));
+        acc = Fold<R>(acc, v0);
+        a1 = Fold<R>(a1, v1);
+        a2 = Fold<R>(a2, v2);
+        a3 = Fold<R>(a3, v3);
       }
+      for (; k < r; k += by) acc = Fold<R>(acc, static_cast<C>(px_gpu::ToFloat(p[k * inner])));
+      acc = Fold<R>(Fold<R>(acc, a1), Fold<R>(a2, a3));
     }
     smem[threadIdx.y][threadIdx.x] = acc;
     __syncthreads();
@@ -197,7 +227,7 @@ unsigned RowGrid(int64_t rows, int64_t rows_per_block) {
 
 template <Reducer R, typename T, bool kGeneral>
 void LaunchRows(const T* in, T* out, const ReducePlan& plan, px_gpu::Stream stream) {
-  if (plan.count <= kWarpRowMax) {
+  if (plan.count <= (kGeneral ? kWarpRowMax : kWarpReduceRowMax)) {
     constexpr int kWarps = kBlockSize / kWarpSize;
     PX_GPU_LAUNCH((RowReduceKernel<R, T, true, kGeneral>), RowGrid(plan.outputs, kWarps),
                   kBlockSize, 0, stream)(in, out, plan);
@@ -274,10 +304,69 @@ __global__ void SoftmaxKernel(const T* __restrict__ x, T* __restrict__ y, int64_
   }
 }
 
+// The same with the row cached in shared memory (dynamic: the group's rows,
+// cols values each, one group per warp or per block): the input is read
+// once. Each thread reads back only the elements it wrote itself.
+template <typename T, bool kLog, bool kWarp>
+__global__ void SoftmaxCachedKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows,
+                                    int64_t cols) {
+  using C = px_gpu::ComputeType<T>;
+  __shared__ C smem[kWarpSize + 1];
+  extern __shared__ unsigned char px_softmax_cache[];
+  const int64_t per_block = kWarp ? blockDim.x / kWarpSize : 1;
+  const int lane = kWarp ? threadIdx.x % kWarpSize : threadIdx.x;
+  const int width = kWarp ? kWarpSize : blockDim.x;
+  const int group = kWarp ? threadIdx.x / kWarpSize : 0;
+  C* buf = reinterpret_cast<C*>(px_softmax_cache) + group * cols;
+  const int64_t first = static_cast<int64_t>(blockIdx.x) * per_block + group;
+  const int64_t step = static_cast<int64_t>(gridDim.x) * per_block;
+  for (int64_t row = first; row < rows; row += step) {
+    const T* xr = x + row * cols;
+    T* yr = y + row * cols;
+    C max = Identity<Reducer::kMax, C>();
+#pragma unroll 4
+    for (int64_t k = lane; k < cols; k += width) {
+      const C v = static_cast<C>(px_gpu::ToFloat(xr[k]));
+      buf[k] = v;
+      max = Fold<Reducer::kMax>(max, v);
+    }
+    max = GroupBroadcast<kWarp>(GroupReduce<Reducer::kMax, kWarp>(max, smem));
+    C sum = 0;
+    for (int64_t k = lane; k < cols; k += width) {
+      const C e = px_gpu::Exp(buf[k] - max);
+      if constexpr (!kLog) buf[k] = e;
+      sum += e;
+    }
+    sum = GroupBroadcast<kWarp>(GroupReduce<Reducer::kSum, kWarp>(sum, smem));
+    if constexpr (kLog) {
+      const C log_sum = px_gpu::Log(sum);
+      for (int64_t k = lane; k < cols; k += width) yr[k] = px_gpu::FromCompute<T>(buf[k] - max - log_sum);
+    } else {
+      const C inv = C(1) / sum;
+      for (int64_t k = lane; k < cols; k += width) yr[k] = px_gpu::FromCompute<T>(buf[k] * inv);
+    }
+  }
+}
+
 template <typename T, bool kLog>
 void LaunchSoftmaxT(const void* x, void* y, int64_t rows, int64_t cols, px_gpu::Stream stream) {
   const T* in = static_cast<const T*>(x);
   T* out = static_cast<T*>(y);
+  using C = px_gpu::ComputeType<T>;
+  const int64_t row_bytes = cols * static_cast<int64_t>(sizeof(C));
+  // A warp per row while the block's eight rows fit the cache (up to about
+  // 1400 float columns): short rows keep whole blocks busy without barriers.
+  if ((kBlockSize / kWarpSize) * row_bytes <= kSoftmaxCacheBytes) {
+    constexpr int kWarps = kBlockSize / kWarpSize;
+    PX_GPU_LAUNCH((SoftmaxCachedKernel<T, kLog, true>), RowGrid(rows, kWarps), kBlockSize,
+                  static_cast<size_t>(kWarps * row_bytes), stream)(in, out, rows, cols);
+    return;
+  }
+  if (cols > kWarpRowMax && row_bytes <= kSoftmaxCacheBytes) {
+    PX_GPU_LAUNCH((SoftmaxCachedKernel<T, kLog, false>), RowGrid(rows, 1), kRowBlock,
+                  static_cast<size_t>(row_bytes), stream)(in, out, rows, cols);
+    return;
+  }
   if (cols <= kWarpRowMax) {
     constexpr int kWarps = kBlockSize / kWarpSize;
     PX_GPU_LAUNCH((SoftmaxKernel<T, kLog, true>), RowGrid(rows, kWarps), kBlockSize, 0, stream)(
