@@ -163,8 +163,15 @@ absl::StatusOr<std::vector<Tensor>> Session::Run(
     last_execution_info_.planned_tensor_bytes = executor->memory_plan().tensor_bytes;
     last_execution_info_.arena_bytes = executor->memory_plan().arena_bytes;
     last_execution_info_.copy_items = executor->num_copy_items();
+    // Another thread may have built the same signature meanwhile: keep its
+    // executor and drop ours (try_emplace leaves `entry`, whose graph our
+    // executor points into, untouched until then; it dies executor first).
+    auto [it, inserted] = executors_.try_emplace(key, std::move(entry));
+    if (!inserted) {
+      executor = it->second.executor;
+      last_run_graph_ = it->second.graph;
+    }
     last_executor_ = executor;
-    executors_.emplace(key, std::move(entry));
   }
   return executor->Run(feed_values, trace_.get());
 }
