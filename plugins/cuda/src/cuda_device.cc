@@ -1,5 +1,7 @@
 #include "cuda_device.h"
 
+#include <cstdlib>
+#include <cstring>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -366,6 +368,24 @@ PX_Status* CudaDevice::StreamWaitEvent(Stream& stream, Event& event) {
 // ---------------------------------------------------------------------------
 // Kernel launches
 // ---------------------------------------------------------------------------
+
+CudaStream& StreamOf(sdk::Call& call) {
+  PX_SDK_CHECK(call.stream() != nullptr, "the CUDA kernels need a stream");
+  CudaStream& stream = *sdk::HandleCast<CudaStream>(call.stream());
+  const cudaError_t error = stream.EnterDevice();
+  if (error != cudaSuccess) {
+    ThrowCudaError(error, "cudaSetDevice(stream's device)", __FILE__, __LINE__);
+  }
+  return stream;
+}
+
+bool AllowTf32() {
+  static const bool allow = [] {
+    const char* v = std::getenv("PX_CUDA_ALLOW_TF32");
+    return v != nullptr && std::strcmp(v, "1") == 0;
+  }();
+  return allow;
+}
 
 void CheckLaunch(CudaStream& stream, const char* what) {
   cudaError_t error = cudaGetLastError();

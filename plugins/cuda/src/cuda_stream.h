@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include "plexus/plugin_api.h"
+#include "plexus/sdk/kernel.h"
 #include "plexus/sdk/plugin.h"
 
 namespace plexus::cuda {
@@ -54,6 +55,14 @@ struct CudaEvent {
 // stream's sticky error and is thrown as the kernel's error. `what` names
 // the kernel ("Relu").
 void CheckLaunch(CudaStream& stream, const char* what);
+
+// The stream of a kernel call, with its device made current (throws
+// sdk::Error when the call has no stream or the device cannot be entered).
+CudaStream& StreamOf(sdk::Call& call);
+
+// True when the environment has PX_CUDA_ALLOW_TF32=1 (read once): float
+// matrix products and convolutions may then use TF32 tensor cores.
+bool AllowTf32();
 
 }  // namespace plexus::cuda
 

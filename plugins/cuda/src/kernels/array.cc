@@ -22,19 +22,6 @@ namespace {
 
 using sdk::Shape;
 
-CudaStream& StreamOf(sdk::Call& call) {
-  PX_SDK_CHECK(call.stream() != nullptr, "the CUDA kernels need a stream");
-  CudaStream& stream = *sdk::HandleCast<CudaStream>(call.stream());
-  const cudaError_t error = stream.EnterDevice();
-  if (error != cudaSuccess) {
-    throw sdk::KernelError(PX_CODE_INTERNAL,
-                           sdk::Format("cudaSetDevice(%d) failed: %s",
-                                       static_cast<int>(stream.ordinal),
-                                       cudaGetErrorString(error)));
-  }
-  return stream;
-}
-
 void CheckShapes(const std::string& error) {
   if (!error.empty()) throw sdk::KernelError(PX_CODE_INVALID_ARGUMENT, error);
 }

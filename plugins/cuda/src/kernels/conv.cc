@@ -115,21 +115,6 @@ void ThrowCuda(cudaError_t e, const char* expr) {
   if (e != cudaSuccess) ThrowCudaError(e, expr, __FILE__, __LINE__);
 }
 
-CudaStream& StreamOf(sdk::Call& call) {
-  PX_SDK_CHECK(call.stream() != nullptr, "the CUDA kernels need a stream");
-  CudaStream& stream = *sdk::HandleCast<CudaStream>(call.stream());
-  ThrowCuda(stream.EnterDevice(), "cudaSetDevice(stream's device)");
-  return stream;
-}
-
-bool AllowTf32() {
-  static const bool allow = [] {
-    const char* v = std::getenv("PX_CUDA_ALLOW_TF32");
-    return v != nullptr && std::strcmp(v, "1") == 0;
-  }();
-  return allow;
-}
-
 // ---------------------------------------------------------------------------
 // cuDNN handles: a pool per device.
 // ---------------------------------------------------------------------------

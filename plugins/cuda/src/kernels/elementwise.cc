@@ -40,18 +40,6 @@ ew::Type ToEwType(PX_DataType t, const char* op) {
   }
 }
 
-CudaStream& StreamOf(sdk::Call& call) {
-  PX_SDK_CHECK(call.stream() != nullptr, "the CUDA kernels need a stream");
-  CudaStream& stream = *sdk::HandleCast<CudaStream>(call.stream());
-  const cudaError_t error = stream.EnterDevice();
-  if (error != cudaSuccess) {
-    throw sdk::KernelError(PX_CODE_INTERNAL,
-                           sdk::Format("cudaSetDevice(%d) failed: %s", static_cast<int>(stream.ordinal),
-                                       cudaGetErrorString(error)));
-  }
-  return stream;
-}
-
 void CheckCuda(cudaError_t error, const char* op, const char* what) {
   if (error != cudaSuccess) {
     throw sdk::KernelError(PX_CODE_INTERNAL, sdk::Format("%s: %s failed: %s", op, what,

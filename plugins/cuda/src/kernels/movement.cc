@@ -35,19 +35,6 @@ using Index = std::vector<int64_t>;
 
 constexpr int64_t kInt32Limit = int64_t{1} << 31;
 
-CudaStream& MovStreamOf(sdk::Call& call) {
-  PX_SDK_CHECK(call.stream() != nullptr, "the CUDA kernels need a stream");
-  CudaStream& stream = *sdk::HandleCast<CudaStream>(call.stream());
-  const cudaError_t error = stream.EnterDevice();
-  if (error != cudaSuccess) {
-    throw sdk::KernelError(PX_CODE_INTERNAL,
-                           sdk::Format("cudaSetDevice(%d) failed: %s",
-                                       static_cast<int>(stream.ordinal),
-                                       cudaGetErrorString(error)));
-  }
-  return stream;
-}
-
 void Check(const std::string& error) {
   if (!error.empty()) throw sdk::KernelError(PX_CODE_INVALID_ARGUMENT, error);
 }
@@ -218,7 +205,7 @@ void CopyAll(sdk::Call& call, const Shape& out, const char* op) {
   const size_t bytes =
       static_cast<size_t>(call.input_size(0)) * sdk::DtypeSize(call.input_dtype(0));
   if (bytes == 0) return;
-  CudaStream& stream = MovStreamOf(call);
+  CudaStream& stream = StreamOf(call);
   CopyDevice(stream, dst, call.input_data(0), bytes, op);
 }
 
@@ -287,7 +274,7 @@ void WriteInts(sdk::Call& call, size_t output, const Shape& shape, const Index& 
   }
   // From pageable memory: the copy is staged before cudaMemcpyAsync
   // returns, so the vectors may go right after.
-  CudaStream& stream = MovStreamOf(call);
+  CudaStream& stream = StreamOf(call);
   CheckCuda(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream.get()), "ShapeN",
             "cudaMemcpyAsync");
 }
@@ -326,7 +313,7 @@ class FillKernel : public sdk::OpKernel {
     void* dst = call.AllocateOutputRaw(0, out);
     const int64_t n = sdk::NumElements(out);
     if (n == 0) return;
-    CudaStream& stream = MovStreamOf(call);
+    CudaStream& stream = StreamOf(call);
     mov::LaunchFill(sdk::DtypeSize(call.input_dtype(1)), call.input_data(1), 0, dst, n,
                     stream.get());
     CheckLaunch(stream, "Fill");
@@ -340,7 +327,7 @@ class ZerosLikeKernel : public sdk::OpKernel {
     const size_t bytes =
         static_cast<size_t>(call.input_size(0)) * sdk::DtypeSize(call.input_dtype(0));
     if (bytes == 0) return;
-    CudaStream& stream = MovStreamOf(call);
+    CudaStream& stream = StreamOf(call);
     CheckCuda(cudaMemsetAsync(dst, 0, bytes, stream.get()), "ZerosLike", "cudaMemsetAsync");
   }
 };
@@ -359,7 +346,7 @@ class OnesLikeKernel : public sdk::OpKernel {
     void* dst = call.AllocateOutputRaw(0, call.input_shape(0));
     const int64_t n = call.input_size(0);
     if (n == 0) return;
-    CudaStream& stream = MovStreamOf(call);
+    CudaStream& stream = StreamOf(call);
     mov::LaunchFill(es, nullptr, bits, dst, n, stream.get());
     CheckLaunch(stream, "OnesLike");
   }
@@ -420,7 +407,7 @@ class RangeKernel : public sdk::OpKernel {
     });
     void* dst = call.AllocateOutputRaw(0, {size});
     if (size == 0) return;
-    CudaStream& stream = MovStreamOf(call);
+    CudaStream& stream = StreamOf(call);
     mov::LaunchRange(type, fstart, fdelta, istart, idelta, dst, size, stream.get());
     CheckLaunch(stream, "Range");
   }
@@ -456,7 +443,7 @@ class OneHotKernel : public sdk::OpKernel {
     const int64_t n = sdk::NumElements(out);
     if (n == 0) return;
     const int64_t suffix = Product(indices, static_cast<size_t>(a), indices.size());
-    CudaStream& stream = MovStreamOf(call);
+    CudaStream& stream = StreamOf(call);
     mov::LaunchOneHot(sdk::DtypeSize(call.input_dtype(2)), index_type, call.input_data(0),
                       call.input_data(2), call.input_data(3), dst, depth, suffix, n,
                       n >= kInt32Limit, stream.get());
@@ -482,7 +469,7 @@ void TileCopy(sdk::Call& call, const char* op, const Shape& in_dims, const Shape
   if (n == 0) return;
   const size_t es = sdk::DtypeSize(call.input_dtype(0));
   const void* src = call.input_data(0);
-  CudaStream& stream = MovStreamOf(call);
+  CudaStream& stream = StreamOf(call);
   // Innermost first: drop dimensions of 1; merge a dimension into an
   // untiled one inside it.
   Index in_c, out_c;
@@ -573,7 +560,7 @@ class MirrorPadKernel : public sdk::OpKernel {
     if (n == 0) return;
     const size_t es = sdk::DtypeSize(call.input_dtype(0));
     const void* src = call.input_data(0);
-    CudaStream& stream = MovStreamOf(call);
+    CudaStream& stream = StreamOf(call);
     // Innermost first: drop unpadded dimensions of 1; merge an unpadded
     // dimension into an unpadded one inside it (a reflection does not
     // commute with merging, so padded dimensions stay alone).
@@ -649,7 +636,7 @@ void SplitInto(sdk::Call& call, const char* op, size_t value_input, size_t a,
     void* dst = call.AllocateOutputRaw(k, outs[k]);
     const int64_t chunk = Product(outs[k], a, outs[k].size());
     if (chunk > 0 && outer > 0) {
-      CudaStream& stream = MovStreamOf(call);
+      CudaStream& stream = StreamOf(call);
       StridedCopy(stream, op, es, {outer, chunk}, {in_row, 1},
                   src + offset * static_cast<int64_t>(es), {chunk, 1}, dst);
     }
@@ -708,7 +695,7 @@ class UnpackKernel : public sdk::OpKernel {
     for (int64_t k = 0; k < num_; ++k) {
       void* dst = call.AllocateOutputRaw(static_cast<size_t>(k), each);
       if (outer == 0 || inner == 0) continue;
-      CudaStream& stream = MovStreamOf(call);
+      CudaStream& stream = StreamOf(call);
       StridedCopy(stream, "Unpack", es, {outer, inner}, {num_ * inner, 1},
                   src + k * inner * static_cast<int64_t>(es), {inner, 1}, dst);
     }
@@ -737,7 +724,7 @@ class PackKernel : public sdk::OpKernel {
     const int64_t inner = Product(shapes[0], a, shapes[0].size());
     if (outer == 0 || inner == 0) return;
     const int64_t count = static_cast<int64_t>(n);
-    CudaStream& stream = MovStreamOf(call);
+    CudaStream& stream = StreamOf(call);
     for (size_t k = 0; k < n; ++k) {
       StridedCopy(stream, "Pack", es, {outer, inner}, {inner, 1}, call.input_data(k),
                   {count * inner, 1}, dst + static_cast<int64_t>(k) * inner * static_cast<int64_t>(es));
@@ -784,7 +771,7 @@ class GatherNdKernel : public sdk::OpKernel {
     if (count == 0) return;
     const void* idx = call.input_data(1);
     const void* src = call.input_data(0);
-    CudaStream& stream = MovStreamOf(call);
+    CudaStream& stream = StreamOf(call);
     mov::GatherNdPlan plan;
     plan.depth = static_cast<int>(depth);
     plan.count = count;
@@ -878,7 +865,7 @@ class SpaceBatchKernel : public sdk::OpKernel {
     const Shape& space = to_batch_ ? in : out;
     const Shape& batch = to_batch_ ? out : in;
     const int64_t rest = Product(in, 1 + static_cast<size_t>(m), in.size());
-    CudaStream& stream = MovStreamOf(call);
+    CudaStream& stream = StreamOf(call);
     const size_t word = WordFor(es, rest * static_cast<int64_t>(es), {}, {src, dst});
     const int64_t scale = static_cast<int64_t>(word / es);
     mov::SpaceBatchPlan plan;

@@ -18,18 +18,6 @@
 namespace plexus::cuda {
 namespace {
 
-CudaStream& StreamOf(sdk::Call& call) {
-  PX_SDK_CHECK(call.stream() != nullptr, "the CUDA kernels need a stream");
-  CudaStream& stream = *sdk::HandleCast<CudaStream>(call.stream());
-  const cudaError_t error = stream.EnterDevice();
-  if (error != cudaSuccess) {
-    throw sdk::KernelError(PX_CODE_INTERNAL,
-                           sdk::Format("cudaSetDevice(%d) failed: %s",
-                                       static_cast<int>(stream.ordinal), cudaGetErrorString(error)));
-  }
-  return stream;
-}
-
 ew::Type ToEwType(PX_DataType t, const char* op) {
   switch (t) {
     case PX_DT_FLOAT: return ew::Type::kFloat;

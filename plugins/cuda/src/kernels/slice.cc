@@ -22,19 +22,6 @@ namespace {
 
 using sdk::Shape;
 
-CudaStream& SliceStreamOf(sdk::Call& call) {
-  PX_SDK_CHECK(call.stream() != nullptr, "the CUDA kernels need a stream");
-  CudaStream& stream = *sdk::HandleCast<CudaStream>(call.stream());
-  const cudaError_t error = stream.EnterDevice();
-  if (error != cudaSuccess) {
-    throw sdk::KernelError(PX_CODE_INTERNAL,
-                           sdk::Format("cudaSetDevice(%d) failed: %s",
-                                       static_cast<int>(stream.ordinal),
-                                       cudaGetErrorString(error)));
-  }
-  return stream;
-}
-
 void CheckSliceShapes(const std::string& error) {
   if (!error.empty()) throw sdk::KernelError(PX_CODE_INVALID_ARGUMENT, error);
 }
@@ -56,7 +43,7 @@ void CopySlice(sdk::Call& call, const char* op, const Shape& final_shape,
   if (n == 0) return;
   const size_t es = sdk::DtypeSize(call.input_dtype(0));
   const char* src = static_cast<const char*>(px_sdk_data(&call.input(0))) + base * static_cast<int64_t>(es);
-  CudaStream& stream = SliceStreamOf(call);
+  CudaStream& stream = StreamOf(call);
   cudaStream_t s = stream.get();
 
   // Drop dimensions of 1, then merge a dimension into the one inside it when
