@@ -164,6 +164,7 @@ class TransposeKernel : public sdk::OpKernel {
     if (g <= 1) {
       CheckCuda(cudaMemcpyAsync(dst, src, static_cast<size_t>(n) * es, cudaMemcpyDeviceToDevice, s),
                 "Transpose", "cudaMemcpyAsync");
+      CheckLaunch(stream, "Transpose");  // waits in synchronous debug mode
       return;
     }
     // Swapping the last two dimensions (with or without a batch in front):
@@ -273,6 +274,7 @@ class ConcatKernel : public sdk::OpKernel {
         }
         CheckCuda(error, op, "cudaMemcpy2DAsync");
       }
+      CheckLaunch(stream, op);  // waits in synchronous debug mode
       offset += chunk;
     }
   }
@@ -324,6 +326,7 @@ class CastKernel : public sdk::OpKernel {
       CheckCuda(cudaMemcpyAsync(y, px_sdk_data(&x), static_cast<size_t>(n) * sdk::DtypeSize(src),
                                 cudaMemcpyDeviceToDevice, stream.get()),
                 "Cast", "cudaMemcpyAsync");
+      CheckLaunch(stream, "Cast");  // waits in synchronous debug mode
       return;
     }
     arr::LaunchCast(s, d, truncate_, px_sdk_data(&x), y, n, stream.get());
@@ -479,6 +482,7 @@ class PadKernel : public sdk::OpKernel {
       CheckCuda(cudaMemcpyAsync(dst, src, static_cast<size_t>(n) * es, cudaMemcpyDeviceToDevice,
                                 stream.get()),
                 op, "cudaMemcpyAsync");
+      CheckLaunch(stream, op);  // waits in synchronous debug mode
       return;
     }
     if (rank > arr::kMaxRank) {

@@ -99,6 +99,7 @@ class FusedBatchNormKernel : public sdk::OpKernel {
       void* out = call.AllocateOutputRaw(5, sdk::Shape{});
       CheckCuda(cudaMemsetAsync(out, 0, sizeof(float), stream.get()), op, "cudaMemsetAsync");
     }
+    CheckLaunch(stream, op);  // waits in synchronous debug mode
   }
 
  private:

@@ -501,6 +501,7 @@ class ConvKernel : public sdk::OpKernel {
       // An empty window: the empty sum, zeros (all-zero bits in every float type).
       ThrowCuda(cudaMemsetAsync(y, 0, static_cast<size_t>(total) * ti.size, stream.get()),
                 "cudaMemsetAsync(output, 0)");
+      CheckLaunch(stream, op);  // waits in synchronous debug mode
       run_epilogue();
       return;
     }

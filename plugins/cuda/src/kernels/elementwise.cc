@@ -341,6 +341,7 @@ class BinaryKernel : public sdk::OpKernel {
       CudaStream& stream = StreamOf(call);
       CheckCuda(cudaMemsetAsync(out, op_ == ew::Binary::kNotEqual ? 1 : 0, 1, stream.get()), op,
                 "cudaMemsetAsync");
+      CheckLaunch(stream, op);  // waits in synchronous debug mode
       return;
     }
     void* out = call.AllocateOutputRaw(0, out_dims.data(), out_dims.size());

@@ -333,6 +333,7 @@ void RunGemm(CudaStream& stream, const Gemm& g, const void* a, const void* b, vo
     ThrowCuda(cudaMemsetAsync(c, 0, static_cast<size_t>(g.m * g.n * g.batch) * ti.size,
                               stream.get()),
               "cudaMemsetAsync(output, 0)");
+    CheckLaunch(stream, op);  // waits in synchronous debug mode
     epilogue_kernel(bias, act);
     return;
   }

@@ -127,6 +127,7 @@ void CopyDevice(CudaStream& stream, void* dst, const void* src, size_t bytes, co
   if (bytes == 0) return;
   CheckCuda(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream.get()), op,
             "cudaMemcpyAsync");
+  CheckLaunch(stream, op);  // waits in synchronous debug mode
 }
 
 // Copies a block of `shape` elements of es bytes: the element at coordinate
