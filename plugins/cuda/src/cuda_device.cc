@@ -28,6 +28,14 @@ PX_Status* CudaDevice::Open() {
   // reported when it is opened rather than at its first allocation.
   PX_CUDA_CHECK(cudaFree(nullptr));
   PX_CUDA_CHECK(cudaStreamCreateWithFlags(copy_stream_.out(), cudaStreamNonBlocking));
+  if (options_.stream_ordered_allocator) {
+    // Keep freed memory in the pool instead of giving it back at each
+    // synchronization.
+    cudaMemPool_t pool = nullptr;
+    PX_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, ordinal()));
+    uint64_t keep = UINT64_MAX;
+    PX_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+  }
   return nullptr;
 }
 
@@ -48,14 +56,25 @@ PX_Status* CudaDevice::Allocate(size_t bytes, size_t alignment, void** out) {
   const size_t request = (bytes == 0 ? 1 : bytes) + extra;
   PX_CUDA_CHECK(EnterDevice());
   void* base = nullptr;
-  const cudaError_t error = cudaMalloc(&base, request);
+  cudaError_t error;
+  const char* call;
+  if (options_.stream_ordered_allocator) {
+    // On the device's private copy stream, waited for: the memory is usable
+    // on any stream when this returns.
+    call = "cudaMallocAsync(&base, request, copy stream)";
+    error = cudaMallocAsync(&base, request, copy_stream_.get());
+    if (error == cudaSuccess) error = cudaStreamSynchronize(copy_stream_.get());
+  } else {
+    call = "cudaMalloc(&base, request)";
+    error = cudaMalloc(&base, request);
+  }
   if (error != cudaSuccess) {
     (void)cudaGetLastError();  // an allocation failure is not sticky: clear it
     const PX_Code code = CudaErrorCode(error);
     return Error(code == PX_CODE_OK ? PX_CODE_UNKNOWN : code,
                  "out of device memory on CUDA:%d allocating %zu bytes: %s",
                  static_cast<int>(ordinal()), bytes,
-                 CudaErrorMessage(error, "cudaMalloc(&base, request)", __FILE__, __LINE__).c_str());
+                 CudaErrorMessage(error, call, __FILE__, __LINE__).c_str());
   }
   const uintptr_t b = reinterpret_cast<uintptr_t>(base);
   void* ptr = reinterpret_cast<void*>((b + alignment - 1) & ~(uintptr_t{alignment} - 1));
@@ -85,7 +104,11 @@ void CudaDevice::Deallocate(void* ptr) {
     bytes_in_use_ -= block.bytes;
   }
   (void)EnterDevice();
-  const cudaError_t error = cudaFree(block.base);
+  // The host frees memory only once the work using it has finished, so the
+  // stream-ordered free needs no other ordering.
+  const cudaError_t error = options_.stream_ordered_allocator
+                                ? cudaFreeAsync(block.base, copy_stream_.get())
+                                : cudaFree(block.base);
   if (error != cudaSuccess) {
     Log(PX_LOG_ERROR, "%s",
         CudaErrorMessage(error, "cudaFree(block.base)", __FILE__, __LINE__).c_str());

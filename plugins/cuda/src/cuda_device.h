@@ -21,6 +21,11 @@ namespace plexus::cuda {
 struct DeviceOptions {
   bool set_device = false;         // more than one device in the process
   bool synchronous_debug = false;  // the host's synchronous debug mode
+  // PX_CUDA_ALLOCATOR=async: allocate from CUDA's stream-ordered allocator
+  // (the device's default memory pool, which keeps freed memory for reuse)
+  // instead of cudaMalloc. For running with the core's own pool off
+  // (PLEXUS_DEVICE_POOL=off), when the plugin manages memory itself.
+  bool stream_ordered_allocator = false;
 };
 
 class CudaDevice : public sdk::Device {

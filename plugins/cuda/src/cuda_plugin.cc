@@ -9,6 +9,8 @@
 // (PLEXUS_LOG_LEVEL=info plexus devices shows it).
 #include <cuda_runtime_api.h>
 
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <mutex>
 
@@ -87,6 +89,8 @@ class CudaPlugin : public sdk::Plugin {
     DeviceOptions options;
     options.set_device = device_count_ > 1;
     options.synchronous_debug = context().synchronous_debug;
+    const char* allocator = std::getenv("PX_CUDA_ALLOCATOR");
+    options.stream_ordered_allocator = allocator != nullptr && std::strcmp(allocator, "async") == 0;
     auto device = std::make_unique<CudaDevice>(*this, ordinal, options);
     PX_SDK_RETURN_IF_ERROR(device->Open());
     *out = std::move(device);
