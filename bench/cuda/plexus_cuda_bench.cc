@@ -19,8 +19,8 @@
 // --tf32 sets PX_CUDA_ALLOW_TF32=1 before anything runs (the plugin reads it
 // once, on the first float product, so TF32 needs its own process) and
 // reports the float MatMuls as "tf32". --capture sets PLEXUS_DEVICE_GRAPHS=1
-// before the runtime is created (for stream capture, where the runtime
-// supports it; otherwise it changes nothing) and records that it was on.
+// before the runtime is created (device graphs: stream capture and replay)
+// and records that it was on, with each model's replay count.
 // --export-weights DIR writes the Const tensors of the model graphs as
 // DIR/<model>/<node name, '/' as '_'>.npy for the PyTorch side, and exits.
 //
@@ -47,6 +47,7 @@
 
 #include "graph.pb.h"
 #include "plexus/plexus.h"
+#include "plexus/sdk/float16.h"
 #include "plexus/tensor_proto.h"
 
 namespace {
@@ -253,26 +254,6 @@ Json& AddStats(Json& j, const Stats& s) {
 // Inputs.
 // ---------------------------------------------------------------------------
 
-uint16_t FloatToHalfBits(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  uint16_t sign = static_cast<uint16_t>((x >> 16) & 0x8000u);
-  int exponent = static_cast<int>((x >> 23) & 0xffu) - 127 + 15;
-  uint32_t mantissa = x & 0x7fffffu;
-  if (exponent <= 0) return sign;                   // tiny values: signed zero
-  if (exponent >= 31) return sign | 0x7c00u;        // infinity (not used here)
-  uint32_t bits = (static_cast<uint32_t>(exponent) << 10) | (mantissa >> 13);
-  if ((mantissa >> 12) & 1u) ++bits;                // round half up
-  return static_cast<uint16_t>(sign | bits);
-}
-
-uint16_t FloatToBFloat16Bits(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  x += 0x7fffu + ((x >> 16) & 1u);                  // round to nearest even
-  return static_cast<uint16_t>(x >> 16);
-}
-
 std::string DtypeLabel(DataType dtype) {
   switch (dtype) {
     case DataType::kFloat: return "float32";
@@ -306,8 +287,8 @@ Tensor HostRandom(DataType dtype, const Shape& shape, uint64_t seed, float lo = 
     float v = lo + static_cast<float>(static_cast<uint32_t>(state >> 32)) * scale;
     switch (dtype) {
       case DataType::kFloat: t.data<float>()[i] = v; break;
-      case DataType::kHalf: t.data<uint16_t>()[i] = FloatToHalfBits(v); break;
-      case DataType::kBFloat16: t.data<uint16_t>()[i] = FloatToBFloat16Bits(v); break;
+      case DataType::kHalf: t.data<uint16_t>()[i] = plexus::sdk::half(v).bits; break;
+      case DataType::kBFloat16: t.data<uint16_t>()[i] = plexus::sdk::bfloat16(v).bits; break;
       default: Fail("HostRandom: unsupported dtype");
     }
   }

@@ -575,7 +575,7 @@ absl::StatusOr<std::shared_ptr<Executor>> Executor::Create(const Graph& graph,
       // A constant brought to another device: copied once, here, instead of
       // at every run.
       const Source& s = item.inputs[0];
-      if (s.item < 0 || exec->items_[s.item].constant_outputs.empty() || !node.control_inputs.empty()) continue;
+      if (s.item < 0 || exec->items_[s.item].constant_outputs.empty()) continue;
       PX_RETURN_IF_ERROR(exec->Execute(item, {exec->items_[s.item].constant_outputs[s.output]}, &outputs, build,
                                        build.streams.stream(item.device_index)));
       item.constant_outputs = std::move(outputs);
@@ -605,7 +605,7 @@ absl::StatusOr<std::shared_ptr<Executor>> Executor::Create(const Graph& graph,
     }
     item.expensive = item.kind == Kind::kKernel && item.constant_outputs.empty() && IsExpensive(*item.node);
     if (item.expensive && ++expensive_at_depth[depth[i]] == 2 && options.inter_op_parallelism &&
-        !exec->dataflow_) {
+        !exec->dataflow_ && InterOpPool::Get() != nullptr) {
       exec->parallel_ = true;
     }
   }
@@ -640,7 +640,6 @@ absl::Status Executor::Execute(const Item& item, std::vector<Tensor>&& inputs,
                                std::vector<Tensor>* outputs, RunState& run, PX_Stream* stream,
                                bool inputs_ready) const {
   const Node& node = *item.node;
-  Device& device = *item.device;
   // The node's span on the timeline, whichever way this returns.
   TraceSpan span(run.trace, item);
   if (!item.constant_outputs.empty()) {
@@ -698,6 +697,7 @@ absl::Status Executor::Execute(const Item& item, std::vector<Tensor>&& inputs,
     *outputs = std::move(ctx.outputs());
     return absl::OkStatus();
   }
+  Device& device = *item.device;
   // A plugin kernel: inputs moved to where the kernel wants them. Copies
   // made here are kept until the streams drain (the run keeps the originals
   // alive through its value slots).
@@ -978,8 +978,10 @@ absl::StatusOr<bool> Executor::Replay(const std::vector<Tensor>& feeds, std::vec
   }
   PX_RETURN_IF_ERROR(device.LaunchGraph(stream, rec.graph));
   std::vector<Tensor> fetched = rec.fetched;
-  if (!fetch_to_host_) {
-    // The next replay writes the same buffers: hand out copies.
+  if (!fetch_to_host_ || device.host_accessible()) {
+    // The next replay writes the same buffers: hand out copies (copying to
+    // the host would hand out these very buffers on a host-accessible
+    // device).
     for (Tensor& t : fetched) {
       if (t.device() != &device || t.nbytes() == 0) continue;
       PX_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> buffer, device.Allocate(t.nbytes()));
@@ -1186,8 +1188,15 @@ absl::StatusOr<std::vector<Tensor>> Executor::Run(const std::vector<Tensor>& fee
       }
       if (recording_ != nullptr) {
         std::vector<Tensor> results;
-        PX_ASSIGN_OR_RETURN(bool replayed, Replay(feed_values, &results));
-        if (replayed) return results;
+        absl::StatusOr<bool> replayed = Replay(feed_values, &results);
+        if (!replayed.ok()) {
+          // This run fails; later ones run normally.
+          graph_failed_ = true;
+          graph_note_ = absl::StrCat("a replay failed, runs stay normal: ", replayed.status().message());
+          recording_.reset();
+          return replayed.status();
+        }
+        if (*replayed) return results;
         // Other feed shapes than the recording's: run normally.
       } else {
         ++graph_runs_;
@@ -1200,7 +1209,8 @@ absl::StatusOr<std::vector<Tensor>> Executor::Run(const std::vector<Tensor>& fee
   if (pool != nullptr && pool->CurrentThreadId() >= 0) pool = nullptr;
   RunState run(devices_, pool != nullptr ? 1 + pool->num_threads() : 1);
   run.trace = trace;
-  run.retired.reserve(items_.size());
+  // (The serial path reuses its scratch's retired list.)
+  if (dataflow_ || pool != nullptr) run.retired.reserve(items_.size());
   PX_RETURN_IF_ERROR(run.streams.Acquire());
   PX_ASSIGN_OR_RETURN(std::vector<Tensor> fetched,
                       dataflow_          ? RunDataflow(feed_values, run)

@@ -26,6 +26,7 @@ Session::~Session() {
   // Executors hold kernels of plugins and refer to the state: drop them
   // before the state.
   executors_.clear();
+  last_executor_.reset();
   state_.reset();
 }
 

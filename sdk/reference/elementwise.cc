@@ -556,12 +556,8 @@ PX_Status* RegisterElementwiseKernels(sdk::RegistrationInfo* info, PX_KernelRegi
       return s;
     }
   }
-  // Every fixed-size type, the wide unsigned ones too.
-  const std::vector<PX_DataType> cast_types = {
-      PX_DT_FLOAT, PX_DT_DOUBLE, PX_DT_HALF,   PX_DT_BFLOAT16, PX_DT_INT8,   PX_DT_INT16, PX_DT_INT32,
-      PX_DT_INT64, PX_DT_UINT8,  PX_DT_UINT16, PX_DT_UINT32,   PX_DT_UINT64, PX_DT_BOOL};
   return sdk::RegisterKernel<CastKernel>(info, registrar, "Cast",
-                                         {{"SrcT", cast_types}, {"DstT", cast_types}});
+                                         {{"SrcT", sdk::AllTypes()}, {"DstT", sdk::AllTypes()}});
 }
 
 }  // namespace plexus::reference

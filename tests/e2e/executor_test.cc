@@ -299,10 +299,12 @@ int64_t AllocationsPerRun(int length) {
   }
   auto graph = ImportGraphDefBytes(text, "<chain>", GraphFormat::kText);
   EXPECT_TRUE(graph.ok()) << graph.status();
+  if (!graph.ok()) return -1;
   SessionOptions options;
   options.optimizer.enabled = false;  // keep every node
   auto session = Session::Create(runtime.get(), std::shared_ptr<const Graph>(*std::move(graph)), options);
   EXPECT_TRUE(session.ok()) << session.status();
+  if (!session.ok()) return -1;
   Tensor x = Random(1, 64, 3);
   x = Tensor(x.dtype(), {64}, x.buffer());
   std::vector<std::pair<std::string, Tensor>> feeds = {{"x", x}};
@@ -322,6 +324,8 @@ int64_t AllocationsPerRun(int length) {
 TEST(Executor, SteadyStateRunsAllocateNothingPerNode) {
   const int64_t short_chain = AllocationsPerRun(20);
   const int64_t long_chain = AllocationsPerRun(400);
+  ASSERT_GE(short_chain, 0);
+  ASSERT_GE(long_chain, 0);
   EXPECT_EQ(long_chain, short_chain) << "heap allocations per run: " << short_chain << " for 20 nodes, "
                                      << long_chain << " for 400 nodes";
 }

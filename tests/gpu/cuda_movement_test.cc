@@ -33,6 +33,7 @@ using cuda_test::AttrMap;
 using cuda_test::Describe;
 using cuda_test::kAllTypes;
 using cuda_test::RunOp;
+using cuda_test::RunOpN;
 using cuda_test::SetAttrs;
 using cuda_test::SetType;
 using cuda_test::TheRuntime;
@@ -49,50 +50,6 @@ Tensor Scalar(DataType t, double v) { return MakeTensor(t, {}, {v}); }
 // Data movement is exact: both plugins follow the same rules.
 Tensor Expect(const std::string& op, const std::vector<Tensor>& inputs, const SetAttrs& attrs) {
   return cuda_test::ExpectCudaMatchesCpu(op, inputs, attrs, cuda_test::Exact());
-}
-
-// Like cuda_test::RunOp, for a node with `num_outputs` outputs (fetches
-// op:0 ... op:num_outputs-1); fails when the node did not run on `device`.
-absl::StatusOr<std::vector<Tensor>> RunOpN(const std::string& op,
-                                           const std::vector<Tensor>& inputs,
-                                           const SetAttrs& set_attrs, const std::string& device,
-                                           int num_outputs) {
-  tf::GraphDef def;
-  std::vector<std::pair<std::string, Tensor>> feeds;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    tf::NodeDef* p = def.add_node();
-    p->set_name(absl::StrCat("in", i));
-    p->set_op("Placeholder");
-    (*p->mutable_attr())["dtype"].set_type(static_cast<tf::DataType>(inputs[i].dtype()));
-    feeds.emplace_back(absl::StrCat("in", i, ":0"), inputs[i]);
-  }
-  tf::NodeDef* node = def.add_node();
-  node->set_name("op");
-  node->set_op(op);
-  for (size_t i = 0; i < inputs.size(); ++i) node->add_input(absl::StrCat("in", i));
-  set_attrs(*node->mutable_attr());
-  auto graph = ImportGraphDef(def, absl::StrCat("<cuda test of ", op, ">"));
-  if (!graph.ok()) return graph.status();
-  std::shared_ptr<const Graph> shared(std::move(*graph));
-  SessionOptions options;
-  options.device = device;
-  auto session = Session::Create(&TheRuntime(), shared, options);
-  if (!session.ok()) return session.status();
-  std::vector<std::string> fetches;
-  for (int k = 0; k < num_outputs; ++k) fetches.push_back(absl::StrCat("op:", k));
-  auto out = (*session)->Run(feeds, fetches);
-  std::vector<std::string> notes;
-  for (const std::string& note : (*session)->placement_notes()) {
-    if (note.rfind("copy of ", 0) != 0 && note.find("node 'op'") != std::string::npos) {
-      notes.push_back(note);
-    }
-  }
-  if (!notes.empty()) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("the node did not run on ", device, ": ", absl::StrJoin(notes, "; ")));
-  }
-  if (!out.ok()) return out.status();
-  return *out;
 }
 
 std::vector<Tensor> ExpectN(const std::string& op, const std::vector<Tensor>& inputs,

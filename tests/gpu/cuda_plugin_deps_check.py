@@ -3,7 +3,7 @@
 
 The plugin must load on machines without the driver (libcuda) or the
 toolkit's shared libraries: it links the static CUDA runtime and opens
-cuBLASLt and NVRTC with dlopen on first use. So its dynamic section must name
+cuBLASLt, NVRTC and cuDNN with dlopen on first use. So its dynamic section must name
 none of them (NEEDED), and no function of theirs may be left for the dynamic
 linker to bind (undefined dynamic symbols).
 
@@ -45,7 +45,7 @@ def main():
         return 1
     if bad_libraries or bad_symbols:
         return 1
-    print("OK: no libcuda, libcudart, libcublas, libcublasLt or libnvrtc dependency")
+    print("OK: no libcuda, libcudart, libcublas, libcublasLt, libnvrtc or libcudnn dependency")
     return 0
 
 

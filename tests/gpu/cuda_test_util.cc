@@ -45,8 +45,9 @@ void SetType(AttrMap& attr, const char* name, DataType t) {
   attr[name].set_type(static_cast<tf::DataType>(t));
 }
 
-absl::StatusOr<Tensor> RunOp(const std::string& op, const std::vector<Tensor>& inputs,
-                             const SetAttrs& set_attrs, const std::string& device) {
+absl::StatusOr<std::vector<Tensor>> RunOpN(const std::string& op, const std::vector<Tensor>& inputs,
+                                           const SetAttrs& set_attrs, const std::string& device,
+                                           int num_outputs) {
   tf::GraphDef def;
   std::vector<std::pair<std::string, Tensor>> feeds;
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -68,7 +69,9 @@ absl::StatusOr<Tensor> RunOp(const std::string& op, const std::vector<Tensor>& i
   options.device = device;
   auto session = Session::Create(&TheRuntime(), shared, options);
   if (!session.ok()) return session.status();
-  auto out = (*session)->Run(feeds, {"op:0"});
+  std::vector<std::string> fetches;
+  for (int k = 0; k < num_outputs; ++k) fetches.push_back(absl::StrCat("op:", k));
+  auto out = (*session)->Run(feeds, fetches);
   std::vector<std::string> notes;
   for (const std::string& note : (*session)->placement_notes()) {
     if (note.rfind("copy of ", 0) != 0 && note.find("node 'op'") != std::string::npos) {
@@ -79,6 +82,12 @@ absl::StatusOr<Tensor> RunOp(const std::string& op, const std::vector<Tensor>& i
     return absl::FailedPreconditionError(
         absl::StrCat("the node did not run on ", device, ": ", absl::StrJoin(notes, "; ")));
   }
+  return out;
+}
+
+absl::StatusOr<Tensor> RunOp(const std::string& op, const std::vector<Tensor>& inputs,
+                             const SetAttrs& set_attrs, const std::string& device) {
+  auto out = RunOpN(op, inputs, set_attrs, device, 1);
   if (!out.ok()) return out.status();
   return (*out)[0];
 }

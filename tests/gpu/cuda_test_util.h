@@ -43,8 +43,14 @@ using SetAttrs = std::function<void(AttrMap&)>;
 
 void SetType(AttrMap& attr, const char* name, DataType t);
 
-// Runs one node of `op` on `inputs` (fed through placeholders) on `device`;
-// fails when the node did not run there.
+// Runs one node of `op` on `inputs` (fed through placeholders) on `device`
+// and fetches its first `num_outputs` outputs; fails when the node did not
+// run there.
+absl::StatusOr<std::vector<Tensor>> RunOpN(const std::string& op, const std::vector<Tensor>& inputs,
+                                           const SetAttrs& set_attrs, const std::string& device,
+                                           int num_outputs);
+
+// RunOpN's first output.
 absl::StatusOr<Tensor> RunOp(const std::string& op, const std::vector<Tensor>& inputs,
                              const SetAttrs& set_attrs, const std::string& device);
 

@@ -1,4 +1,4 @@
-/* Plexus device plugin ABI, version 0.4.
+/* Plexus device plugin ABI, version 0.5.
  *
  * This header is the whole contract between the Plexus core (the "host") and a
  * device plugin (a shared object loaded at run time). It includes only C

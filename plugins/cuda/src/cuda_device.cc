@@ -28,14 +28,13 @@ PX_Status* CudaDevice::Open() {
   // reported when it is opened rather than at its first allocation.
   PX_CUDA_CHECK(cudaFree(nullptr));
   PX_CUDA_CHECK(cudaStreamCreateWithFlags(copy_stream_.out(), cudaStreamNonBlocking));
-  if (options_.stream_ordered_allocator) {
-    // Keep freed memory in the pool instead of giving it back at each
-    // synchronization.
-    cudaMemPool_t pool = nullptr;
-    PX_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, ordinal()));
-    uint64_t keep = UINT64_MAX;
-    PX_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
-  }
+  // The stream-ordered allocator's default pool serves the kernels' scratch
+  // memory (and, with PX_CUDA_ALLOCATOR=async, all of it): keep freed memory
+  // there instead of giving it back to the driver at each synchronization.
+  cudaMemPool_t pool = nullptr;
+  PX_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, ordinal()));
+  uint64_t keep = UINT64_MAX;
+  PX_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
   return nullptr;
 }
 
@@ -391,6 +390,15 @@ PX_Status* CudaDevice::StreamWaitEvent(Stream& stream, Event& event) {
 // ---------------------------------------------------------------------------
 // Kernel launches
 // ---------------------------------------------------------------------------
+
+StreamBuffer::StreamBuffer(CudaStream& stream, size_t bytes, const char* what) : stream_(stream.get()) {
+  if (bytes == 0) return;
+  const cudaError_t e = cudaMallocAsync(&p_, bytes, stream_);
+  if (e != cudaSuccess) {
+    p_ = nullptr;
+    ThrowCudaError(e, what, __FILE__, __LINE__);
+  }
+}
 
 CudaStream& StreamOf(sdk::Call& call) {
   PX_SDK_CHECK(call.stream() != nullptr, "the CUDA kernels need a stream");

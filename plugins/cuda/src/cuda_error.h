@@ -42,6 +42,16 @@ PX_Status* CudaStatus(const PX_HostServices* host, cudaError_t error, const char
     }                                                                                     \
   } while (0)
 
+// Throws sdk::Error for a failed call already made, described by `what`
+// (its status code as PX_CUDA_CHECK's; the caller's file and line).
+#define PX_CUDA_THROW_IF_FAILED(error, what)                                          \
+  do {                                                                                \
+    const cudaError_t px_cuda_failed_ = (error);                                      \
+    if (px_cuda_failed_ != cudaSuccess) {                                             \
+      ::plexus::cuda::ThrowCudaError(px_cuda_failed_, (what), __FILE__, __LINE__);    \
+    }                                                                                 \
+  } while (0)
+
 #define PX_CUDA_THROW_IF_ERROR(expr)                                                   \
   do {                                                                                 \
     const cudaError_t px_cuda_error_ = (expr);                                         \

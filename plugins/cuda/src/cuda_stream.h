@@ -56,6 +56,25 @@ struct CudaEvent {
 // the kernel ("Relu").
 void CheckLaunch(CudaStream& stream, const char* what);
 
+// Device memory from the stream-ordered allocator for one kernel call,
+// freed (in stream order) when destroyed: the work queued on the stream
+// before the free may still use it. Throws sdk::Error, naming `what`, when
+// the allocation fails.
+class StreamBuffer {
+ public:
+  StreamBuffer(CudaStream& stream, size_t bytes, const char* what);
+  ~StreamBuffer() {
+    if (p_ != nullptr) (void)cudaFreeAsync(p_, stream_);
+  }
+  StreamBuffer(const StreamBuffer&) = delete;
+  StreamBuffer& operator=(const StreamBuffer&) = delete;
+  void* get() const { return p_; }
+
+ private:
+  cudaStream_t stream_;
+  void* p_ = nullptr;
+};
+
 // The stream of a kernel call, with its device made current (throws
 // sdk::Error when the call has no stream or the device cannot be entered).
 CudaStream& StreamOf(sdk::Call& call);

@@ -401,10 +401,6 @@ const std::vector<PX_DataType> kReal = {PX_DT_FLOAT, PX_DT_DOUBLE, PX_DT_HALF,  
 const std::vector<PX_DataType> kAll = {PX_DT_FLOAT, PX_DT_DOUBLE, PX_DT_HALF,  PX_DT_BFLOAT16,
                                        PX_DT_INT8,  PX_DT_INT16,  PX_DT_INT32, PX_DT_INT64,
                                        PX_DT_UINT8, PX_DT_BOOL};
-// Cast converts between every fixed-size type, the wide unsigned ones too.
-const std::vector<PX_DataType> kCastTypes = {
-    PX_DT_FLOAT, PX_DT_DOUBLE, PX_DT_HALF,   PX_DT_BFLOAT16, PX_DT_INT8,   PX_DT_INT16, PX_DT_INT32,
-    PX_DT_INT64, PX_DT_UINT8,  PX_DT_UINT16, PX_DT_UINT32,   PX_DT_UINT64, PX_DT_BOOL};
 const std::vector<PX_DataType> kSqDiff = {PX_DT_FLOAT, PX_DT_DOUBLE, PX_DT_HALF,
                                           PX_DT_BFLOAT16, PX_DT_INT32, PX_DT_INT64};
 
@@ -451,7 +447,7 @@ PX_Status* RegisterElementwiseFamily(sdk::RegistrationInfo* info, PX_KernelRegis
     }
   }
   return sdk::RegisterKernel<CastKernel>(info, registrar, "Cast",
-                                         {{"SrcT", kCastTypes}, {"DstT", kCastTypes}});
+                                         {{"SrcT", sdk::AllTypes()}, {"DstT", sdk::AllTypes()}});
 }
 
 }  // namespace plexus::cpu

@@ -103,8 +103,7 @@ class FusedElementwiseKernel : public sdk::OpKernel {
   }
 
   void Compute(sdk::Call& call) override {
-    CudaStream& stream = *sdk::HandleCast<CudaStream>(call.stream());
-    PX_CUDA_THROW_IF_ERROR(stream.EnterDevice());
+    CudaStream& stream = StreamOf(call);
     const size_t num_inputs = call.num_inputs();
     PX_SDK_CHECK(static_cast<int64_t>(num_inputs) == num_inputs_,
                  "_PlexusFusedElementwise: %zu inputs, the program takes %lld", num_inputs,
@@ -127,9 +126,7 @@ class FusedElementwiseKernel : public sdk::OpKernel {
     void* y = call.AllocateOutputRaw(0, shape_);
     if (n == 0) return;
 
-    const int device = stream.ordinal;
-    const DeviceTraits traits = TraitsOf(device);
-    const cudaKernel_t kernel = KernelFor(device, traits.compute_capability);
+    const Loaded loaded = KernelFor(stream.ordinal);
 
     long long count = n;
     scratch.args.clear();
@@ -137,9 +134,9 @@ class FusedElementwiseKernel : public sdk::OpKernel {
     scratch.args.push_back(&y);
     scratch.args.push_back(&count);
     for (size_t i = 0; i < num_inputs; ++i) scratch.args.push_back(&scratch.strides[i]);
-    const int64_t blocks = std::min<int64_t>((n + kBlock - 1) / kBlock, kBlocksPerSm * traits.multiprocessors);
+    const int64_t blocks = std::min<int64_t>((n + kBlock - 1) / kBlock, kBlocksPerSm * loaded.multiprocessors);
     const cudaError_t launched =
-        cudaLaunchKernel(reinterpret_cast<const void*>(kernel), dim3(static_cast<unsigned>(blocks)), dim3(kBlock),
+        cudaLaunchKernel(reinterpret_cast<const void*>(loaded.kernel), dim3(static_cast<unsigned>(blocks)), dim3(kBlock),
                          scratch.args.data(), 0, stream.get());
     CheckLaunch(stream, "cudaLaunchKernel(px_fused)");
     // CheckLaunch reads the runtime's last error; a launch that failed
@@ -148,16 +145,25 @@ class FusedElementwiseKernel : public sdk::OpKernel {
   }
 
  private:
+  // What a call on one device launches, with the device's size.
+  struct Loaded {
+    int device;
+    cudaKernel_t kernel;
+    int multiprocessors;
+  };
+
   // The function to launch on `device`: compiled (or fetched from the
   // process-wide cache) and loaded on the first call for that device.
-  cudaKernel_t KernelFor(int device, int compute_capability) {
+  Loaded KernelFor(int device) {
     std::lock_guard<std::mutex> lock(mu_);
-    for (const auto& [d, k] : kernels_) {
-      if (d == device) return k;
+    for (const Loaded& l : kernels_) {
+      if (l.device == device) return l;
     }
-    const cudaKernel_t kernel = LoadImage(CompileFusedSource(source_, compute_capability));
-    kernels_.emplace_back(device, kernel);
-    return kernel;
+    const DeviceTraits traits = TraitsOf(device);
+    const Loaded l{device, LoadImage(CompileFusedSource(source_, traits.compute_capability)),
+                   traits.multiprocessors};
+    kernels_.push_back(l);
+    return l;
   }
 
   PX_DataType dtype_ = PX_DT_FLOAT;
@@ -166,7 +172,7 @@ class FusedElementwiseKernel : public sdk::OpKernel {
   int64_t n_ = 0;
   std::string source_;
   std::mutex mu_;
-  std::vector<std::pair<int, cudaKernel_t>> kernels_;  // device -> function
+  std::vector<Loaded> kernels_;  // per device
 };
 
 }  // namespace

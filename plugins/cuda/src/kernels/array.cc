@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda_error.h"
 #include "cuda_stream.h"
 #include "kernels/array_launch.h"
 #include "kernels/register_kernels.h"
@@ -26,9 +27,6 @@ void CheckShapes(const std::string& error) {
   if (!error.empty()) throw sdk::KernelError(PX_CODE_INVALID_ARGUMENT, error);
 }
 
-void CheckCuda(cudaError_t error, const char* op, const char* what) {
-  PX_SDK_CHECK(error == cudaSuccess, "%s: %s failed: %s", op, what, cudaGetErrorString(error));
-}
 
 void CheckContiguous(sdk::Call& call, size_t i, const char* op) {
   PX_SDK_CHECK(px_sdk_is_contiguous(&call.input(i)), "%s: input %zu is not contiguous", op, i);
@@ -58,17 +56,17 @@ std::vector<int64_t> IntValuesAnywhere(sdk::Call& call, size_t i, CudaStream& st
   std::vector<int64_t> values(static_cast<size_t>(n));
   if (n == 0) return values;
   if (is64) {
-    CheckCuda(cudaMemcpyAsync(values.data(), px_sdk_data(&t), n * 8, cudaMemcpyDeviceToHost,
-                              stream.get()),
-              op, "cudaMemcpyAsync (reading a device int64 argument)");
+    PX_CUDA_THROW_IF_FAILED(cudaMemcpyAsync(values.data(), px_sdk_data(&t), n * 8,
+                                            cudaMemcpyDeviceToHost, stream.get()),
+                            "cudaMemcpyAsync (reading a device int64 argument)");
   }
   std::vector<int32_t> v32(is64 ? 0 : static_cast<size_t>(n));
   if (!is64) {
-    CheckCuda(cudaMemcpyAsync(v32.data(), px_sdk_data(&t), n * 4, cudaMemcpyDeviceToHost,
-                              stream.get()),
-              op, "cudaMemcpyAsync (reading a device int32 argument)");
+    PX_CUDA_THROW_IF_FAILED(
+        cudaMemcpyAsync(v32.data(), px_sdk_data(&t), n * 4, cudaMemcpyDeviceToHost, stream.get()),
+        "cudaMemcpyAsync (reading a device int32 argument)");
   }
-  CheckCuda(cudaStreamSynchronize(stream.get()), op, "cudaStreamSynchronize");
+  PX_CUDA_THROW_IF_FAILED(cudaStreamSynchronize(stream.get()), "cudaStreamSynchronize");
   for (int64_t k = 0; !is64 && k < n; ++k) values[k] = v32[k];
   return values;
 }
@@ -162,8 +160,9 @@ class TransposeKernel : public sdk::OpKernel {
     }
     cudaStream_t s = stream.get();
     if (g <= 1) {
-      CheckCuda(cudaMemcpyAsync(dst, src, static_cast<size_t>(n) * es, cudaMemcpyDeviceToDevice, s),
-                "Transpose", "cudaMemcpyAsync");
+      PX_CUDA_THROW_IF_FAILED(
+          cudaMemcpyAsync(dst, src, static_cast<size_t>(n) * es, cudaMemcpyDeviceToDevice, s),
+          "cudaMemcpyAsync");
       CheckLaunch(stream, "Transpose");  // waits in synchronous debug mode
       return;
     }
@@ -257,8 +256,9 @@ class ConcatKernel : public sdk::OpKernel {
       if (chunk == 0) continue;
       const char* src = static_cast<const char*>(px_sdk_data(&call.input(first + k)));
       if (outer == 1) {
-        CheckCuda(cudaMemcpyAsync(dst + offset, src, chunk, cudaMemcpyDeviceToDevice, stream.get()),
-                  op, "cudaMemcpyAsync");
+        PX_CUDA_THROW_IF_FAILED(
+            cudaMemcpyAsync(dst + offset, src, chunk, cudaMemcpyDeviceToDevice, stream.get()),
+            "cudaMemcpyAsync");
       } else {
         cudaError_t error = cudaMemcpy2DAsync(dst + offset, row, src, chunk, chunk,
                                               static_cast<size_t>(outer),
@@ -272,7 +272,7 @@ class ConcatKernel : public sdk::OpKernel {
                                     cudaMemcpyDeviceToDevice, stream.get());
           }
         }
-        CheckCuda(error, op, "cudaMemcpy2DAsync");
+        PX_CUDA_THROW_IF_FAILED(error, "cudaMemcpy2DAsync");
       }
       CheckLaunch(stream, op);  // waits in synchronous debug mode
       offset += chunk;
@@ -323,9 +323,10 @@ class CastKernel : public sdk::OpKernel {
     if (n == 0) return;
     CudaStream& stream = StreamOf(call);
     if (src == dst) {
-      CheckCuda(cudaMemcpyAsync(y, px_sdk_data(&x), static_cast<size_t>(n) * sdk::DtypeSize(src),
-                                cudaMemcpyDeviceToDevice, stream.get()),
-                "Cast", "cudaMemcpyAsync");
+      PX_CUDA_THROW_IF_FAILED(
+          cudaMemcpyAsync(y, px_sdk_data(&x), static_cast<size_t>(n) * sdk::DtypeSize(src),
+                          cudaMemcpyDeviceToDevice, stream.get()),
+          "cudaMemcpyAsync");
       CheckLaunch(stream, "Cast");  // waits in synchronous debug mode
       return;
     }
@@ -394,8 +395,8 @@ class GatherKernel : public sdk::OpKernel {
                     int64_t count, int64_t limit, const Shape& indices) {
     cudaStream_t s = stream.get();
     int64_t* bad = nullptr;
-    CheckCuda(cudaMallocAsync(reinterpret_cast<void**>(&bad), sizeof(int64_t), s), op,
-              "cudaMallocAsync(8 bytes for the index check)");
+    PX_CUDA_THROW_IF_FAILED(cudaMallocAsync(reinterpret_cast<void**>(&bad), sizeof(int64_t), s),
+                            "cudaMallocAsync(8 bytes for the index check)");
     // 0x7f in every byte: larger than any index position.
     cudaError_t error = cudaMemsetAsync(bad, 0x7f, sizeof(int64_t), s);
     if (error == cudaSuccess) {
@@ -408,7 +409,7 @@ class GatherKernel : public sdk::OpKernel {
     }
     (void)cudaFreeAsync(bad, s);
     if (error == cudaSuccess) error = cudaStreamSynchronize(s);
-    CheckCuda(error, op, "the index range check");
+    PX_CUDA_THROW_IF_FAILED(error, "the index range check");
     if (first_bad >= count) return;
     int64_t value = 0;
     const size_t isize = idx64 ? 8 : 4;
@@ -417,7 +418,7 @@ class GatherKernel : public sdk::OpKernel {
     error = cudaMemcpyAsync(idx64 ? static_cast<void*>(&value) : static_cast<void*>(&v32), at,
                             isize, cudaMemcpyDeviceToHost, s);
     if (error == cudaSuccess) error = cudaStreamSynchronize(s);
-    CheckCuda(error, op, "reading the bad index");
+    PX_CUDA_THROW_IF_FAILED(error, "reading the bad index");
     if (!idx64) value = v32;
     PX_SDK_CHECK(false, "indices[%s] = %lld is not in [0, %lld)",
                  IndexString(first_bad, indices).c_str(), static_cast<long long>(value),
@@ -479,9 +480,9 @@ class PadKernel : public sdk::OpKernel {
     const int rank = static_cast<int>(ind.size());
     if (rank == 0) {
       // Nothing padded (rank 0, or only size-1 dimensions).
-      CheckCuda(cudaMemcpyAsync(dst, src, static_cast<size_t>(n) * es, cudaMemcpyDeviceToDevice,
-                                stream.get()),
-                op, "cudaMemcpyAsync");
+      PX_CUDA_THROW_IF_FAILED(cudaMemcpyAsync(dst, src, static_cast<size_t>(n) * es,
+                                              cudaMemcpyDeviceToDevice, stream.get()),
+                              "cudaMemcpyAsync");
       CheckLaunch(stream, op);  // waits in synchronous debug mode
       return;
     }

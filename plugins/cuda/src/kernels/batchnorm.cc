@@ -8,31 +8,23 @@
 #include <string>
 #include <vector>
 
+#include "cuda_error.h"
 #include "cuda_stream.h"
 #include "kernels/batchnorm_launch.h"
 #include "kernels/register_kernels.h"
 #include "plexus/sdk/kernel.h"
 #include "plexus/sdk/plugin.h"
+#include "plexus/sdk/window.h"
 
 namespace plexus::cuda {
 namespace {
 
-void CheckCuda(cudaError_t error, const char* op, const char* what) {
-  if (error != cudaSuccess) {
-    throw sdk::KernelError(PX_CODE_INTERNAL, sdk::Format("%s: %s failed: %s", op, what,
-                                                         cudaGetErrorString(error)));
-  }
-}
 
 class FusedBatchNormKernel : public sdk::OpKernel {
  public:
   void Init(sdk::Attrs& attrs) override {
     op_name_ = attrs.op();
-    const std::string format = attrs.String("data_format", "NHWC");
-    PX_SDK_CHECK(format == "NHWC" || format == "NCHW",
-                 "%s: data_format must be NHWC or NCHW, got '%s'", op_name_.c_str(),
-                 format.c_str());
-    nchw_ = format == "NCHW";
+    nchw_ = sdk::ReadNchw(attrs);
     epsilon_ = attrs.Float("epsilon", 1e-4f);
     training_ = attrs.Bool("is_training", true);
   }
@@ -90,14 +82,16 @@ class FusedBatchNormKernel : public sdk::OpKernel {
     for (size_t o = 1; o <= 4 && o < call.num_outputs(); ++o) {
       void* out = call.AllocateOutputRaw(o, stats);
       if (channels > 0) {
-        CheckCuda(cudaMemcpyAsync(out, pass[o - 1], static_cast<size_t>(channels) * sizeof(float),
-                                  cudaMemcpyDeviceToDevice, stream.get()),
-                  op, "cudaMemcpyAsync");
+        PX_CUDA_THROW_IF_FAILED(
+            cudaMemcpyAsync(out, pass[o - 1], static_cast<size_t>(channels) * sizeof(float),
+                            cudaMemcpyDeviceToDevice, stream.get()),
+            "cudaMemcpyAsync");
       }
     }
     if (call.num_outputs() > 5) {
       void* out = call.AllocateOutputRaw(5, sdk::Shape{});
-      CheckCuda(cudaMemsetAsync(out, 0, sizeof(float), stream.get()), op, "cudaMemsetAsync");
+      PX_CUDA_THROW_IF_FAILED(cudaMemsetAsync(out, 0, sizeof(float), stream.get()),
+                              "cudaMemsetAsync");
     }
     CheckLaunch(stream, op);  // waits in synchronous debug mode
   }

@@ -111,9 +111,6 @@ std::string CudnnText(cudnnStatus_t s) {
     }                                                          \
   } while (0)
 
-void ThrowCuda(cudaError_t e, const char* expr) {
-  if (e != cudaSuccess) ThrowCudaError(e, expr, __FILE__, __LINE__);
-}
 
 // ---------------------------------------------------------------------------
 // cuDNN handles: a pool per device.
@@ -181,31 +178,6 @@ class ScopedHandle {
 
   HandlePool& pool_;
   cudnnHandle_t handle_ = nullptr;
-};
-
-// Device memory from the stream-ordered allocator, freed (in stream order)
-// when destroyed: the work queued on the stream before the free may still
-// use it.
-class StreamBuffer {
- public:
-  StreamBuffer(CudaStream& stream, size_t bytes, const char* what) : stream_(stream.get()) {
-    if (bytes == 0) return;
-    const cudaError_t e = cudaMallocAsync(&p_, bytes, stream_);
-    if (e != cudaSuccess) {
-      p_ = nullptr;
-      ThrowCudaError(e, what, __FILE__, __LINE__);
-    }
-  }
-  ~StreamBuffer() {
-    if (p_ != nullptr) (void)cudaFreeAsync(p_, stream_);
-  }
-  StreamBuffer(const StreamBuffer&) = delete;
-  StreamBuffer& operator=(const StreamBuffer&) = delete;
-  void* get() const { return p_; }
-
- private:
-  cudaStream_t stream_;
-  void* p_ = nullptr;
 };
 
 // ---------------------------------------------------------------------------
@@ -499,8 +471,9 @@ class ConvKernel : public sdk::OpKernel {
     };
     if (kh == 0 || kw == 0) {
       // An empty window: the empty sum, zeros (all-zero bits in every float type).
-      ThrowCuda(cudaMemsetAsync(y, 0, static_cast<size_t>(total) * ti.size, stream.get()),
-                "cudaMemsetAsync(output, 0)");
+      PX_CUDA_THROW_IF_FAILED(
+          cudaMemsetAsync(y, 0, static_cast<size_t>(total) * ti.size, stream.get()),
+          "cudaMemsetAsync(output, 0)");
       CheckLaunch(stream, op);  // waits in synchronous debug mode
       run_epilogue();
       return;

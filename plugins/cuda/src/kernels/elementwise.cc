@@ -10,8 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "cuda_error.h"
 #include "cuda_stream.h"
 #include "kernels/elementwise_launch.h"
+#include "kernels/dtype_map.h"
 #include "kernels/register_kernels.h"
 #include "plexus/sdk/kernel.h"
 #include "plexus/sdk/plugin.h"
@@ -21,31 +23,6 @@ namespace {
 
 using sdk::Shape;
 
-ew::Type ToEwType(PX_DataType t, const char* op) {
-  switch (t) {
-    case PX_DT_FLOAT: return ew::Type::kFloat;
-    case PX_DT_DOUBLE: return ew::Type::kDouble;
-    case PX_DT_HALF: return ew::Type::kHalf;
-    case PX_DT_BFLOAT16: return ew::Type::kBFloat16;
-    case PX_DT_INT8: return ew::Type::kInt8;
-    case PX_DT_INT16: return ew::Type::kInt16;
-    case PX_DT_INT32: return ew::Type::kInt32;
-    case PX_DT_INT64: return ew::Type::kInt64;
-    case PX_DT_UINT8: return ew::Type::kUInt8;
-    case PX_DT_BOOL: return ew::Type::kBool;
-    default:
-      throw sdk::KernelError(PX_CODE_UNIMPLEMENTED,
-                             sdk::Format("%s on CUDA does not support dtype %s", op,
-                                         sdk::DtypeName(t)));
-  }
-}
-
-void CheckCuda(cudaError_t error, const char* op, const char* what) {
-  if (error != cudaSuccess) {
-    throw sdk::KernelError(PX_CODE_INTERNAL, sdk::Format("%s: %s failed: %s", op, what,
-                                                         cudaGetErrorString(error)));
-  }
-}
 
 // Refuses integer arguments the cpu plugin refuses (INVALID_ARGUMENT with
 // its message): a zero divisor, or a negative exponent when `negative`.
@@ -57,8 +34,8 @@ void CheckIntegers(CudaStream& stream, ew::Type type, const void* values, int64_
   if (n == 0) return;
   cudaStream_t s = stream.get();
   unsigned* flag = nullptr;
-  CheckCuda(cudaMallocAsync(reinterpret_cast<void**>(&flag), sizeof(unsigned), s), op,
-            "cudaMallocAsync(4 bytes for the argument check)");
+  PX_CUDA_THROW_IF_FAILED(cudaMallocAsync(reinterpret_cast<void**>(&flag), sizeof(unsigned), s),
+                          "cudaMallocAsync(4 bytes for the argument check)");
   cudaError_t error = cudaMemsetAsync(flag, 0, sizeof(unsigned), s);
   if (error == cudaSuccess) {
     ew::LaunchFindBadInteger(type, values, n, negative, flag, s);
@@ -70,7 +47,7 @@ void CheckIntegers(CudaStream& stream, ew::Type type, const void* values, int64_
   }
   (void)cudaFreeAsync(flag, s);
   if (error == cudaSuccess) error = cudaStreamSynchronize(s);
-  CheckCuda(error, op, "the integer argument check");
+  PX_CUDA_THROW_IF_FAILED(error, "the integer argument check");
   if (negative) {
     PX_SDK_CHECK(bad == 0, "Integers to negative integer powers are not allowed");
   } else {
@@ -339,8 +316,9 @@ class BinaryKernel : public sdk::OpKernel {
       // (false for Equal, true for NotEqual).
       void* out = call.AllocateOutputRaw(0, Shape{});
       CudaStream& stream = StreamOf(call);
-      CheckCuda(cudaMemsetAsync(out, op_ == ew::Binary::kNotEqual ? 1 : 0, 1, stream.get()), op,
-                "cudaMemsetAsync");
+      PX_CUDA_THROW_IF_FAILED(
+          cudaMemsetAsync(out, op_ == ew::Binary::kNotEqual ? 1 : 0, 1, stream.get()),
+          "cudaMemsetAsync");
       CheckLaunch(stream, op);  // waits in synchronous debug mode
       return;
     }

@@ -92,9 +92,6 @@ PX_Code CublasCode(cublasStatus_t s) {
     }                                                           \
   } while (0)
 
-void ThrowCuda(cudaError_t e, const char* expr) {
-  if (e != cudaSuccess) ThrowCudaError(e, expr, __FILE__, __LINE__);
-}
 
 // ---------------------------------------------------------------------------
 // Per-device state: the handle, the workspaces and the plan cache.
@@ -172,7 +169,8 @@ void* WorkspaceFor(DeviceState& state, cudaStream_t stream) {
   auto it = state.workspaces.find(stream);
   if (it != state.workspaces.end()) return it->second;
   void* p = nullptr;
-  ThrowCuda(cudaMalloc(&p, kWorkspaceBytes), "cudaMalloc(cuBLASLt workspace, 32 MiB)");
+  PX_CUDA_THROW_IF_FAILED(cudaMalloc(&p, kWorkspaceBytes),
+                          "cudaMalloc(cuBLASLt workspace, 32 MiB)");
   state.workspaces[stream] = p;
   return p;
 }
@@ -330,9 +328,9 @@ void RunGemm(CudaStream& stream, const Gemm& g, const void* a, const void* b, vo
   };
   if (g.k == 0) {
     // The empty sum: zeros (all-zero bits in every float type).
-    ThrowCuda(cudaMemsetAsync(c, 0, static_cast<size_t>(g.m * g.n * g.batch) * ti.size,
-                              stream.get()),
-              "cudaMemsetAsync(output, 0)");
+    PX_CUDA_THROW_IF_FAILED(
+        cudaMemsetAsync(c, 0, static_cast<size_t>(g.m * g.n * g.batch) * ti.size, stream.get()),
+        "cudaMemsetAsync(output, 0)");
     CheckLaunch(stream, op);  // waits in synchronous debug mode
     epilogue_kernel(bias, act);
     return;
@@ -440,18 +438,11 @@ arr::CastType CastTypeOf(PX_DataType t) {
 class ScratchCasts {
  public:
   explicit ScratchCasts(CudaStream& stream) : stream_(stream) {}
-  ~ScratchCasts() {
-    for (void* p : buffers_) cudaFreeAsync(p, stream_.get());
-  }
-  ScratchCasts(const ScratchCasts&) = delete;
-  ScratchCasts& operator=(const ScratchCasts&) = delete;
 
   const char* Cast(const void* x, PX_DataType from, PX_DataType to, int64_t n, const char* op) {
-    void* y = nullptr;
-    const size_t bytes = static_cast<size_t>(n) * sdk::DtypeSize(to);
-    ThrowCuda(cudaMallocAsync(&y, bytes > 0 ? bytes : 1, stream_.get()),
-              "cudaMallocAsync(converted input)");
-    buffers_.push_back(y);
+    buffers_.push_back(std::make_unique<StreamBuffer>(
+        stream_, static_cast<size_t>(n) * sdk::DtypeSize(to), "cudaMallocAsync(converted input)"));
+    void* y = buffers_.back()->get();
     if (n > 0) {
       arr::LaunchCast(CastTypeOf(from), CastTypeOf(to), false, x, y, n, stream_.get());
       CheckLaunch(stream_, op);
@@ -461,7 +452,7 @@ class ScratchCasts {
 
  private:
   CudaStream& stream_;
-  std::vector<void*> buffers_;
+  std::vector<std::unique_ptr<StreamBuffer>> buffers_;
 };
 
 // ---------------------------------------------------------------------------

@@ -20,6 +20,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "cuda_error.h"
 #include "cuda_stream.h"
 #include "kernels/movement_launch.h"
 #include "kernels/register_kernels.h"
@@ -39,9 +40,6 @@ void Check(const std::string& error) {
   if (!error.empty()) throw sdk::KernelError(PX_CODE_INVALID_ARGUMENT, error);
 }
 
-void CheckCuda(cudaError_t error, const char* op, const char* what) {
-  PX_SDK_CHECK(error == cudaSuccess, "%s: %s failed: %s", op, what, cudaGetErrorString(error));
-}
 
 void CheckContiguous(const sdk::Call& call, size_t i, const char* op) {
   PX_SDK_CHECK(px_sdk_is_contiguous(&call.input(i)), "%s: input %zu is not contiguous", op, i);
@@ -125,8 +123,8 @@ size_t WordFor(size_t es, int64_t bytes, std::initializer_list<int64_t> multiple
 
 void CopyDevice(CudaStream& stream, void* dst, const void* src, size_t bytes, const char* op) {
   if (bytes == 0) return;
-  CheckCuda(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream.get()), op,
-            "cudaMemcpyAsync");
+  PX_CUDA_THROW_IF_FAILED(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream.get()),
+                          "cudaMemcpyAsync");
   CheckLaunch(stream, op);  // waits in synchronous debug mode
 }
 
@@ -276,8 +274,8 @@ void WriteInts(sdk::Call& call, size_t output, const Shape& shape, const Index& 
   // From pageable memory: the copy is staged before cudaMemcpyAsync
   // returns, so the vectors may go right after.
   CudaStream& stream = StreamOf(call);
-  CheckCuda(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream.get()), "ShapeN",
-            "cudaMemcpyAsync");
+  PX_CUDA_THROW_IF_FAILED(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream.get()),
+                          "cudaMemcpyAsync");
 }
 
 class ShapeKernel : public sdk::OpKernel {
@@ -329,7 +327,7 @@ class ZerosLikeKernel : public sdk::OpKernel {
         static_cast<size_t>(call.input_size(0)) * sdk::DtypeSize(call.input_dtype(0));
     if (bytes == 0) return;
     CudaStream& stream = StreamOf(call);
-    CheckCuda(cudaMemsetAsync(dst, 0, bytes, stream.get()), "ZerosLike", "cudaMemsetAsync");
+    PX_CUDA_THROW_IF_FAILED(cudaMemsetAsync(dst, 0, bytes, stream.get()), "cudaMemsetAsync");
   }
 };
 
@@ -793,13 +791,12 @@ class GatherNdKernel : public sdk::OpKernel {
  private:
   void CheckIndices(CudaStream& stream, const sdk::Call& call, const mov::GatherNdPlan& plan,
                     const Shape& indices, const Shape& params) {
-    const char* op = "GatherNd";
     cudaStream_t s = stream.get();
     const bool idx64 = call.input_dtype(1) == PX_DT_INT64;
     const void* idx = call.input_data(1);
     int64_t* bad = nullptr;
-    CheckCuda(cudaMallocAsync(reinterpret_cast<void**>(&bad), sizeof(int64_t), s), op,
-              "cudaMallocAsync(8 bytes for the index check)");
+    PX_CUDA_THROW_IF_FAILED(cudaMallocAsync(reinterpret_cast<void**>(&bad), sizeof(int64_t), s),
+                            "cudaMallocAsync(8 bytes for the index check)");
     // 0x7f in every byte: larger than any row.
     cudaError_t error = cudaMemsetAsync(bad, 0x7f, sizeof(int64_t), s);
     if (error == cudaSuccess) {
@@ -812,7 +809,7 @@ class GatherNdKernel : public sdk::OpKernel {
     }
     (void)cudaFreeAsync(bad, s);
     if (error == cudaSuccess) error = cudaStreamSynchronize(s);
-    CheckCuda(error, op, "the index range check");
+    PX_CUDA_THROW_IF_FAILED(error, "the index range check");
     if (first_bad >= plan.count) return;
     // Read the bad tuple back for the message.
     const size_t isize = idx64 ? 8 : 4;
@@ -824,7 +821,7 @@ class GatherNdKernel : public sdk::OpKernel {
     error = cudaMemcpyAsync(idx64 ? static_cast<void*>(v64.data()) : static_cast<void*>(v32.data()),
                             at, depth * isize, cudaMemcpyDeviceToHost, s);
     if (error == cudaSuccess) error = cudaStreamSynchronize(s);
-    CheckCuda(error, op, "reading the bad index");
+    PX_CUDA_THROW_IF_FAILED(error, "reading the bad index");
     Index tuple = idx64 ? v64 : Index(v32.begin(), v32.end());
     const Shape lead(indices.begin(), indices.end() - 1);
     PX_SDK_CHECK(false, "indices[%s] = [%s] does not index into param shape %s",

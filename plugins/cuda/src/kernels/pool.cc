@@ -7,6 +7,7 @@
 
 #include "cuda_stream.h"
 #include "kernels/pool_launch.h"
+#include "kernels/dtype_map.h"
 #include "kernels/register_kernels.h"
 #include "plexus/sdk/kernel.h"
 #include "plexus/sdk/plugin.h"
@@ -14,19 +15,6 @@
 
 namespace plexus::cuda {
 namespace {
-
-ew::Dtype ToDtype(PX_DataType t, const char* op) {
-  switch (t) {
-    case PX_DT_FLOAT: return ew::Dtype::kFloat;
-    case PX_DT_DOUBLE: return ew::Dtype::kDouble;
-    case PX_DT_HALF: return ew::Dtype::kHalf;
-    case PX_DT_BFLOAT16: return ew::Dtype::kBFloat16;
-    default:
-      throw sdk::KernelError(PX_CODE_UNIMPLEMENTED,
-                             sdk::Format("%s on CUDA does not support dtype %s", op,
-                                         sdk::DtypeName(t)));
-  }
-}
 
 template <bool kMax>
 class PoolKernel : public sdk::OpKernel {

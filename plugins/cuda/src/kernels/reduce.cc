@@ -8,6 +8,7 @@
 
 #include "cuda_stream.h"
 #include "kernels/reduce_launch.h"
+#include "kernels/dtype_map.h"
 #include "kernels/register_kernels.h"
 #include "plexus/sdk/kernel.h"
 #include "plexus/sdk/plugin.h"
@@ -18,19 +19,6 @@ namespace {
 
 using red::Reducer;
 using sdk::Shape;
-
-ew::Dtype ToDtype(PX_DataType t, const char* op) {
-  switch (t) {
-    case PX_DT_FLOAT: return ew::Dtype::kFloat;
-    case PX_DT_DOUBLE: return ew::Dtype::kDouble;
-    case PX_DT_HALF: return ew::Dtype::kHalf;
-    case PX_DT_BFLOAT16: return ew::Dtype::kBFloat16;
-    default:
-      throw sdk::KernelError(PX_CODE_UNIMPLEMENTED,
-                             sdk::Format("%s on CUDA does not support dtype %s", op,
-                                         sdk::DtypeName(t)));
-  }
-}
 
 // ---------------------------------------------------------------------------
 // Reductions

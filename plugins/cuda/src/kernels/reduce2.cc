@@ -11,31 +11,13 @@
 
 #include "cuda_stream.h"
 #include "kernels/reduce2_launch.h"
+#include "kernels/dtype_map.h"
 #include "kernels/register_kernels.h"
 #include "plexus/sdk/kernel.h"
 #include "plexus/sdk/plugin.h"
 
 namespace plexus::cuda {
 namespace {
-
-ew::Type ToEwType(PX_DataType t, const char* op) {
-  switch (t) {
-    case PX_DT_FLOAT: return ew::Type::kFloat;
-    case PX_DT_DOUBLE: return ew::Type::kDouble;
-    case PX_DT_HALF: return ew::Type::kHalf;
-    case PX_DT_BFLOAT16: return ew::Type::kBFloat16;
-    case PX_DT_INT8: return ew::Type::kInt8;
-    case PX_DT_INT16: return ew::Type::kInt16;
-    case PX_DT_INT32: return ew::Type::kInt32;
-    case PX_DT_INT64: return ew::Type::kInt64;
-    case PX_DT_UINT8: return ew::Type::kUInt8;
-    case PX_DT_BOOL: return ew::Type::kBool;
-    default:
-      throw sdk::KernelError(PX_CODE_UNIMPLEMENTED,
-                             sdk::Format("%s on CUDA does not support dtype %s", op,
-                                         sdk::DtypeName(t)));
-  }
-}
 
 // ArgMax / ArgMin: the first index of the extreme value along one axis.
 class ArgReduceKernel : public sdk::OpKernel {

@@ -52,7 +52,9 @@ inline PX_Status* RegisterCudaKernels(sdk::RegistrationInfo* info, PX_KernelRegi
   if (s == nullptr) s = RegisterSliceKernels(info, registrar);
   if (s == nullptr) s = RegisterPoolKernels(info, registrar);
   if (s == nullptr) s = RegisterMovementKernels(info, registrar);
+#if defined(PX_CUDA_HAVE_CUDNN)
   if (s == nullptr) s = RegisterConvKernels(info, registrar);
+#endif
   if (s == nullptr) s = RegisterBatchNormKernels(info, registrar);
   if (s == nullptr) s = RegisterArgReduceKernels(info, registrar);
   return s != nullptr ? s : RegisterFusedElementwise(info, registrar);
