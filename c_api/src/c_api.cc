@@ -31,6 +31,7 @@
 #include "plexus/runtime.h"
 #include "plexus/saved_model.h"
 #include "plexus/session.h"
+#include "plexus/tensor_dlpack.h"
 #include "plexus/status.h"
 #include "plexus/tensor.h"
 
@@ -271,17 +272,6 @@ px_code CheckShape(const char* function, size_t element_size, const int64_t* dim
   }
   *byte_size = bytes;
   return Ok(status);
-}
-
-// DLPack export: the heap copy of the tensor keeps the buffer (and shape)
-// alive until the consumer calls the deleter.
-struct DlpackExport {
-  plexus::Tensor tensor;
-  DLManagedTensor managed;
-};
-
-void DeleteDlpackExport(DLManagedTensor* self) {
-  delete static_cast<DlpackExport*>(self->manager_ctx);
 }
 
 // Turns run results into handles, copying device tensors to the host. Writes
@@ -547,18 +537,13 @@ px_code px_tensor_to_dlpack(const px_tensor* tensor, DLManagedTensor** out_manag
     PX_REQUIRE_ARG(tensor);
     PX_REQUIRE_ARG(out_managed);
     const plexus::Tensor& t = tensor->tensor;
-    auto dl_type = plexus::ToDLDataType(t.dtype());
-    if (!dl_type.ok()) return FromAbsl(dl_type.status(), status);
     if (!t.host_readable()) {
       return SetStatus(status, PX_STATUS_FAILED_PRECONDITION,
                        absl::StrCat(fn, ": the tensor is not in host memory"));
     }
-    auto holder = std::make_unique<DlpackExport>();
-    holder->tensor = t;  // shares the buffer
-    holder->managed.dl_tensor = holder->tensor.ToDLTensor();  // borrows the copy's shape
-    holder->managed.manager_ctx = holder.get();
-    holder->managed.deleter = &DeleteDlpackExport;
-    *out_managed = &holder.release()->managed;
+    auto managed = plexus::ExportDLPack(t);
+    if (!managed.ok()) return FromAbsl(plexus::Annotate(managed.status(), fn), status);
+    *out_managed = *managed;
     return Ok(status);
   });
 }
@@ -569,52 +554,11 @@ px_code px_tensor_from_dlpack(DLManagedTensor* managed, px_tensor** out_tensor,
   return Guard(fn, status, [&]() -> px_code {
     PX_REQUIRE_ARG(managed);
     PX_REQUIRE_ARG(out_tensor);
-    const DLTensor& dl = managed->dl_tensor;
-    auto refuse = [&](std::string why) {
-      return SetStatus(status, PX_STATUS_INVALID_ARGUMENT,
-                       absl::StrCat(fn, ": ", why));
-    };
-    if (dl.device.device_type != kDLCPU) {
-      return refuse(absl::StrCat("only host (kDLCPU) tensors can be imported; this one has "
-                                 "DLPack device type ",
-                                 static_cast<int>(dl.device.device_type)));
-    }
-    if (dl.dtype.lanes != 1) {
-      return refuse(absl::StrCat("vector types are not supported (lanes = ", dl.dtype.lanes,
-                                 "; only 1 is)"));
-    }
-    auto dtype = plexus::FromDLDataType(dl.dtype);
-    if (!dtype.ok()) return FromAbsl(plexus::Annotate(dtype.status(), fn), status);
-    if (dl.ndim < 0) return refuse(absl::StrCat("ndim is ", dl.ndim));
-    if (dl.ndim > 0 && dl.shape == nullptr) return refuse("shape is NULL but ndim > 0");
-    plexus::Shape shape(dl.shape, dl.shape + dl.ndim);
-    auto checked_bytes = plexus::CheckedByteSize(*dtype, shape);
-    if (!checked_bytes.ok()) return refuse(std::string(checked_bytes.status().message()));
-    int64_t num_elements = plexus::NumElements(shape);
-    // Compact row-major only; a dimension of size 1 may carry any stride.
-    if (dl.strides != nullptr && num_elements > 0) {
-      int64_t expected = 1;
-      for (int i = dl.ndim - 1; i >= 0; --i) {
-        if (shape[i] != 1 && dl.strides[i] != expected) {
-          return refuse(absl::StrCat("only compact row-major tensors can be imported; shape ",
-                                     plexus::ShapeToString(shape), " has stride ",
-                                     dl.strides[i], " in dimension ", i, " (expected ",
-                                     expected, ")"));
-        }
-        expected *= shape[i];
-      }
-    }
-    if (dl.data == nullptr && num_elements > 0) return refuse("data is NULL");
-    size_t byte_size = *checked_bytes;
-    void* data = static_cast<char*>(dl.data) + dl.byte_offset;
-
-    // Nothing below may fail once the buffer owns `managed`.
+    // Host memory only: a handle has no runtime to find devices in.
     auto result = std::make_unique<px_tensor>();
-    auto buffer = std::make_shared<plexus::Buffer>(
-        data, byte_size, nullptr, [managed](void*) {
-          if (managed->deleter != nullptr) managed->deleter(managed);
-        });
-    result->tensor = plexus::Tensor(*dtype, std::move(shape), std::move(buffer));
+    auto imported = plexus::ImportDLPack(managed, nullptr);
+    if (!imported.ok()) return FromAbsl(plexus::Annotate(imported.status(), fn), status);
+    result->tensor = *std::move(imported);
     *out_tensor = result.release();
     return Ok(status);
   });

@@ -22,10 +22,23 @@
 #include "plexus/op_def.h"
 #include "plexus/plugin_host.h"
 #include "plexus/status.h"
+#include "plexus/session.h"
 #include "session_state.h"
 #include "thread_pool.h"
 
 namespace plexus {
+
+namespace {
+thread_local const std::atomic<bool>* t_run_cancel = nullptr;
+}  // namespace
+
+const std::atomic<bool>* CurrentRunCancelFlag() { return t_run_cancel; }
+
+ScopedRunCancelFlag::ScopedRunCancelFlag(const std::atomic<bool>* flag) : previous_(t_run_cancel) {
+  if (flag != nullptr) t_run_cancel = flag;
+}
+ScopedRunCancelFlag::~ScopedRunCancelFlag() { t_run_cancel = previous_; }
+
 namespace {
 
 std::string EndpointName(const Endpoint& e) { return absl::StrCat(e.node->name, ":", e.index); }
@@ -136,6 +149,15 @@ struct Executor::RunState {
   RunState(const std::vector<std::shared_ptr<Device>>& devices, int num_slots = 1)
       : streams(devices, num_slots) {}
   TraceRecorder* trace = nullptr;
+  // Set by another thread (or a signal handler) to stop the run between
+  // nodes with CANCELLED; see RunOptions.
+  const std::atomic<bool>* cancel = nullptr;
+  absl::Status CheckCancelled() const {
+    if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) {
+      return absl::CancelledError("the run was cancelled");
+    }
+    return absl::OkStatus();
+  }
   // Recording a device graph: the streams must not be waited for (the work
   // is recorded, not run).
   bool capturing = false;
@@ -639,6 +661,7 @@ class Executor::TraceSpan {
 absl::Status Executor::Execute(const Item& item, std::vector<Tensor>&& inputs,
                                std::vector<Tensor>* outputs, RunState& run, PX_Stream* stream,
                                bool inputs_ready) const {
+  PX_RETURN_IF_ERROR(run.CheckCancelled());
   const Node& node = *item.node;
   // The node's span on the timeline, whichever way this returns.
   TraceSpan span(run.trace, item);
@@ -1045,6 +1068,7 @@ void Executor::ReleaseEvent(int device_index, PX_Event* event) const {
 absl::Status Executor::Compute(const Item& item, absl::Span<const Tensor* const> inputs,
                                std::vector<Tensor>* outputs_ptr, PX_Stream* stream,
                                const RunState& run) const {
+  PX_RETURN_IF_ERROR(run.CheckCancelled());
   const Node& node = *item.node;
   Device& device = *item.device;
   std::vector<Tensor>& outputs = *outputs_ptr;
@@ -1209,6 +1233,7 @@ absl::StatusOr<std::vector<Tensor>> Executor::Run(const std::vector<Tensor>& fee
   if (pool != nullptr && pool->CurrentThreadId() >= 0) pool = nullptr;
   RunState run(devices_, pool != nullptr ? 1 + pool->num_threads() : 1);
   run.trace = trace;
+  run.cancel = CurrentRunCancelFlag();
   // (The serial path reuses its scratch's retired list.)
   if (dataflow_ || pool != nullptr) run.retired.reserve(items_.size());
   PX_RETURN_IF_ERROR(run.streams.Acquire());

@@ -6,6 +6,7 @@
 #ifndef PLEXUS_SRC_EXECUTOR_H_
 #define PLEXUS_SRC_EXECUTOR_H_
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,6 +21,7 @@ namespace plexus {
 
 class SessionState;
 class TraceRecorder;
+
 
 struct ExecutorOptions {
   // Run independent expensive branches on the inter-op thread pool

@@ -233,10 +233,7 @@ absl::Status ImportNodes(const tf::GraphDef& def, Graph* graph) {
     }
     node->requested_device = node_def.device();
     for (const auto& [name, value] : node_def.attr()) node->attrs.emplace(name, value);
-    PX_RETURN_IF_ERROR(CheckAttrs(node));
-    PX_RETURN_IF_ERROR(ExpandArgTypes(*node, node->def->inputs, &node->input_types,
-                                      &node->input_is_ref));
-    PX_RETURN_IF_ERROR(ExpandArgTypes(*node, node->def->outputs, &node->output_types));
+    PX_RETURN_IF_ERROR(PrepareNode(node));
   }
   // Second pass: edges, now that every node exists. `last_consumer` keeps
   // Node::consumers free of duplicates in linear time.
@@ -336,6 +333,34 @@ absl::Status CheckVersions(const tf::GraphDef& def) {
 }
 
 }  // namespace
+
+absl::Status PrepareNode(Node* node) {
+  PX_RETURN_IF_ERROR(CheckAttrs(node));
+  node->input_types.clear();
+  node->input_is_ref.clear();
+  node->output_types.clear();
+  PX_RETURN_IF_ERROR(ExpandArgTypes(*node, node->def->inputs, &node->input_types,
+                                    &node->input_is_ref));
+  return ExpandArgTypes(*node, node->def->outputs, &node->output_types);
+}
+
+tf::GraphDef GraphToGraphDef(const Graph& graph) {
+  tf::GraphDef def;
+  def.mutable_versions()->set_producer(graph.producer_version);
+  *def.mutable_library() = graph.library;
+  for (const auto& node : graph.nodes()) {
+    tf::NodeDef* n = def.add_node();
+    n->set_name(node->name);
+    n->set_op(node->op);
+    n->set_device(node->requested_device);
+    for (const Endpoint& in : node->inputs) {
+      n->add_input(in.index == 0 ? in.node->name : absl::StrCat(in.node->name, ":", in.index));
+    }
+    for (const Node* c : node->control_inputs) n->add_input(absl::StrCat("^", c->name));
+    for (const auto& [name, value] : node->attrs) (*n->mutable_attr())[name] = value;
+  }
+  return def;
+}
 
 absl::StatusOr<TensorRef> ParseTensorRef(absl::string_view text) {
   TensorRef ref;

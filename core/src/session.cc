@@ -79,6 +79,14 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Create(Runtime* runtime,
 
 absl::StatusOr<std::vector<Tensor>> Session::Run(
     const std::vector<std::pair<std::string, Tensor>>& feeds,
+    const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
+    const RunOptions& options) {
+  ScopedRunCancelFlag cancel(options.cancel);
+  return Run(feeds, fetches, targets);
+}
+
+absl::StatusOr<std::vector<Tensor>> Session::Run(
+    const std::vector<std::pair<std::string, Tensor>>& feeds,
     const std::vector<std::string>& fetches, const std::vector<std::string>& targets) {
   if (fetches.empty() && targets.empty()) {
     return absl::InvalidArgumentError("Session::Run needs at least one fetch or target");

@@ -54,6 +54,15 @@ absl::StatusOr<FunctionGraph> FunctionToGraphDef(const tf::FunctionDef& function
 // such a call.
 bool RewriteCall(const tf::FunctionDefLibrary& library, tf::NodeDef* node);
 
+// Completes a node whose `def` and `attrs` are set: fills attribute
+// defaults, checks every attribute against the op's declaration, and
+// expands the op's argument specs into input and output dtypes. Errors name
+// the node. Used by the importer, the graph builder and eager execution.
+absl::Status PrepareNode(Node* node);
+
+// The graph as a GraphDef (nodes in order, attributes, devices, library).
+tf::GraphDef GraphToGraphDef(const Graph& graph);
+
 // Parses "name" / "name:k" / "^name" (control) as used in NodeDef.input.
 struct TensorRef {
   std::string node;

@@ -7,6 +7,7 @@
 #ifndef PLEXUS_SESSION_H_
 #define PLEXUS_SESSION_H_
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -89,6 +90,29 @@ struct ExecutionInfo {
   std::string device_graph_note;       // why not, when it does not apply
 };
 
+// The cancel flag of the run on this thread, or null. Runs nested in a run
+// (functions called by host ops) inherit it. ScopedRunCancelFlag sets it for
+// every run the current thread makes in its scope (SavedModel calls too).
+const std::atomic<bool>* CurrentRunCancelFlag();
+class ScopedRunCancelFlag {
+ public:
+  explicit ScopedRunCancelFlag(const std::atomic<bool>* flag);
+  ~ScopedRunCancelFlag();
+  ScopedRunCancelFlag(const ScopedRunCancelFlag&) = delete;
+  ScopedRunCancelFlag& operator=(const ScopedRunCancelFlag&) = delete;
+
+ private:
+  const std::atomic<bool>* previous_;
+};
+
+// Options of one run.
+struct RunOptions {
+  // When set (from another thread or a signal handler), the run stops
+  // between nodes and returns CANCELLED; work already queued on devices
+  // finishes first. Functions and loops the run calls see the same flag.
+  const std::atomic<bool>* cancel = nullptr;
+};
+
 class Session {
  public:
   static absl::StatusOr<std::unique_ptr<Session>> Create(
@@ -104,6 +128,10 @@ class Session {
       const std::vector<std::pair<std::string, Tensor>>& feeds,
       const std::vector<std::string>& fetches,
       const std::vector<std::string>& targets = {});
+  absl::StatusOr<std::vector<Tensor>> Run(
+      const std::vector<std::pair<std::string, Tensor>>& feeds,
+      const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
+      const RunOptions& options);
 
   const Graph& graph() const { return *graph_; }
   Device& device() const { return *device_; }

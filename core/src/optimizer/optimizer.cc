@@ -12,6 +12,7 @@
 #include "google/protobuf/text_format.h"
 #include "optimizer/graph_util.h"
 #include "plexus/graph_import.h"
+#include "plexus/graph_import.h"
 #include "plexus/logging.h"
 
 extern char** environ;
@@ -116,22 +117,6 @@ std::string PassNames() {
   std::vector<std::string> names;
   for (const PassInfo& p : AllPasses()) names.push_back(p.name);
   return absl::StrJoin(names, ", ");
-}
-
-tf::GraphDef GraphToGraphDef(const Graph& graph) {
-  tf::GraphDef def;
-  def.mutable_versions()->set_producer(graph.producer_version);
-  *def.mutable_library() = graph.library;
-  for (const auto& node : graph.nodes()) {
-    tf::NodeDef* n = def.add_node();
-    n->set_name(node->name);
-    n->set_op(node->op);
-    n->set_device(node->requested_device);
-    for (const Endpoint& in : node->inputs) n->add_input(OutputName(in.node->name, in.index));
-    for (const Node* c : node->control_inputs) n->add_input(absl::StrCat("^", c->name));
-    for (const auto& [name, value] : node->attrs) (*n->mutable_attr())[name] = value;
-  }
-  return def;
 }
 
 absl::StatusOr<OptimizeResult> Optimize(const Graph& graph, const PassContext& ctx_in,

@@ -71,10 +71,6 @@ struct OptimizeResult {
 absl::StatusOr<OptimizeResult> Optimize(const Graph& graph, const PassContext& ctx,
                                         const OptimizerOptions& options);
 
-// The Graph as a GraphDef (attributes with defaults filled, inputs as
-// "node:k" and "^node", requested devices).
-tf::GraphDef GraphToGraphDef(const Graph& graph);
-
 // Names of passes a user may give, for messages.
 std::string PassNames();
 

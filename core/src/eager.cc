@@ -1,0 +1,503 @@
+#include "plexus/eager.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "host_ops.h"
+#include "host_services.h"
+#include "plexus/graph_import.h"
+#include "plexus/kernel_registry.h"
+#include "plexus/plugin_host.h"
+#include "plexus/status.h"
+#include "session_state.h"
+
+namespace plexus {
+namespace {
+
+bool IsGraphOnlyOp(absl::string_view op) {
+  static const char* const kOps[] = {"Switch", "Merge", "Enter", "Exit", "NextIteration",
+                                     "LoopCond", "RefSwitch", "RefMerge", "RefEnter", "RefExit",
+                                     "RefNextIteration", "ControlTrigger", "NoOp", "_Arg", "_Retval",
+                                     "Placeholder", "PlaceholderWithDefault"};
+  for (const char* o : kOps) {
+    if (op == o) return true;
+  }
+  return false;
+}
+
+std::string Where(const Node& node, const Device* device) {
+  return absl::StrCat("op ", node.op, device != nullptr ? absl::StrCat(" on ", device->name()) : "");
+}
+
+void SetType(AttrMap* attrs, const std::string& name, DataType type) {
+  tf::AttrValue v;
+  v.set_type(static_cast<tf::DataType>(type));
+  attrs->emplace(name, std::move(v));
+}
+
+}  // namespace
+
+absl::Status EagerContext::InferAttrs(const OpDef& def, absl::Span<const DataType> types,
+                                      AttrMap* attrs) {
+  // How many inputs each argument takes: fixed by its count attribute or
+  // type list when given; a single open-ended argument takes the rest.
+  const int num_args = static_cast<int>(def.inputs.size());
+  std::vector<int64_t> count(num_args, 1);
+  int open = -1;
+  int64_t fixed = 0;
+  for (int a = 0; a < num_args; ++a) {
+    const ArgSpec& arg = def.inputs[a];
+    if (!arg.number_attr.empty() || !arg.type_list_attr.empty()) {
+      const std::string& attr = arg.number_attr.empty() ? arg.type_list_attr : arg.number_attr;
+      auto it = attrs->find(attr);
+      if (it != attrs->end()) {
+        count[a] = arg.number_attr.empty() ? it->second.list().type_size() : it->second.i();
+      } else if (open < 0) {
+        open = a;
+        continue;
+      } else {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "op ", def.name, ": give attribute '", attr, "' (inputs '", def.inputs[open].name,
+            "' and '", arg.name, "' both take a list)"));
+      }
+    }
+    fixed += count[a];
+  }
+  const int64_t n = static_cast<int64_t>(types.size());
+  if (open >= 0) {
+    count[open] = n - fixed;
+    if (count[open] < 0) {
+      return absl::InvalidArgumentError(absl::StrCat("op ", def.name, " takes at least ", fixed,
+                                                     " inputs, got ", n));
+    }
+  } else if (fixed != n) {
+    std::vector<std::string> names;
+    for (const ArgSpec& arg : def.inputs) names.push_back(arg.name);
+    return absl::InvalidArgumentError(absl::StrCat("op ", def.name, " takes ", fixed, " input(s) (",
+                                                   absl::StrJoin(names, ", "), "), got ", n));
+  }
+  int64_t pos = 0;
+  for (int a = 0; a < num_args; ++a) {
+    const ArgSpec& arg = def.inputs[a];
+    const int64_t c = count[a];
+    if (!arg.number_attr.empty() && attrs->find(arg.number_attr) == attrs->end()) {
+      tf::AttrValue v;
+      v.set_i(c);
+      attrs->emplace(arg.number_attr, std::move(v));
+    }
+    if (!arg.type_list_attr.empty() && attrs->find(arg.type_list_attr) == attrs->end()) {
+      tf::AttrValue v;
+      for (int64_t k = 0; k < c; ++k) v.mutable_list()->add_type(static_cast<tf::DataType>(types[pos + k]));
+      attrs->emplace(arg.type_list_attr, std::move(v));
+    }
+    if (!arg.type_attr.empty() && c > 0) {
+      auto it = attrs->find(arg.type_attr);
+      if (it == attrs->end()) {
+        SetType(attrs, arg.type_attr, types[pos]);
+      }
+    }
+    pos += c;
+  }
+  return absl::OkStatus();
+}
+
+EagerContext::EagerContext(Runtime* runtime)
+    : runtime_(runtime),
+      state_(std::make_unique<SessionState>(runtime, runtime->HostDevice(),
+                                            std::make_shared<tf::FunctionDefLibrary>())) {}
+
+EagerContext::~EagerContext() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    cache_.clear();  // kernel instances before the streams and devices
+  }
+  for (auto& [device, ds] : streams_) {
+    if (ds->stream != nullptr) {
+      (void)ds->device->SynchronizeStream(ds->stream);
+      ds->device->ReleaseStream(ds->stream, true);
+    }
+  }
+}
+
+size_t EagerContext::cache_size() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return cache_.size();
+}
+
+void EagerContext::ClearCache() {
+  std::lock_guard<std::mutex> lock(mu_);
+  cache_.clear();
+}
+
+std::mutex& EagerContext::LaunchMutex(Device* device) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto& slot = streams_[device];
+  if (slot == nullptr) {
+    slot = std::make_unique<DeviceStream>();
+    slot->device = device->shared_from_this();
+  }
+  return slot->launch_mu;
+}
+
+absl::StatusOr<PX_Stream*> EagerContext::StreamFor(Device* device) {
+  DeviceStream* ds;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto& slot = streams_[device];
+    if (slot == nullptr) {
+      slot = std::make_unique<DeviceStream>();
+      slot->device = device->shared_from_this();
+    }
+    ds = slot.get();
+    if (ds->stream != nullptr) return ds->stream;
+  }
+  PX_ASSIGN_OR_RETURN(PX_Stream * stream, device->AcquireStream());
+  std::lock_guard<std::mutex> lock(mu_);
+  if (ds->stream != nullptr) {
+    device->ReleaseStream(stream, true);
+    return ds->stream;
+  }
+  ds->stream = stream;
+  return stream;
+}
+
+absl::Status EagerContext::Synchronize(Device* device) {
+  if (device == nullptr) return absl::OkStatus();
+  PX_Stream* stream = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = streams_.find(device);
+    if (it == streams_.end() || it->second->stream == nullptr) return absl::OkStatus();
+    stream = it->second->stream;
+  }
+  std::lock_guard<std::mutex> launch(LaunchMutex(device));
+  absl::Status status = device->SynchronizeStream(stream);
+  if (!status.ok()) {
+    // The stream keeps its first error: give it up so later ops start clean.
+    std::lock_guard<std::mutex> lock(mu_);
+    auto& ds = streams_[device];
+    if (ds->stream == stream) {
+      device->ReleaseStream(stream, false);
+      ds->stream = nullptr;
+    }
+  }
+  return status;
+}
+
+absl::StatusOr<std::shared_ptr<const EagerOp>> EagerContext::Prepare(
+    absl::string_view op, absl::Span<const DataType> input_types, const AttrMap& attrs,
+    Device* device) {
+  // The cache key: op, device, input dtypes and the attributes given.
+  std::string key;
+  key.reserve(op.size() + 16 + input_types.size());
+  key.append(op.data(), op.size());
+  key.push_back('\0');
+  key.append(reinterpret_cast<const char*>(&device), sizeof(device));
+  for (DataType t : input_types) key.push_back(static_cast<char>(t));
+  for (const auto& [name, value] : attrs) {
+    key.push_back('\0');
+    key.append(name);
+    key.push_back('=');
+    std::string bytes;
+    value.SerializeToString(&bytes);
+    key.append(bytes);
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = cache_.find(key);
+    if (it != cache_.end()) return it->second;
+  }
+  PX_ASSIGN_OR_RETURN(std::shared_ptr<const EagerOp> prepared, Build(op, input_types, attrs, device));
+  std::lock_guard<std::mutex> lock(mu_);
+  auto [it, inserted] = cache_.emplace(std::move(key), prepared);
+  return it->second;
+}
+
+absl::StatusOr<std::vector<Tensor>> EagerContext::Execute(absl::string_view op,
+                                                          absl::Span<const Tensor> inputs,
+                                                          const AttrMap& attrs, Device* device) {
+  absl::InlinedVector<DataType, 4> types;
+  for (const Tensor& t : inputs) types.push_back(t.dtype());
+  if (device == nullptr) {
+    for (const Tensor& t : inputs) {
+      if (t.device() != nullptr) {
+        device = t.device();
+        break;
+      }
+    }
+  }
+  PX_ASSIGN_OR_RETURN(std::shared_ptr<const EagerOp> prepared, Prepare(op, types, attrs, device));
+  return prepared->Run(inputs);
+}
+
+absl::StatusOr<std::shared_ptr<const EagerOp>> EagerContext::Build(
+    absl::string_view op_name, absl::Span<const DataType> input_types, const AttrMap& given,
+    Device* requested) {
+  const OpDef* def = OpRegistry::Global().Find(op_name);
+  if (def == nullptr) {
+    return absl::NotFoundError(absl::StrCat("op '", op_name, "' is not registered in Plexus"));
+  }
+  if (IsGraphOnlyOp(op_name)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "op ", op_name, " exists only inside graphs; it cannot run eagerly (trace a function "
+        "with plexus.function instead)"));
+  }
+  for (const ArgSpec& arg : def->inputs) {
+    if (arg.is_ref) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "op ", op_name, " takes input '", arg.name, "' by reference (a TensorFlow 1 variable); "
+          "it runs only inside graphs"));
+    }
+  }
+  auto prepared = std::shared_ptr<EagerOp>(new EagerOp());
+  EagerOp& e = *prepared;
+  e.context_ = this;
+  e.graph_ = std::make_unique<Graph>();
+  e.graph_->source = "eager";
+  std::vector<Node*> placeholders;
+  for (size_t k = 0; k < input_types.size(); ++k) {
+    Node* p = e.graph_->AddNode(absl::StrCat("input_", k), "Placeholder");
+    p->def = OpRegistry::Global().Find("Placeholder");
+    SetType(&p->attrs, "dtype", input_types[k]);
+    p->output_types = {input_types[k]};
+    p->output_shapes = {PartialShape::Unknown()};
+    placeholders.push_back(p);
+  }
+  Node* node = e.graph_->AddNode(std::string(op_name), std::string(op_name));
+  node->def = def;
+  node->attrs = given;
+  PX_RETURN_IF_ERROR(InferAttrs(*def, input_types, &node->attrs));
+  PX_RETURN_IF_ERROR(PrepareNode(node));
+  if (node->input_types.size() != input_types.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(node->Describe(), ": takes ",
+                                                   node->input_types.size(), " input(s), got ",
+                                                   input_types.size()));
+  }
+  for (size_t k = 0; k < input_types.size(); ++k) {
+    if (node->input_types[k] != input_types[k]) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "op ", op_name, ": input ", k, " is ", DataTypeName(input_types[k]),
+          " but the op expects ", DataTypeName(node->input_types[k])));
+    }
+    node->inputs.push_back(Endpoint{placeholders[k], 0});
+    placeholders[k]->consumers.push_back(node);
+  }
+  node->output_shapes.assign(node->num_outputs(), PartialShape::Unknown());
+  e.node_ = node;
+  e.host_memory_inputs_.assign(input_types.size(), 0);
+
+  HostOpUse use = HostOpUse::kAlways;
+  HostOpFn host_op = FindHostOp(op_name, &use);
+  if (def->forwards_inputs) return prepared;  // Identity and friends
+  if (host_op != nullptr && use == HostOpUse::kAlways) {
+    e.host_op_ = host_op;
+    return prepared;
+  }
+  // The device asked for, else the host device; then every other device,
+  // host-accessible ones first.
+  std::vector<std::shared_ptr<Device>> order;
+  std::shared_ptr<Device> first =
+      requested != nullptr ? requested->shared_from_this() : runtime_->HostDevice();
+  if (first == nullptr) first = runtime_->DefaultDevice();
+  if (first != nullptr) order.push_back(first);
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const auto& d : runtime_->devices()) {
+      if (d != first && d->host_accessible() == (pass == 0)) order.push_back(d);
+    }
+  }
+  for (const auto& d : order) {
+    bool strings = false;
+    for (DataType t : input_types) strings |= t == DataType::kString;
+    if (strings && d->plugin().abi_minor() < 2) continue;
+    const KernelRegistration* kernel = d->plugin().kernels().Find(*node);
+    if (kernel == nullptr) continue;
+    e.kernel_ = kernel;
+    e.device_ = d;
+    if (d != first && first != nullptr) {
+      e.note_ = absl::StrCat("op ", op_name, ": no kernel on ", first->name(), ", placed on ",
+                             d->name());
+    }
+    break;
+  }
+  if (e.kernel_ == nullptr) {
+    if (host_op != nullptr) {
+      e.host_op_ = host_op;
+      return prepared;
+    }
+    std::vector<std::string> types;
+    for (const auto& [name, value] : node->attrs) {
+      if (value.value_case() == tf::AttrValue::kType) {
+        types.push_back(absl::StrCat(name, "=", DataTypeName(BaseType(value.type()))));
+      }
+    }
+    return absl::NotFoundError(absl::StrCat(
+        "op ", op_name, types.empty() ? "" : absl::StrCat(" with ", absl::StrJoin(types, ", ")),
+        ": no device has a kernel for it",
+        first != nullptr ? absl::StrCat(" (asked for ", first->name(), ")") : ""));
+  }
+  for (size_t k = 0; k < input_types.size(); ++k) {
+    e.host_memory_inputs_[k] = e.kernel_->InputInHostMemory(static_cast<int>(k));
+  }
+  PX_RETURN_IF_ERROR(e.device_->Open());
+  e.instance_ = e.kernel_->user_data;
+  if (e.kernel_->create != nullptr) {
+    e.instance_ = nullptr;
+    PX_NodeView view{node, {}, {}};
+    absl::Status s = TakePluginStatus(e.kernel_->create(e.kernel_->user_data, &view, &e.instance_));
+    if (!s.ok()) {
+      return absl::Status(s.code(), absl::StrCat(Where(*node, e.device_.get()),
+                                                 ": kernel creation failed: ", s.message()));
+    }
+    e.owns_instance_ = true;
+  }
+  return prepared;
+}
+
+EagerOp::~EagerOp() {
+  if (owns_instance_ && instance_ != nullptr && kernel_->destroy != nullptr) {
+    kernel_->destroy(instance_);
+  }
+}
+
+absl::StatusOr<std::vector<Tensor>> EagerOp::Run(absl::Span<const Tensor> inputs) const {
+  const Node& node = *node_;
+  if (inputs.size() != node.input_types.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(Where(node, device_.get()), ": takes ",
+                                                   node.input_types.size(), " input(s), got ",
+                                                   inputs.size()));
+  }
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    if (!inputs[k].valid() || inputs[k].dtype() != node.input_types[k]) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          Where(node, device_.get()), ": input ", k, " is ",
+          inputs[k].valid() ? DataTypeName(inputs[k].dtype()) : "empty", ", expected ",
+          DataTypeName(node.input_types[k])));
+    }
+  }
+  if (node.def->forwards_inputs) {
+    return std::vector<Tensor>(inputs.begin(), inputs.begin() + node.num_outputs());
+  }
+  if (host_op_ != nullptr) {
+    std::vector<Tensor> host_inputs;
+    host_inputs.reserve(inputs.size());
+    for (size_t k = 0; k < inputs.size(); ++k) {
+      const Tensor& t = inputs[k];
+      if (t.device() != nullptr && !t.host_readable()) {
+        PX_RETURN_IF_ERROR(context_->Synchronize(t.device()));
+      }
+      auto host = CopyTensorTo(t, nullptr);
+      if (!host.ok()) return Annotate(host.status(), absl::StrCat(Where(node, nullptr), ": input ", k));
+      host_inputs.push_back(*std::move(host));
+    }
+    HostOpContext ctx(node, std::move(host_inputs), context_->state());
+    PX_RETURN_IF_ERROR(host_op_(ctx));
+    for (int k = 0; k < node.num_outputs(); ++k) {
+      const Tensor& t = ctx.outputs()[k];
+      if (!t.valid() || t.dtype() != node.output_types[k]) {
+        return absl::InternalError(absl::StrCat(Where(node, nullptr), ": the host op produced a bad output ", k));
+      }
+    }
+    return std::move(ctx.outputs());
+  }
+
+  Device& device = *device_;
+  PX_ASSIGN_OR_RETURN(PX_Stream * stream, context_->StreamFor(&device));
+  // Inputs where the kernel reads them.
+  absl::InlinedVector<Tensor, 4> staged(inputs.begin(), inputs.end());
+  for (size_t k = 0; k < staged.size(); ++k) {
+    Tensor& value = staged[k];
+    if (value.dtype() == DataType::kString) continue;
+    Device* target = host_memory_inputs_[k] ? nullptr : &device;
+    Device* source = value.device();
+    if (source == target || (value.host_readable() && (target == nullptr || target->host_accessible()))) {
+      continue;
+    }
+    if (source != nullptr && !source->host_accessible()) {
+      PX_RETURN_IF_ERROR(context_->Synchronize(source));
+    }
+    if (target != nullptr && !target->host_accessible()) {
+      // The copy lands at once, while earlier eager work may still read the
+      // block it reuses: wait for the stream first.
+      PX_RETURN_IF_ERROR(context_->Synchronize(target));
+    }
+    auto moved = CopyTensorTo(value, target);
+    if (!moved.ok()) return Annotate(moved.status(), absl::StrCat(Where(node, &device), ": input ", k));
+    value = *std::move(moved);
+  }
+
+  // Output shapes from the shape function; the kernel allocates the ones it
+  // leaves unknown.
+  std::vector<PartialShape> input_shapes;
+  std::vector<const Tensor*> input_values;
+  input_shapes.reserve(staged.size());
+  input_values.reserve(staged.size());
+  for (const Tensor& t : staged) {
+    input_shapes.push_back(PartialShape(t.shape()));
+    input_values.push_back(t.host_readable() ? &t : nullptr);
+  }
+  InferenceContext ictx(node, std::move(input_shapes), std::move(input_values));
+  PX_RETURN_IF_ERROR(Annotate(InferShapes(ictx), absl::StrCat("on ", device.name())));
+  std::vector<Tensor> outputs(node.num_outputs());
+  absl::InlinedVector<DLTensor, 4> output_descs(node.num_outputs(), DLTensor{});
+  for (int k = 0; k < node.num_outputs(); ++k) {
+    const PartialShape& shape = ictx.output(k);
+    const bool host = kernel_->OutputInHostMemory(k);
+    if (!shape.fully_defined()) {
+      DLTensor& d = output_descs[k];
+      d.ndim = -1;
+      auto dl = ToDLDataType(node.output_types[k]);
+      if (dl.ok()) d.dtype = *dl;
+      d.device.device_type = host ? kDLCPU
+                                  : static_cast<DLDeviceType>(device.plugin().table().dlpack_device_type);
+      d.device.device_id = host ? 0 : device.ordinal();
+      continue;
+    }
+    auto allocated = host ? Tensor::AllocateHost(node.output_types[k], shape.dims())
+                          : device.AllocateTensor(node.output_types[k], shape.dims());
+    if (!allocated.ok()) {
+      return Annotate(allocated.status(), absl::StrCat(Where(node, &device), ": output ", k));
+    }
+    outputs[k] = *std::move(allocated);
+    output_descs[k] = outputs[k].ToDLTensor();
+  }
+  absl::InlinedVector<DLTensor, 4> input_descs;
+  std::vector<std::vector<PX_StringRef>> string_refs;
+  for (const Tensor& t : staged) {
+    DLTensor d = t.ToDLTensor();
+    if (t.dtype() == DataType::kString) {
+      std::vector<PX_StringRef> refs;
+      refs.reserve(t.strings().size());
+      for (const std::string& v : t.strings()) refs.push_back(PX_StringRef{v.data(), v.size()});
+      string_refs.push_back(std::move(refs));
+      d.data = string_refs.back().data();
+      d.device.device_type = kDLCPU;
+      d.device.device_id = 0;
+      d.dtype.code = PX_DL_STRING;
+      d.dtype.bits = 8 * sizeof(PX_StringRef);
+      d.dtype.lanes = 1;
+    }
+    input_descs.push_back(d);
+  }
+  PX_KernelContext kctx{&node, &device, kernel_, &outputs, output_descs.data(), output_descs.size()};
+  absl::Status status;
+  {
+    std::lock_guard<std::mutex> launch(context_->LaunchMutex(&device));
+    status = TakePluginStatus(kernel_->compute(instance_, &kctx, input_descs.data(), input_descs.size(),
+                                               output_descs.data(), output_descs.size(), stream));
+  }
+  if (status.ok() && device.host_accessible()) status = context_->Synchronize(&device);
+  if (!status.ok()) {
+    if (!device.host_accessible()) (void)context_->Synchronize(&device);  // drops a failed stream
+    return absl::Status(status.code(), absl::StrCat(Where(node, &device), ": ", status.message()));
+  }
+  for (int k = 0; k < node.num_outputs(); ++k) {
+    if (!outputs[k].valid()) {
+      return absl::InternalError(absl::StrCat(Where(node, &device),
+                                              ": the kernel returned without allocating output ", k));
+    }
+  }
+  return outputs;
+}
+
+}  // namespace plexus
