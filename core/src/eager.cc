@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
 #include "host_ops.h"
 #include "host_services.h"
@@ -437,7 +438,13 @@ absl::StatusOr<std::vector<Tensor>> EagerOp::Run(absl::Span<const Tensor> inputs
     input_values.push_back(t.host_readable() ? &t : nullptr);
   }
   InferenceContext ictx(node, std::move(input_shapes), std::move(input_values));
-  PX_RETURN_IF_ERROR(Annotate(InferShapes(ictx), absl::StrCat("on ", device.name())));
+  if (absl::Status s = InferShapes(ictx); !s.ok()) {
+    // "op MatMul on CPU:0: ..." (the node's own description says no more).
+    absl::string_view message = s.message();
+    const std::string prefix = absl::StrCat(node.Describe(), ": ");
+    if (absl::StartsWith(message, prefix)) message.remove_prefix(prefix.size());
+    return absl::Status(s.code(), absl::StrCat(Where(node, &device), ": ", message));
+  }
   std::vector<Tensor> outputs(node.num_outputs());
   absl::InlinedVector<DLTensor, 4> output_descs(node.num_outputs(), DLTensor{});
   for (int k = 0; k < node.num_outputs(); ++k) {

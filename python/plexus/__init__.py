@@ -1,0 +1,147 @@
+"""Plexus: a pluggable dataflow runtime for machine learning.
+
+    import plexus as px
+    x = px.constant([[1.0, 2.0], [3.0, 4.0]])
+    y = px.matmul(x, x) + 1.0
+    print(y.numpy())
+
+See docs/python.md for a tour.
+"""
+
+from __future__ import annotations
+
+import contextlib as _contextlib
+import os as _os
+import threading as _threading
+
+from . import errors
+from . import _plexus
+from ._plexus import (  # noqa: F401  (re-exported)
+    DType, Tensor, GraphTensor, as_dtype, constant, from_dlpack, synchronize,
+    float32, float64, float16, bfloat16, int8, int16, int32, int64, uint8, uint16, uint32,
+    uint64, bool_, string, complex64, complex128, resource, variant,
+)
+
+__version__ = "0.1.0"
+
+_plexus._set_error_classes(dict(errors._BY_CODE))
+
+bool = bool_  # noqa: A001  (like numpy.bool / tf.bool)
+half = float16
+double = float64
+
+
+# ---- plugins and devices ----------------------------------------------------
+
+
+class PluginInfo(dict):
+    """A loaded plugin: name, path, version, abi_version, device_type, num_devices."""
+
+    __getattr__ = dict.__getitem__
+
+    def __repr__(self) -> str:
+        return (f"PluginInfo(name={self['name']!r}, abi_version={self['abi_version']!r}, "
+                f"num_devices={self['num_devices']}, path={self['path']!r})")
+
+
+class DeviceInfo(dict):
+    """A device: name ("CPU:0"), type, ordinal, description, plugin, host_accessible."""
+
+    __getattr__ = dict.__getitem__
+
+    def __repr__(self) -> str:
+        return f"DeviceInfo(name={self['name']!r}, description={self['description']!r}, plugin={self['plugin']!r})"
+
+
+def plugins() -> list[PluginInfo]:
+    """The plugins loaded in this process."""
+    return [PluginInfo(p) for p in _plexus.plugins()]
+
+
+def devices() -> list[DeviceInfo]:
+    """The devices of every loaded plugin."""
+    return [DeviceInfo(d) for d in _plexus.devices()]
+
+
+def plugin_load_reports() -> list[dict]:
+    """Every plugin file tried, with whether it loaded and why not."""
+    return _plexus.load_reports()
+
+
+def load_plugin(path: str | _os.PathLike) -> PluginInfo:
+    """Loads a plugin file; errors (wrong ABI, missing symbols) name the file."""
+    return PluginInfo(_plexus.load_plugin(_os.fspath(path)))
+
+
+def default_device() -> str | None:
+    """The best device present (the highest-scoring plugin's first device)."""
+    return _plexus.default_device()
+
+
+@_contextlib.contextmanager
+def device(name: str | None):
+    """Runs the ops of the block on a device: ``with plexus.device("cpu:0"):``.
+
+    Ops whose device has no kernel run on another device (host first), as
+    TensorFlow's soft placement does. ``None`` clears the scope.
+    """
+    previous = _plexus._set_scope_device(name)
+    try:
+        yield
+    finally:
+        _plexus._set_scope_device(previous)
+
+
+def _load_entry_point_plugins() -> None:
+    # A vendor package declares [project.entry-points."plexus.plugins"]
+    # name = "module:attr", where attr is a plugin path or a function
+    # returning one (or a list of them).
+    try:
+        from importlib.metadata import entry_points
+    except ImportError:  # pragma: no cover
+        return
+    try:
+        eps = entry_points(group="plexus.plugins")
+    except TypeError:  # Python < 3.10
+        eps = entry_points().get("plexus.plugins", [])
+    for ep in eps:
+        try:
+            target = ep.load()
+            paths = target() if callable(target) else target
+            if isinstance(paths, (str, _os.PathLike)):
+                paths = [paths]
+            for p in paths:
+                load_plugin(p)
+        except Exception as e:  # a broken vendor package must not break import
+            import warnings
+            warnings.warn(f"plexus: plugin entry point {ep.name!r} failed: {e}", RuntimeWarning, stacklevel=2)
+
+
+if _os.environ.get("PLEXUS_NO_ENTRY_POINTS") != "1":
+    _load_entry_point_plugins()
+
+
+# ---- ops ---------------------------------------------------------------------
+
+from . import _ops  # noqa: E402
+from ._ops import *  # noqa: E402,F401,F403  (every op under its public names)
+from . import raw_ops, nn, math, linalg  # noqa: E402,F401
+from . import _tensor_methods  # noqa: E402
+
+_tensor_methods.install((Tensor, GraphTensor))
+
+from .function import function  # noqa: E402,F401
+from .graph import import_graph_def, GraphFunction, Session  # noqa: E402,F401
+from . import saved_model  # noqa: E402,F401
+
+
+def tensor(value, dtype=None, device=None) -> Tensor:
+    """Alias of :func:`constant` (the NumPy/PyTorch spelling)."""
+    return constant(value, dtype=dtype, device=device)
+
+
+def convert_to_tensor(value, dtype=None) -> Tensor:
+    """``value`` itself when it is a tensor of ``dtype``, else a new tensor."""
+    if isinstance(value, (Tensor, GraphTensor)) and (dtype is None or value.dtype == dtype):
+        return value
+    return constant(value, dtype=dtype)

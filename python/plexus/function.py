@@ -1,0 +1,178 @@
+"""plexus.function: trace a Python function into a graph, once per input signature."""
+
+from __future__ import annotations
+
+import functools
+import itertools
+
+from . import _plexus
+
+_Tensor = _plexus.Tensor
+_GraphTensor = _plexus.GraphTensor
+
+
+def _flatten(value, leaves):
+    """The structure of `value` with its tensors replaced by their index in `leaves`."""
+    if isinstance(value, (list, tuple)):
+        items = [_flatten(v, leaves) for v in value]
+        return ("list" if isinstance(value, list) else "tuple", tuple(items))
+    if isinstance(value, dict):
+        keys = sorted(value)
+        return ("dict", tuple(keys), tuple(_flatten(value[k], leaves) for k in keys))
+    if isinstance(value, (_Tensor, _GraphTensor)) or _is_array(value):
+        leaves.append(value)
+        return ("leaf", len(leaves) - 1)
+    return ("const", value)
+
+
+def _unflatten(spec, leaves):
+    kind = spec[0]
+    if kind == "list":
+        return [_unflatten(s, leaves) for s in spec[1]]
+    if kind == "tuple":
+        return tuple(_unflatten(s, leaves) for s in spec[1])
+    if kind == "dict":
+        return {k: _unflatten(s, leaves) for k, s in zip(spec[1], spec[2])}
+    if kind == "leaf":
+        return leaves[spec[1]]
+    return spec[1]
+
+
+def _is_array(value):
+    return type(value).__module__ == "numpy" and hasattr(value, "dtype") and hasattr(value, "shape")
+
+
+def _hashable(spec):
+    try:
+        hash(spec)
+        return spec
+    except TypeError:
+        return repr(spec)
+
+
+class ConcreteFunction:
+    """One traced graph of a :class:`function` for one input signature."""
+
+    def __init__(self, name, graph, session, feed_names, fetch_names, targets, output_spec, arg_spec):
+        self.name = name
+        self.graph = graph
+        self.session = session
+        self.inputs = feed_names
+        self.outputs = fetch_names
+        self._targets = targets
+        self._output_spec = output_spec
+        self._arg_spec = arg_spec
+
+    def __call__(self, *args, **kwargs):
+        leaves = []
+        _flatten((args, kwargs), leaves)
+        return self._call_flat(leaves)
+
+    def _call_flat(self, leaves):
+        results = self.session.run_values(self.inputs, leaves, self.outputs, self._targets)
+        return _unflatten(self._output_spec, results)
+
+    def graph_def(self) -> bytes:
+        """The traced graph as serialized GraphDef bytes (before optimization)."""
+        return self.graph.graph_def()
+
+    def optimized_graph_def(self) -> bytes | None:
+        """The graph the executor runs, after the optimizer (None before the first call)."""
+        return self.session.optimized_graph_def()
+
+    def __repr__(self):
+        return f"<plexus ConcreteFunction {self.name} inputs={self.inputs} outputs={self.outputs}>"
+
+
+class function:  # noqa: N801  (used as a decorator, like tf.function)
+    """Traces a Python function into a Plexus graph, once per input signature.
+
+    The first call with new argument dtypes and shapes (or new Python
+    values) runs the Python function with symbolic tensors, building a
+    graph; that graph is optimized and run by the executor, and later calls
+    with the same signature run it directly::
+
+        @plexus.function
+        def dense(x, w, b):
+            return plexus.nn.relu(x @ w + b)
+
+        y = dense(x, w, b)           # traces, then runs the graph
+        dense.graph_def(x, w, b)     # the traced GraphDef (bytes)
+
+    Tensors and NumPy arrays among the arguments (nested in lists, tuples
+    and dicts too) become graph inputs; other Python values are baked into
+    the graph and are part of the signature. Tensors the function reads
+    from its enclosing scope are captured by value when tracing.
+    """
+
+    def __init__(self, fn=None, *, device: str | None = None, optimize: bool = True,
+                 device_graphs: bool = False):
+        self._fn = fn
+        self._device = device
+        self._optimize = optimize
+        self._device_graphs = device_graphs
+        self._cache: dict = {}
+        self._counter = itertools.count()
+        if fn is not None:
+            functools.update_wrapper(self, fn)
+
+    def __call__(self, *args, **kwargs):
+        if self._fn is None:  # @function(...) with options
+            return function(args[0], device=self._device, optimize=self._optimize,
+                            device_graphs=self._device_graphs)
+        concrete, leaves = self._concrete(args, kwargs)
+        return concrete._call_flat(leaves)
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        return functools.partial(self.__call__, obj)
+
+    def _concrete(self, args, kwargs):
+        leaves = []
+        spec = _flatten((args, kwargs), leaves)
+        key_leaves = []
+        for v in leaves:
+            if isinstance(v, _GraphTensor):
+                raise TypeError("a plexus.function was called with a symbolic tensor; nesting traced "
+                                "functions is not supported yet")
+            if not isinstance(v, _Tensor):
+                v = _plexus.constant(v)
+            key_leaves.append(v)
+        key = (_hashable(spec), tuple((v.dtype.enum, v.shape) for v in key_leaves),
+               _plexus._scope_device())
+        concrete = self._cache.get(key)
+        if concrete is None:
+            concrete = self._trace(spec, key_leaves)
+            self._cache[key] = concrete
+        return concrete, key_leaves
+
+    def _trace(self, spec, leaves):
+        name = getattr(self._fn, "__name__", "function")
+        trace = _plexus.Trace(name)
+        symbols = [trace.placeholder(v.dtype, v.shape, f"arg{i}") for i, v in enumerate(leaves)]
+        args, kwargs = _unflatten(spec, symbols)
+        with trace:
+            result = self._fn(*args, **kwargs)
+        out_leaves = []
+        output_spec = _flatten(result, out_leaves)
+        fetches = [trace.output(v) for v in out_leaves]
+        targets = trace.stateful_nodes()
+        graph = _plexus.Graph.from_bytes(trace.graph_def(), f"function '{name}'")
+        session = _plexus.Session(graph, device=self._device, optimize=self._optimize,
+                                  device_graphs=self._device_graphs)
+        feeds = [f"arg{i}:0" for i in range(len(leaves))]
+        return ConcreteFunction(name, graph, session, feeds, fetches, targets, output_spec, spec)
+
+    def get_concrete_function(self, *args, **kwargs) -> ConcreteFunction:
+        """The traced graph for these arguments (tracing it if needed)."""
+        return self._concrete(args, kwargs)[0]
+
+    def graph_def(self, *args, **kwargs) -> bytes:
+        """The GraphDef (bytes) traced for these arguments."""
+        return self.get_concrete_function(*args, **kwargs).graph_def()
+
+    @property
+    def num_traces(self) -> int:
+        """How many signatures have been traced."""
+        return len(self._cache)

@@ -1,0 +1,100 @@
+// Shared pieces of the Python extension `plexus._plexus` (nanobind): the
+// process's runtime and eager context, the Python tensor types, status to
+// exception conversion and Python value to tensor conversion.
+#ifndef PLEXUS_PYTHON_COMMON_H_
+#define PLEXUS_PYTHON_COMMON_H_
+
+#include <nanobind/nanobind.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "plexus/eager.h"
+#include "plexus/graph_builder.h"
+#include "plexus/runtime.h"
+#include "plexus/tensor.h"
+
+namespace plexus::python {
+
+namespace nb = nanobind;
+
+// The runtime of this process (plugins found at import) and its eager
+// context. Both live until the process exits.
+Runtime& GetRuntime();
+EagerContext& GetEager();
+
+// The device set by `with plexus.device(...)` on this thread, or null.
+Device* ScopeDevice();
+
+// Raises the status as the matching plexus.errors exception.
+[[noreturn]] void Throw(const absl::Status& status);
+template <typename T>
+T Unwrap(absl::StatusOr<T> value) {
+  if (!value.ok()) Throw(value.status());
+  return *std::move(value);
+}
+inline void Check(const absl::Status& status) {
+  if (!status.ok()) Throw(status);
+}
+
+// A dtype as Python sees it.
+struct PyDType {
+  DataType type = DataType::kInvalid;
+};
+nb::object DTypeObject(DataType type);
+// DType, numpy dtype, numpy scalar type or a name ("float32", "float").
+DataType ToDataType(nb::handle obj);
+// NumPy's name for the dtype ("float32"); empty when NumPy has none.
+const char* NumpyName(DataType type);
+
+// An eager tensor.
+struct PyTensor {
+  Tensor tensor;
+};
+
+// A symbolic tensor of the function being traced.
+struct TraceState;
+struct PyGraphTensor {
+  std::shared_ptr<TraceState> trace;
+  Node* node = nullptr;
+  int index = 0;
+  DataType dtype() const { return node->output_types[index]; }
+  const PartialShape& shape() const { return node->output_shapes[index]; }
+};
+
+// What a traced function's graph is being built in.
+struct TraceState {
+  explicit TraceState(std::string name) : builder(std::move(name)) {}
+  GraphBuilder builder;
+  // Eager tensors captured as constants, by buffer.
+  std::map<const void*, Node*> captured;
+  bool finished = false;
+};
+// The trace active on this thread, or null.
+std::shared_ptr<TraceState> ActiveTrace();
+void SetActiveTrace(std::shared_ptr<TraceState> trace);
+
+nb::object WrapTensor(Tensor t);
+// A Python value as a host (or device) tensor. `want` = kInvalid infers the
+// dtype the way TensorFlow does (Python float -> float32, int -> int32,
+// lists of them likewise; NumPy arrays keep theirs). `what` names the value
+// in errors.
+Tensor ToTensor(nb::handle value, DataType want, const std::string& what);
+// The tensor's data in host memory (waiting for and copying from its device).
+Tensor HostCopy(const Tensor& t);
+
+// Runs one op eagerly, or adds it to the active trace. `inputs` flat.
+nb::list Execute(const std::string& op, nb::handle inputs, nb::handle attrs);
+// Python attribute values as an AttrMap, checked against the op.
+AttrMap ToAttrs(const OpDef& def, nb::handle attrs);
+
+// Registration of each part of the module.
+void BindTensor(nb::module_& m);
+void BindExecute(nb::module_& m);
+void BindGraph(nb::module_& m);
+
+}  // namespace plexus::python
+
+#endif  // PLEXUS_PYTHON_COMMON_H_
