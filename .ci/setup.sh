@@ -7,7 +7,8 @@ build=${PX_BUILD_DIR:-$root/build}
 
 packages=(build-essential cmake ninja-build ccache pkg-config
           libprotobuf-dev protobuf-compiler libabsl-dev libeigen3-dev libdlpack-dev
-          libgtest-dev libsnappy-dev libisal-dev libre2-dev libopenblas-dev libdnnl-dev python3)
+          libgtest-dev libsnappy-dev libisal-dev libre2-dev libopenblas-dev libdnnl-dev
+          python3 python3-dev python3-venv)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -20,7 +21,21 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# The Python package's build and test dependencies, in a virtual
+# environment of its own (python/requirements-test.txt).
+venv="$build/venv"
+if [ ! -x "$venv/bin/python" ]; then
+  mkdir -p "$build"
+  python3 -m venv "$venv"
+fi
+if ! "$venv/bin/python" -m pip install -q --disable-pip-version-check \
+       -r "$root/python/requirements-test.txt" 2>"$build/pip.log"; then
+  cat "$build/pip.log" >&2
+  exit 1
+fi
+
 export CCACHE_BASEDIR="$root"
 export CCACHE_NOHASHDIR=1
-cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+      -DPython_EXECUTABLE="$venv/bin/python" >/dev/null
 cmake --build "$build" -j "$(nproc)"

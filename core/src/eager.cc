@@ -131,59 +131,45 @@ void EagerContext::ClearCache() {
   cache_.clear();
 }
 
-std::mutex& EagerContext::LaunchMutex(Device* device) {
+EagerContextStream* EagerContext::Slot(Device* device) {
   std::lock_guard<std::mutex> lock(mu_);
   auto& slot = streams_[device];
   if (slot == nullptr) {
     slot = std::make_unique<DeviceStream>();
     slot->device = device->shared_from_this();
   }
-  return slot->launch_mu;
+  return slot.get();
+}
+
+absl::StatusOr<PX_Stream*> EagerContextStream::Get() {
+  if (stream == nullptr) {
+    PX_ASSIGN_OR_RETURN(stream, device->AcquireStream());
+  }
+  return stream;
+}
+
+absl::Status EagerContextStream::Sync() {
+  if (stream == nullptr) return absl::OkStatus();
+  absl::Status status = device->SynchronizeStream(stream);
+  if (!status.ok()) {
+    // The stream keeps its first error: give it up so later ops start clean.
+    device->ReleaseStream(stream, false);
+    stream = nullptr;
+  }
+  return status;
 }
 
 absl::StatusOr<PX_Stream*> EagerContext::StreamFor(Device* device) {
-  DeviceStream* ds;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto& slot = streams_[device];
-    if (slot == nullptr) {
-      slot = std::make_unique<DeviceStream>();
-      slot->device = device->shared_from_this();
-    }
-    ds = slot.get();
-    if (ds->stream != nullptr) return ds->stream;
-  }
-  PX_ASSIGN_OR_RETURN(PX_Stream * stream, device->AcquireStream());
-  std::lock_guard<std::mutex> lock(mu_);
-  if (ds->stream != nullptr) {
-    device->ReleaseStream(stream, true);
-    return ds->stream;
-  }
-  ds->stream = stream;
-  return stream;
+  DeviceStream* ds = Slot(device);
+  std::lock_guard<std::mutex> launch(ds->launch_mu);
+  return ds->Get();
 }
 
 absl::Status EagerContext::Synchronize(Device* device) {
   if (device == nullptr) return absl::OkStatus();
-  PX_Stream* stream = nullptr;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = streams_.find(device);
-    if (it == streams_.end() || it->second->stream == nullptr) return absl::OkStatus();
-    stream = it->second->stream;
-  }
-  std::lock_guard<std::mutex> launch(LaunchMutex(device));
-  absl::Status status = device->SynchronizeStream(stream);
-  if (!status.ok()) {
-    // The stream keeps its first error: give it up so later ops start clean.
-    std::lock_guard<std::mutex> lock(mu_);
-    auto& ds = streams_[device];
-    if (ds->stream == stream) {
-      device->ReleaseStream(stream, false);
-      ds->stream = nullptr;
-    }
-  }
-  return status;
+  DeviceStream* ds = Slot(device);
+  std::lock_guard<std::mutex> launch(ds->launch_mu);
+  return ds->Sync();
 }
 
 absl::StatusOr<std::shared_ptr<const EagerOp>> EagerContext::Prepare(
@@ -341,6 +327,7 @@ absl::StatusOr<std::shared_ptr<const EagerOp>> EagerContext::Build(
     e.host_memory_inputs_[k] = e.kernel_->InputInHostMemory(static_cast<int>(k));
   }
   PX_RETURN_IF_ERROR(e.device_->Open());
+  e.slot_ = Slot(e.device_.get());
   e.instance_ = e.kernel_->user_data;
   if (e.kernel_->create != nullptr) {
     e.instance_ = nullptr;
@@ -403,11 +390,13 @@ absl::StatusOr<std::vector<Tensor>> EagerOp::Run(absl::Span<const Tensor> inputs
   }
 
   Device& device = *device_;
-  PX_ASSIGN_OR_RETURN(PX_Stream * stream, context_->StreamFor(&device));
-  // Inputs where the kernel reads them.
-  absl::InlinedVector<Tensor, 4> staged(inputs.begin(), inputs.end());
-  for (size_t k = 0; k < staged.size(); ++k) {
-    Tensor& value = staged[k];
+  // Inputs where the kernel reads them (copies only where needed).
+  absl::InlinedVector<const Tensor*, 4> in(inputs.size());
+  absl::InlinedVector<Tensor, 2> moved_inputs;
+  moved_inputs.reserve(inputs.size());
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    const Tensor& value = inputs[k];
+    in[k] = &value;
     if (value.dtype() == DataType::kString) continue;
     Device* target = host_memory_inputs_[k] ? nullptr : &device;
     Device* source = value.device();
@@ -424,18 +413,19 @@ absl::StatusOr<std::vector<Tensor>> EagerOp::Run(absl::Span<const Tensor> inputs
     }
     auto moved = CopyTensorTo(value, target);
     if (!moved.ok()) return Annotate(moved.status(), absl::StrCat(Where(node, &device), ": input ", k));
-    value = *std::move(moved);
+    moved_inputs.push_back(*std::move(moved));
+    in[k] = &moved_inputs.back();
   }
 
   // Output shapes from the shape function; the kernel allocates the ones it
   // leaves unknown.
   std::vector<PartialShape> input_shapes;
   std::vector<const Tensor*> input_values;
-  input_shapes.reserve(staged.size());
-  input_values.reserve(staged.size());
-  for (const Tensor& t : staged) {
-    input_shapes.push_back(PartialShape(t.shape()));
-    input_values.push_back(t.host_readable() ? &t : nullptr);
+  input_shapes.reserve(in.size());
+  input_values.reserve(in.size());
+  for (const Tensor* t : in) {
+    input_shapes.push_back(PartialShape(t->shape()));
+    input_values.push_back(t->host_readable() ? t : nullptr);
   }
   InferenceContext ictx(node, std::move(input_shapes), std::move(input_values));
   if (absl::Status s = InferShapes(ictx); !s.ok()) {
@@ -470,7 +460,8 @@ absl::StatusOr<std::vector<Tensor>> EagerOp::Run(absl::Span<const Tensor> inputs
   }
   absl::InlinedVector<DLTensor, 4> input_descs;
   std::vector<std::vector<PX_StringRef>> string_refs;
-  for (const Tensor& t : staged) {
+  for (const Tensor* tp : in) {
+    const Tensor& t = *tp;
     DLTensor d = t.ToDLTensor();
     if (t.dtype() == DataType::kString) {
       std::vector<PX_StringRef> refs;
@@ -489,13 +480,22 @@ absl::StatusOr<std::vector<Tensor>> EagerOp::Run(absl::Span<const Tensor> inputs
   PX_KernelContext kctx{&node, &device, kernel_, &outputs, output_descs.data(), output_descs.size()};
   absl::Status status;
   {
-    std::lock_guard<std::mutex> launch(context_->LaunchMutex(&device));
-    status = TakePluginStatus(kernel_->compute(instance_, &kctx, input_descs.data(), input_descs.size(),
-                                               output_descs.data(), output_descs.size(), stream));
+    EagerContextStream& ds = *slot_;
+    std::lock_guard<std::mutex> launch(ds.launch_mu);
+    auto stream = ds.Get();
+    status = stream.status();
+    if (status.ok()) {
+      status = TakePluginStatus(kernel_->compute(instance_, &kctx, input_descs.data(), input_descs.size(),
+                                                 output_descs.data(), output_descs.size(), *stream));
+    }
+    // Host-accessible devices finish here (their errors surface now); a
+    // failed stream is given up either way.
+    if (!status.ok() || device.host_accessible()) {
+      absl::Status synced = ds.Sync();
+      if (status.ok()) status = synced;
+    }
   }
-  if (status.ok() && device.host_accessible()) status = context_->Synchronize(&device);
   if (!status.ok()) {
-    if (!device.host_accessible()) (void)context_->Synchronize(&device);  // drops a failed stream
     return absl::Status(status.code(), absl::StrCat(Where(node, &device), ": ", status.message()));
   }
   for (int k = 0; k < node.num_outputs(); ++k) {

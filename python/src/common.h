@@ -7,9 +7,11 @@
 #include <nanobind/nanobind.h>
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 #include "plexus/eager.h"
 #include "plexus/graph_builder.h"
@@ -85,8 +87,27 @@ Tensor ToTensor(nb::handle value, DataType want, const std::string& what);
 // The tensor's data in host memory (waiting for and copying from its device).
 Tensor HostCopy(const Tensor& t);
 
+// An op of the registry, looked up once.
+struct OpInfo {
+  const OpDef* def = nullptr;
+  bool has_lists = false;  // some input is a list (N * T or a type list)
+  // Prepared ops of calls without attributes, by (device, input dtypes):
+  // the common case skips the eager context's keyed cache.
+  struct Prepared {
+    Device* device;
+    absl::InlinedVector<DataType, 4> types;
+    std::shared_ptr<const EagerOp> op;
+  };
+  mutable std::mutex mu;
+  mutable std::vector<Prepared> prepared;
+};
+// The op's info; raises NotFoundError for an unknown op. The reference
+// stays valid for the life of the process.
+const OpInfo& FindOp(const std::string& name);
+
 // Runs one op eagerly, or adds it to the active trace. `inputs` flat.
 nb::list Execute(const std::string& op, nb::handle inputs, nb::handle attrs);
+nb::list ExecuteOp(const OpInfo& op, const nb::handle* inputs, size_t n, nb::handle attrs);
 // Python attribute values as an AttrMap, checked against the op.
 AttrMap ToAttrs(const OpDef& def, nb::handle attrs);
 

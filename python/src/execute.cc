@@ -2,6 +2,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include "absl/container/node_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common.h"
@@ -13,24 +14,23 @@ namespace {
 
 // Per op: its definition, and per flat input the argument it belongs to
 // (computed per call for ops with list inputs).
-struct OpInfo {
-  const OpDef* def = nullptr;
-  bool has_lists = false;
-};
+}  // namespace
 
 const OpInfo& FindOp(const std::string& name) {
   static std::mutex mu;
-  static auto* ops = new absl::flat_hash_map<std::string, OpInfo>();
+  static auto* ops = new absl::node_hash_map<std::string, OpInfo>();
   std::lock_guard<std::mutex> lock(mu);
   auto it = ops->find(name);
   if (it != ops->end()) return it->second;
   const OpDef* def = OpRegistry::Global().Find(name);
   if (def == nullptr) Throw(absl::NotFoundError(absl::StrCat("op '", name, "' is not registered in Plexus")));
-  OpInfo info;
+  auto& info = (*ops)[name];
   info.def = def;
   for (const ArgSpec& a : def->inputs) info.has_lists |= !a.number_attr.empty() || !a.type_list_attr.empty();
-  return ops->emplace(name, info).first->second;
+  return info;
 }
+
+namespace {
 
 // Which argument each of `n` flat inputs belongs to.
 std::vector<int> ArgOfInputs(const OpDef& def, size_t n, const AttrMap& attrs) {
@@ -145,11 +145,12 @@ Node* GraphInput(TraceState& trace, nb::handle value, DataType want, const std::
 }
 
 nb::list TraceOp(const std::shared_ptr<TraceState>& trace, const OpInfo& info, const std::string& op,
-                 nb::handle inputs, AttrMap attrs, const std::vector<DataType>& wanted) {
+                 const nb::handle* inputs, size_t n, AttrMap attrs, const std::vector<DataType>& wanted) {
   if (trace->finished) Throw(absl::FailedPreconditionError("this trace has finished"));
   std::vector<Endpoint> endpoints;
   size_t k = 0;
-  for (nb::handle v : inputs) {
+  for (; k < n;) {
+    nb::handle v = inputs[k];
     const std::string what = absl::StrCat("op ", op, ": input ", k);
     Node* n = GraphInput(*trace, v, wanted[k], what);
     if (n == nullptr) {
@@ -170,7 +171,7 @@ nb::list TraceOp(const std::shared_ptr<TraceState>& trace, const OpInfo& info, c
 
 AttrMap ToAttrs(const OpDef& def, nb::handle attrs) {
   AttrMap out;
-  if (attrs.is_none()) return out;
+  if (!attrs.is_valid() || attrs.is_none()) return out;
   for (auto [key, value] : nb::cast<nb::dict>(attrs)) {
     std::string name = nb::cast<std::string>(key);
     if (value.is_none()) continue;  // "use the default"
@@ -190,11 +191,17 @@ AttrMap ToAttrs(const OpDef& def, nb::handle attrs) {
 }
 
 nb::list Execute(const std::string& op, nb::handle inputs_obj, nb::handle attrs_obj) {
-  const OpInfo& info = FindOp(op);
+  nb::sequence seq = nb::borrow<nb::sequence>(inputs_obj);
+  const size_t n = nb::len(seq);
+  absl::InlinedVector<nb::handle, 4> handles(n);
+  for (size_t k = 0; k < n; ++k) handles[k] = seq[k];  // the sequence keeps them alive
+  return ExecuteOp(FindOp(op), handles.data(), n, attrs_obj);
+}
+
+nb::list ExecuteOp(const OpInfo& info, const nb::handle* inputs, size_t n, nb::handle attrs_obj) {
   const OpDef& def = *info.def;
+  const std::string& op = def.name;
   AttrMap attrs = ToAttrs(def, attrs_obj);
-  nb::sequence inputs = nb::borrow<nb::sequence>(inputs_obj);
-  const size_t n = nb::len(inputs);
   std::shared_ptr<TraceState> trace = ActiveTrace();
 
   // The fast path: every input an eager tensor.
@@ -253,17 +260,49 @@ nb::list Execute(const std::string& op, nb::handle inputs_obj, nb::handle attrs_
         trace = nb::inst_ptr<PyGraphTensor>(inputs[k])->trace;
       }
     }
-    if (symbolic) return TraceOp(trace, info, op, inputs, std::move(attrs), wanted);
+    if (symbolic) return TraceOp(trace, info, op, inputs, n, std::move(attrs), wanted);
     tensors.clear();
     for (size_t k = 0; k < n; ++k) {
       tensors.push_back(ToTensor(inputs[k], wanted[k], absl::StrCat("op ", op, ": input ", k)));
     }
   }
+  // Where: the scope's device, else the first input's device, else the host.
   Device* device = ScopeDevice();
+  int64_t elements = 0;
+  absl::InlinedVector<DataType, 4> types;
+  for (const Tensor& t : tensors) {
+    if (device == nullptr) device = t.device();
+    types.push_back(t.dtype());
+    elements += t.dtype() == DataType::kString ? 0 : t.num_elements();
+  }
+  std::shared_ptr<const EagerOp> prepared;
+  const bool plain = attrs.empty() && !info.has_lists;
+  if (plain) {
+    std::lock_guard<std::mutex> lock(info.mu);
+    for (const OpInfo::Prepared& p : info.prepared) {
+      if (p.device == device && p.types == types) {
+        prepared = p.op;
+        break;
+      }
+    }
+  }
+  if (prepared == nullptr) {
+    prepared = Unwrap(GetEager().Prepare(op, types, attrs, device));
+    if (plain) {
+      std::lock_guard<std::mutex> lock(info.mu);
+      if (info.prepared.size() < 16) info.prepared.push_back({device, types, prepared});
+    }
+  }
+  // Small ops run with the GIL held: releasing it would cost more than they
+  // take. Anything sizeable lets other Python threads run meanwhile.
+  constexpr int64_t kReleaseGilElements = 1 << 14;
   absl::StatusOr<std::vector<Tensor>> result;
-  {
+  if (elements >= kReleaseGilElements || prepared->device() == nullptr ||
+      !prepared->device()->host_accessible()) {
     nb::gil_scoped_release release;
-    result = GetEager().Execute(op, tensors, attrs, device);
+    result = prepared->Run(tensors);
+  } else {
+    result = prepared->Run(tensors);
   }
   std::vector<Tensor> outputs = Unwrap(std::move(result));
   nb::list out;

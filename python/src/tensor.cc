@@ -33,17 +33,28 @@ DataType DTypeOf(nb::handle obj) {
   return DataType::kInvalid;
 }
 
+// Ops by name, looked up once per call site's name (string literals).
+const OpInfo& Lookup(const char* op) {
+  static std::mutex mu;
+  static auto* cache = new absl::flat_hash_map<const char*, const OpInfo*>();
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = cache->find(op);
+    if (it != cache->end()) return *it->second;
+  }
+  const OpInfo& info = FindOp(op);
+  std::lock_guard<std::mutex> lock(mu);
+  cache->emplace(op, &info);
+  return info;
+}
+
 nb::object Op1(const char* op, nb::handle a) {
-  nb::list in;
-  in.append(a);
-  return Execute(op, in, nb::none())[0];
+  return ExecuteOp(Lookup(op), &a, 1, nb::handle())[0];
 }
 
 nb::object Op2(const char* op, nb::handle a, nb::handle b) {
-  nb::list in;
-  in.append(a);
-  in.append(b);
-  return Execute(op, in, nb::none())[0];
+  nb::handle in[2] = {a, b};
+  return ExecuteOp(Lookup(op), in, 2, nb::handle())[0];
 }
 
 nb::object CastTo(nb::handle x, DataType to) {
@@ -316,6 +327,49 @@ Tensor ToTensor(nb::handle value, DataType want, const std::string& what) {
                                                                 nb::cast<nb::bytes>(value).size());
     return Tensor::FromStrings(Shape{}, {s});
   }
+  // Flat lists and tuples of Python numbers (shapes, axes, small vectors):
+  // without NumPy.
+  if (PyList_Check(value.ptr()) || PyTuple_Check(value.ptr())) {
+    PyObject* seq = value.ptr();
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    PyObject** items = PySequence_Fast_ITEMS(seq);
+    bool ints = n > 0, numbers = n > 0;
+    bool fits32 = true;
+    for (Py_ssize_t i = 0; i < n && numbers; ++i) {
+      PyObject* item = items[i];
+      if (PyLong_CheckExact(item)) {
+        int overflow = 0;
+        long long v = PyLong_AsLongLongAndOverflow(item, &overflow);
+        if (overflow != 0) numbers = false;
+        fits32 &= v >= std::numeric_limits<int32_t>::min() && v <= std::numeric_limits<int32_t>::max();
+      } else if (PyFloat_CheckExact(item)) {
+        ints = false;
+      } else {
+        numbers = false;
+      }
+    }
+    DataType type = want;
+    if (type == DataType::kInvalid) type = ints ? (fits32 ? DataType::kInt32 : DataType::kInt64) : DataType::kFloat;
+    if (numbers && !ints && (IsInteger(type) || type == DataType::kBool)) {
+      Throw(absl::InvalidArgumentError(absl::StrCat(what, " holds floats, but ", DataTypeName(type), " is expected")));
+    }
+    if (numbers && (type == DataType::kInt32 || type == DataType::kInt64 || type == DataType::kFloat ||
+                    type == DataType::kDouble)) {
+      Tensor t = Unwrap(Tensor::AllocateHost(type, Shape{static_cast<int64_t>(n)}));
+      for (Py_ssize_t i = 0; i < n; ++i) {
+        PyObject* item = items[i];
+        const double d = PyFloat_CheckExact(item) ? PyFloat_AS_DOUBLE(item) : 0.0;
+        const long long v = PyFloat_CheckExact(item) ? 0 : PyLong_AsLongLong(item);
+        switch (type) {
+          case DataType::kInt32: t.data<int32_t>()[i] = static_cast<int32_t>(v); break;
+          case DataType::kInt64: t.data<int64_t>()[i] = static_cast<int64_t>(v); break;
+          case DataType::kFloat: t.data<float>()[i] = PyFloat_CheckExact(item) ? static_cast<float>(d) : static_cast<float>(v); break;
+          default: t.data<double>()[i] = PyFloat_CheckExact(item) ? d : static_cast<double>(v); break;
+        }
+      }
+      return t;
+    }
+  }
   // Everything else through NumPy.
   nb::object np = nb::module_::import_("numpy");
   const bool is_array = nb::isinstance(value, np.attr("ndarray")) || nb::hasattr(value, "__array_interface__");
@@ -367,13 +421,14 @@ Tensor ToTensor(nb::handle value, DataType want, const std::string& what) {
   if (via_float && type != DataType::kBFloat16) {
     Throw(absl::InvalidArgumentError(absl::StrCat("cannot make a ", DataTypeName(type), " tensor from ", what)));
   }
-  if (!is_array || want != DataType::kInvalid) {
+  if ((!is_array || want != DataType::kInvalid) && nb::cast<int64_t>(arr.attr("size")) > 0) {
     const std::string src_kind = kind;
     if ((IsInteger(type) || type == DataType::kBool) && src_kind == "f") {
       Throw(absl::InvalidArgumentError(absl::StrCat(what, " holds floats, but ", DataTypeName(type), " is expected")));
     }
   }
-  arr = np.attr("ascontiguousarray")(arr, "dtype"_a = via_float ? "float32" : np_name);
+  // (asarray keeps rank 0; ascontiguousarray would make it rank 1.)
+  arr = np.attr("asarray")(arr, "dtype"_a = via_float ? "float32" : np_name, "order"_a = "C");
   Shape shape;
   for (nb::handle d : arr.attr("shape")) shape.push_back(nb::cast<int64_t>(d));
   Tensor t = Unwrap(Tensor::AllocateHost(via_float ? DataType::kFloat : type, shape));

@@ -43,6 +43,17 @@ using AttrMap = std::map<std::string, tf::AttrValue, std::less<>>;
 
 class EagerContext;
 class HostOpContext;
+// One device's eager stream: ops queue on it in call order; calls on it are
+// serialized (the plugin ABI asks for that).
+struct EagerContextStream {
+  std::shared_ptr<Device> device;
+  PX_Stream* stream = nullptr;  // acquired on first use
+  std::mutex launch_mu;
+  // With launch_mu held: the stream (acquiring it), and a wait for it that
+  // gives up a failed stream.
+  absl::StatusOr<PX_Stream*> Get();
+  absl::Status Sync();
+};
 class SessionState;
 struct KernelRegistration;
 
@@ -79,6 +90,7 @@ class EagerOp {
   absl::Status (*host_op_)(HostOpContext&) = nullptr;
   std::vector<char> host_memory_inputs_;  // per input: the kernel reads it on the host
   std::string note_;
+  EagerContextStream* slot_ = nullptr;  // the device's eager stream
 };
 
 class EagerContext {
@@ -126,17 +138,13 @@ class EagerContext {
   absl::StatusOr<std::shared_ptr<const EagerOp>> Build(absl::string_view op,
                                                        absl::Span<const DataType> input_types,
                                                        const AttrMap& attrs, Device* device);
-  std::mutex& LaunchMutex(Device* device);
+  using DeviceStream = EagerContextStream;
+  DeviceStream* Slot(Device* device);
 
   Runtime* runtime_;
   std::unique_ptr<SessionState> state_;
   mutable std::mutex mu_;
   absl::flat_hash_map<std::string, std::shared_ptr<const EagerOp>> cache_;
-  struct DeviceStream {
-    std::shared_ptr<Device> device;
-    PX_Stream* stream = nullptr;
-    std::mutex launch_mu;  // calls on one stream are serialized (plugin ABI)
-  };
   std::map<Device*, std::unique_ptr<DeviceStream>> streams_;
 };
 

@@ -1,0 +1,9 @@
+"""Checkpoint files and tf.Example parsing, like tf.io.
+
+Filled at import from the op registry (see plexus/_names.py and _api.py).
+"""
+
+from plexus._ops import _populate
+
+_populate(__name__)
+del _populate

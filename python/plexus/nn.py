@@ -1,0 +1,9 @@
+"""Neural-network ops, like tf.nn.
+
+Filled at import from the op registry (see plexus/_names.py and _api.py).
+"""
+
+from plexus._ops import _populate
+
+_populate(__name__)
+del _populate

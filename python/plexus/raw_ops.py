@@ -1,0 +1,9 @@
+"""Every registered op under its TensorFlow name: `plexus.raw_ops.MatMul(a, b, transpose_b=True)`.
+
+Filled at import from the op registry (see plexus/_names.py and _api.py).
+"""
+
+from plexus._ops import _populate
+
+_populate(__name__)
+del _populate

@@ -1,0 +1,9 @@
+"""Variables and resources: the raw variable ops (tf.raw_ops only in TensorFlow).
+
+Filled at import from the op registry (see plexus/_names.py and _api.py).
+"""
+
+from plexus._ops import _populate
+
+_populate(__name__)
+del _populate

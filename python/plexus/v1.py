@@ -1,0 +1,9 @@
+"""Superseded op versions, like tf.compat.v1 (add, concat(concat_dim, values), where via Select, ...).
+
+Filled at import from the op registry (see plexus/_names.py and _api.py).
+"""
+
+from plexus._ops import _populate
+
+_populate(__name__)
+del _populate
