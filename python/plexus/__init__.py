@@ -125,10 +125,24 @@ if _os.environ.get("PLEXUS_NO_ENTRY_POINTS") != "1":
 
 from . import _ops  # noqa: E402
 from ._ops import *  # noqa: E402,F401,F403  (every op under its public names)
-from . import raw_ops, nn, math, linalg  # noqa: E402,F401
+from . import raw_ops, nn, math, linalg, audio, io, strings, state, tensor_array, train, v1  # noqa: E402,F401
 from . import _tensor_methods  # noqa: E402
 
 _tensor_methods.install((Tensor, GraphTensor))
+
+
+def _tensor_to(self, device: str) -> Tensor:
+    """A copy of the tensor on another device (itself when it is already there)."""
+    return self._to(device)
+
+
+def _tensor_cpu(self) -> Tensor:
+    """A copy of the tensor in host memory (itself when it is already there)."""
+    return self._to("CPU:0")
+
+
+Tensor.to = _tensor_to
+Tensor.cpu = _tensor_cpu
 
 from .function import function  # noqa: E402,F401
 from .graph import import_graph_def, GraphFunction, Session  # noqa: E402,F401

@@ -1,0 +1,129 @@
+// Eager execution (eager.h), graph building (graph_builder.h) and run
+// cancellation (session.h) on the cpu plugin.
+#include "plexus/eager.h"
+
+#include <atomic>
+
+#include <gtest/gtest.h>
+
+#include "plexus/graph_builder.h"
+#include "plexus/op_def.h"
+#include "plexus/session.h"
+#include "test_util.h"
+
+namespace plexus {
+namespace {
+
+using ::plexus::testing::CpuRuntime;
+
+Tensor Floats(Shape shape, const std::vector<float>& values) {
+  return Tensor::FromVector(DataType::kFloat, std::move(shape), values);
+}
+
+TEST(EagerTest, RunsAndCachesPreparedOps) {
+  auto runtime = CpuRuntime();
+  EagerContext eager(runtime.get());
+  Tensor a = Floats({2, 2}, {1, 2, 3, 4});
+  auto out = eager.Execute("MatMul", {a, a}, {}, nullptr);
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ(out->size(), 1u);
+  const float* c = (*out)[0].data<float>();
+  EXPECT_EQ(c[0], 7);
+  EXPECT_EQ(c[1], 10);
+  EXPECT_EQ(c[2], 15);
+  EXPECT_EQ(c[3], 22);
+  EXPECT_EQ(eager.cache_size(), 1u);
+  ASSERT_TRUE(eager.Execute("MatMul", {a, a}, {}, nullptr).ok());
+  EXPECT_EQ(eager.cache_size(), 1u);  // same key: reused
+  AttrMap transposed;
+  transposed["transpose_b"].set_b(true);
+  auto t = eager.Execute("MatMul", {a, a}, transposed, nullptr);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ((*t)[0].data<float>()[1], 11);  // [1,2]·[3,4]
+  EXPECT_EQ(eager.cache_size(), 2u);
+}
+
+TEST(EagerTest, InfersCountAndTypeAttributes) {
+  const OpDef* concat = OpRegistry::Global().Find("ConcatV2");
+  ASSERT_NE(concat, nullptr);
+  AttrMap attrs;
+  ASSERT_TRUE(EagerContext::InferAttrs(*concat, {DataType::kFloat, DataType::kFloat, DataType::kFloat,
+                                                 DataType::kInt32},
+                                       &attrs)
+                  .ok());
+  EXPECT_EQ(attrs["N"].i(), 3);
+  EXPECT_EQ(attrs["T"].type(), tf::DT_FLOAT);
+  EXPECT_EQ(attrs["Tidx"].type(), tf::DT_INT32);
+
+  auto runtime = CpuRuntime();
+  EagerContext eager(runtime.get());
+  Tensor axis = Tensor::FromVector(DataType::kInt32, {}, std::vector<int32_t>{0});
+  auto out = eager.Execute("ConcatV2", {Floats({1}, {1}), Floats({2}, {2, 3}), axis}, {}, nullptr);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].shape(), Shape({3}));
+  EXPECT_EQ((*out)[0].data<float>()[2], 3);
+}
+
+TEST(EagerTest, ErrorsNameTheOpAndDevice) {
+  auto runtime = CpuRuntime();
+  EagerContext eager(runtime.get());
+  auto bad = eager.Execute("MatMul", {Floats({2, 2}, {1, 2, 3, 4}), Floats({3}, {1, 2, 3})}, {}, nullptr);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.status().message().find("op MatMul on CPU:0"), std::string::npos) << bad.status();
+  auto unknown = eager.Execute("NoSuchOp", {}, {}, nullptr);
+  EXPECT_EQ(unknown.status().code(), absl::StatusCode::kNotFound);
+  auto graph_only = eager.Execute("Switch", {Floats({1}, {1}), Tensor::FromVector(DataType::kBool, {}, std::vector<bool>{true})}, {}, nullptr);
+  EXPECT_EQ(graph_only.status().code(), absl::StatusCode::kInvalidArgument);
+  auto mixed = eager.Execute("AddV2", {Floats({1}, {1}), Tensor::FromVector(DataType::kInt32, {1}, std::vector<int32_t>{1})}, {}, nullptr);
+  EXPECT_EQ(mixed.status().code(), absl::StatusCode::kInvalidArgument) << mixed.status();
+  // The context still works.
+  EXPECT_TRUE(eager.Execute("Neg", {Floats({1}, {1})}, {}, nullptr).ok());
+}
+
+TEST(GraphBuilderTest, ChecksNodesAndInfersShapes) {
+  GraphBuilder b("test");
+  auto x = b.AddPlaceholder(DataType::kFloat, PartialShape({-1, 4}), "x");
+  ASSERT_TRUE(x.ok()) << x.status();
+  auto w = b.AddConst(Floats({4, 3}, std::vector<float>(12, 1.0f)), "w");
+  ASSERT_TRUE(w.ok());
+  auto y = b.AddNode("MatMul", {{*x, 0}, {*w, 0}}, {});
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_EQ((*y)->output_shapes[0].ToString(), "[?,3]");
+  const int before = b.graph().num_nodes();
+  auto bad = b.AddNode("MatMul", {{*w, 0}, {*w, 0}}, {});  // [4,3] x [4,3]
+  EXPECT_FALSE(bad.ok());
+  EXPECT_EQ(b.graph().num_nodes(), before);  // unchanged on error
+  auto relu = b.AddNode("Relu", {{*y, 0}}, {});
+  ASSERT_TRUE(relu.ok());
+  auto graph = b.Finish();
+  ASSERT_TRUE(graph.ok()) << graph.status();
+
+  auto runtime = CpuRuntime();
+  auto session = Session::Create(runtime.get(), *graph);
+  ASSERT_TRUE(session.ok()) << session.status();
+  auto out = (*session)->Run({{"x", Floats({1, 4}, {1, -2, 1, 1})}}, {(*relu)->name});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].data<float>()[0], 1);
+}
+
+TEST(SessionTest, CancelledRunStopsWithCancelled) {
+  GraphBuilder b("cancel");
+  auto x = b.AddPlaceholder(DataType::kFloat, PartialShape({2}), "x");
+  auto y = b.AddNode("Neg", {{*x, 0}}, {});
+  ASSERT_TRUE(y.ok());
+  auto runtime = CpuRuntime();
+  auto session = Session::Create(runtime.get(), *b.Finish());
+  ASSERT_TRUE(session.ok());
+  std::atomic<bool> cancel{true};
+  RunOptions options;
+  options.cancel = &cancel;
+  auto out = (*session)->Run({{"x", Floats({2}, {1, 2})}}, {(*y)->name}, {}, options);
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kCancelled) << out.status();
+  cancel = false;
+  EXPECT_TRUE((*session)->Run({{"x", Floats({2}, {1, 2})}}, {(*y)->name}, {}, options).ok());
+  EXPECT_EQ(CurrentRunCancelFlag(), nullptr);
+}
+
+}  // namespace
+}  // namespace plexus
