@@ -555,6 +555,12 @@ px_code px_tensor_from_dlpack(DLManagedTensor* managed, px_tensor** out_tensor,
     PX_REQUIRE_ARG(managed);
     PX_REQUIRE_ARG(out_tensor);
     // Host memory only: a handle has no runtime to find devices in.
+    if (managed->dl_tensor.device.device_type != kDLCPU) {
+      return SetStatus(status, PX_STATUS_INVALID_ARGUMENT,
+                       absl::StrCat(fn, ": only host (kDLCPU) tensors can be imported; this one has "
+                                    "DLPack device type ",
+                                    static_cast<int>(managed->dl_tensor.device.device_type)));
+    }
     auto result = std::make_unique<px_tensor>();
     auto imported = plexus::ImportDLPack(managed, nullptr);
     if (!imported.ok()) return FromAbsl(plexus::Annotate(imported.status(), fn), status);

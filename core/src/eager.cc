@@ -462,20 +462,7 @@ absl::StatusOr<std::vector<Tensor>> EagerOp::Run(absl::Span<const Tensor> inputs
   std::vector<std::vector<PX_StringRef>> string_refs;
   for (const Tensor* tp : in) {
     const Tensor& t = *tp;
-    DLTensor d = t.ToDLTensor();
-    if (t.dtype() == DataType::kString) {
-      std::vector<PX_StringRef> refs;
-      refs.reserve(t.strings().size());
-      for (const std::string& v : t.strings()) refs.push_back(PX_StringRef{v.data(), v.size()});
-      string_refs.push_back(std::move(refs));
-      d.data = string_refs.back().data();
-      d.device.device_type = kDLCPU;
-      d.device.device_id = 0;
-      d.dtype.code = PX_DL_STRING;
-      d.dtype.bits = 8 * sizeof(PX_StringRef);
-      d.dtype.lanes = 1;
-    }
-    input_descs.push_back(d);
+    input_descs.push_back(KernelInputDescriptor(t, &string_refs));
   }
   PX_KernelContext kctx{&node, &device, kernel_, &outputs, output_descs.data(), output_descs.size()};
   absl::Status status;

@@ -308,4 +308,21 @@ void FillHostServices(PX_HostServices* s, void* host_context) {
   s->node_attr_string_list = NodeAttrStringList;
 }
 
+DLTensor KernelInputDescriptor(const Tensor& t, std::vector<std::vector<PX_StringRef>>* string_refs) {
+  DLTensor d = t.ToDLTensor();
+  if (t.dtype() == DataType::kString) {
+    std::vector<PX_StringRef> refs;
+    refs.reserve(t.strings().size());
+    for (const std::string& v : t.strings()) refs.push_back(PX_StringRef{v.data(), v.size()});
+    string_refs->push_back(std::move(refs));
+    d.data = string_refs->back().data();
+    d.device.device_type = kDLCPU;
+    d.device.device_id = 0;
+    d.dtype.code = PX_DL_STRING;
+    d.dtype.bits = 8 * sizeof(PX_StringRef);
+    d.dtype.lanes = 1;
+  }
+  return d;
+}
+
 }  // namespace plexus

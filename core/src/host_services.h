@@ -49,6 +49,11 @@ absl::Status TakePluginStatus(PX_Status* status);
 // A status for the plugin (owned by the receiver); null for OK.
 PX_Status* MakePluginStatus(const absl::Status& status);
 
+// The kernel ABI's descriptor of input `t`. String tensors cross as arrays
+// of (pointer, size) pairs, kept in `string_refs`, which must outlive the
+// kernel call.
+DLTensor KernelInputDescriptor(const Tensor& t, std::vector<std::vector<PX_StringRef>>* string_refs);
+
 // Fills `services` with the host's functions; `host_context` is passed back
 // to log() and identifies the plugin.
 void FillHostServices(PX_HostServices* services, void* host_context);

@@ -242,11 +242,16 @@ std::shared_ptr<Device> Runtime::DefaultDevice() const {
 }
 
 std::shared_ptr<Device> Runtime::HostDevice() const {
+  // The highest-scoring plugin's first host-accessible device, whatever the
+  // load order (the reference plugin, say, must not stand in for cpu).
   std::lock_guard<std::mutex> lock(mu_);
+  std::shared_ptr<Device> best;
   for (const auto& device : devices_) {
-    if (device->host_accessible()) return device;
+    if (device->host_accessible() && (best == nullptr || device->plugin().score() > best->plugin().score())) {
+      best = device;
+    }
   }
-  return nullptr;
+  return best;
 }
 
 }  // namespace plexus

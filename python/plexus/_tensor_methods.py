@@ -304,7 +304,10 @@ def _reshape(self, *shape):
 
 
 def _reducer(name):
-    def method(self, axis=None, keepdims=False):
+    def method(self, axis=None, keepdims=False, out=None, **kwargs):
+        # (out= and the rest: NumPy's np.sum(t) calls t.sum(axis=None, out=None).)
+        if out is not None:
+            raise TypeError(f"{method.__name__}(): plexus tensors are immutable; out= is not supported")
         from plexus import _api
         return getattr(_api, name)(self, axis=axis, keepdims=keepdims)
     method.__name__ = {"reduce_sum": "sum", "reduce_mean": "mean", "reduce_max": "max",

@@ -22,7 +22,8 @@ def _flatten(value, leaves):
     if isinstance(value, (_Tensor, _GraphTensor)) or _is_array(value):
         leaves.append(value)
         return ("leaf", len(leaves) - 1)
-    return ("const", value)
+    # The type too: 2, 2.0 and True are equal in Python but trace differently.
+    return ("const", type(value).__name__, value)
 
 
 def _unflatten(spec, leaves):
@@ -35,7 +36,7 @@ def _unflatten(spec, leaves):
         return {k: _unflatten(s, leaves) for k, s in zip(spec[1], spec[2])}
     if kind == "leaf":
         return leaves[spec[1]]
-    return spec[1]
+    return spec[2]
 
 
 def _is_array(value):
@@ -77,7 +78,7 @@ class ConcreteFunction:
         return self.graph.graph_def()
 
     def optimized_graph_def(self) -> bytes | None:
-        """The graph the executor runs, after the optimizer (None before the first call)."""
+        """The graph the executor runs, after the optimizer (the traced graph before the first call)."""
         return self.session.optimized_graph_def()
 
     def __repr__(self):

@@ -243,6 +243,12 @@ nb::list ExecuteOp(const OpInfo& info, const nb::handle* inputs, size_t n, nb::h
           wanted[k] = BaseType(given->second.type());
         } else if (auto it = by_attr.find(arg.type_attr); it != by_attr.end()) {
           wanted[k] = it->second;
+        } else if (const AttrSpec* spec = def.FindAttr(arg.type_attr);
+                   spec != nullptr && spec->has_default &&
+                   spec->default_value.value_case() == tf::AttrValue::kType) {
+          // Nothing else decides it: the attribute's default, as TensorFlow
+          // does (Reshape's shape [] is int32, not float).
+          wanted[k] = BaseType(spec->default_value.type());
         }
       } else if (!arg.type_list_attr.empty()) {
         auto given = attrs.find(arg.type_list_attr);

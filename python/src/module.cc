@@ -342,7 +342,7 @@ NB_MODULE(_plexus, m) {
       t_scope_device = Unwrap(GetRuntime().FindDevice(nb::cast<std::string>(name)));
     }
     return previous;
-  });
+  }, nb::arg("name").none());
   m.def("_scope_device", []() -> nb::object {
     return t_scope_device ? nb::object(nb::str(t_scope_device->name().c_str())) : nb::none();
   });

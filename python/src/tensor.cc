@@ -130,11 +130,11 @@ void BindOperators(Class& cls) {
       .def("__eq__", [](nb::handle a, nb::handle b) -> nb::object {
         if (b.is_none()) return nb::bool_(false);
         return Op2("Equal", a, b);
-      })
+      }, nb::arg("other").none())
       .def("__ne__", [](nb::handle a, nb::handle b) -> nb::object {
         if (b.is_none()) return nb::bool_(true);
         return Op2("NotEqual", a, b);
-      })
+      }, nb::arg("other").none())
       .def("__and__", [](nb::handle a, nb::handle b) { return Logic("LogicalAnd", "BitwiseAnd", a, b); })
       .def("__rand__", [](nb::handle a, nb::handle b) { return Logic("LogicalAnd", "BitwiseAnd", b, a); })
       .def("__or__", [](nb::handle a, nb::handle b) { return Logic("LogicalOr", "BitwiseOr", a, b); })
@@ -375,7 +375,12 @@ Tensor ToTensor(nb::handle value, DataType want, const std::string& what) {
   const bool is_array = nb::isinstance(value, np.attr("ndarray")) || nb::hasattr(value, "__array_interface__");
   nb::object arr;
   try {
-    arr = np.attr("asarray")(value);
+    // Lists of bytes through object arrays: NumPy's fixed-width 'S' dtype
+    // would strip trailing NUL bytes.
+    nb::object probe = nb::borrow(value);
+    while ((PyList_Check(probe.ptr()) || PyTuple_Check(probe.ptr())) && nb::len(probe) > 0) probe = probe[0];
+    const bool text = !is_array && (nb::isinstance<nb::bytes>(probe) || nb::isinstance<nb::str>(probe));
+    arr = text ? np.attr("array")(value, "dtype"_a = np.attr("object_")) : np.attr("asarray")(value);
   } catch (const nb::python_error& e) {
     Throw(absl::InvalidArgumentError(absl::StrCat("cannot convert ", what, " to a tensor: ", e.what())));
   }
@@ -389,8 +394,9 @@ Tensor ToTensor(nb::handle value, DataType want, const std::string& what) {
       } else if (nb::isinstance<nb::str>(item)) {
         values.push_back(nb::cast<std::string>(item));
       } else {
-        Throw(absl::InvalidArgumentError(absl::StrCat("cannot convert ", what,
-                                                      " to a tensor: it mixes strings and other values")));
+        Throw(absl::InvalidArgumentError(absl::StrCat(
+            "cannot convert ", what, " to a tensor: NumPy can hold it only as Python objects (an integer "
+            "beyond int64, None, or text mixed with other values)")));
       }
     }
     Shape shape;

@@ -516,11 +516,6 @@ def broadcast_gradient_args(s0, s1):
     return np.asarray(r0), np.asarray(r1)
 
 
-def top_k(x, k):
-    order = np.argsort(-x, axis=-1, kind="stable")[..., :k]
-    return np.take_along_axis(x, order, axis=-1), order
-
-
 # ---------------------------------------------------------------------------
 # Audio
 # ---------------------------------------------------------------------------

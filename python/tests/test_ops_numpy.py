@@ -16,7 +16,6 @@ before comparing. References compute in float64 from the exact input values.
 """
 import math
 import os
-import re
 
 import numpy as np
 import pytest
@@ -46,8 +45,6 @@ def make_tensor(inp):
     if inp.dtype == "bfloat16":
         f32 = _px.constant(inp.value.astype(np.float32), dtype=pdtype("float32"))
         return raw_ops.Cast(f32, DstT=pdtype("bfloat16"))
-    if os.environ.get("PX_TMP_SCALAR_HACK") and inp.value.ndim == 0 and inp.dtype != "bfloat16":
-        return raw_ops.Reshape(_px.constant(inp.value.reshape(1), dtype=pdtype(inp.dtype)), np.zeros((0,), np.int32))
     return _px.constant(inp.value, dtype=pdtype(inp.dtype))
 
 
@@ -238,7 +235,7 @@ def gen_unary(op):
                  Case("empty", [In(dom(rng, (0, 3), dt), dt)], ref=ref_fn, tol=tol),
                  # Odd sizes past the vector width and the kernels' parallel cutoffs.
                  Case("large", [In(dom(rng, (67, 131), dt), dt)], ref=ref_fn, tol=tol)]
-        if special and dt in ("float32", "float64"):
+        if special and R.is_float(dt):
             cases.append(Case("special", [with_special(dt, special)], ref=ref_fn, tol=tol))
         return cases
     return gen
@@ -270,8 +267,9 @@ def gen_softmax(fn):
                  Case("large", [In(rand(rng, (9, 1001), dt, -3, 3), dt)], ref=fn, tol="accum")]
         if dt in ("float32", "float64"):
             # Large logits: a stable kernel subtracts the maximum first.
-            big = np.array([[1000.0, 1000.5, 999.0], [-1000.0, -1001.0, -999.5]])
-            cases.append(Case("large", [In(big, dt)], ref=fn, tol="accum"))
+            big = np.array([[1000.0, 1000.5, 999.0], [-1000.0, -1001.0, -999.5],
+                            [-np.inf, 0.0, 1.0]])
+            cases.append(Case("extreme_logits", [In(big, dt)], ref=fn, tol="accum"))
         return cases
     return gen
 
@@ -284,6 +282,7 @@ BINARY_SHAPES = [
     ("same", (3, 4), (3, 4)),
     ("large", (67, 131), (67, 131)),
     ("large_bcast", (33, 1, 65), (7, 1)),
+    ("bcast_both_rank5", (2, 1, 3, 1, 2), (4, 1, 5, 1)),
     ("bcast", (3, 1), (1, 4)),
     ("bcast_rank", (2, 3, 4), (4,)),
     ("scalar_x", (), (3,)),
@@ -395,7 +394,7 @@ def gen_binary(op):
         for name, sx, sy in BINARY_SHAPES:
             x, y = maker(rng, sx, sy, dt)
             cases.append(Case(name, [In(x, dt), In(y, dt)], ref=ref, tol=tol))
-        if dt in ("float32", "float64") and op in BINARY_SPECIAL:
+        if R.is_float(dt) and op in BINARY_SPECIAL:
             x, y = BINARY_SPECIAL[op]
             cases.append(Case("special", [In(x, dt), In(y, dt)], ref=ref, tol=tol))
         return cases
@@ -490,6 +489,25 @@ def gen_cast(src, rng):
             return v.astype(np.float64)
         cases.append(Case(f"to_{dst}", [In(x, src)], {"DstT": pdtype(dst)}, ref=ref,
                           tol="exact", out_dtypes=[dst]))
+    if src in ("float32", "float64"):
+        # Inexact values: round to nearest even, like NumPy (bfloat16: through
+        # float32, as Eigen's conversion does).
+        x = rng.uniform(-100, 100, size=(5, 7))
+        x[0, :3] = [70000.0, -70000.0, 1e-9]  # half overflow and underflow
+        xv = R.as_dtype_values(x, src)
+        with np.errstate(over="ignore"):
+            to_half = xv.astype(np.float16).astype(np.float64)
+        cases.append(Case("round_to_float16", [In(xv, src)], {"DstT": pdtype("float16")},
+                          expected=[to_half], tol="exact",
+                          out_dtypes=["float16"]))
+        cases.append(Case("round_to_bfloat16", [In(xv, src)], {"DstT": pdtype("bfloat16")},
+                          expected=[R.round_bf16(xv.astype(np.float32)).astype(np.float64)],
+                          tol="exact", out_dtypes=["bfloat16"]))
+    if src in ("int32", "int64"):
+        x = rng.integers(-(2 ** 30), 2 ** 30, size=(4, 5)).astype(src)
+        cases.append(Case("large_to_float32", [In(x, src)], {"DstT": pdtype("float32")},
+                          expected=[x.astype(np.float32).astype(np.float64)], tol="exact",
+                          out_dtypes=["float32"]))
     cases.append(Case("scalar_to_float32", [In(np.asarray(True if src == "bool" else 3), src)],
                       {"DstT": pdtype("float32")},
                       ref=lambda v: v.astype(np.float64), out_dtypes=["float32"], tol="exact"))
@@ -539,9 +557,9 @@ def gen_reduction(op):
             Case("scalar", [In(red_values(fn, rng, (), dt), dt), ti(np.zeros((0,), np.int64))],
                  ref=ref([]), tol=tol),
         ]
-        if fn != "prod" and not (R.is_int(dt) and fn == "sum"):
-            # Long rows and columns (sums of up to 131 terms: looser accum bounds
-            # for half/bfloat16 would be needed only if kernels summed in them).
+        if fn != "prod" and not (R.is_int(dt) and fn in ("sum", "mean")):
+            # Long rows and columns, sums of up to 131 terms (not for integer
+            # sums, which would overflow int8/uint8).
             big = In(red_values(fn, rng, (37, 131), dt), dt)
             cases += [Case("large_rows", [big, ti(1)], ref=ref(1), tol=tol),
                       Case("large_cols", [big, ti(0)], ref=ref(0), tol=tol)]
@@ -658,7 +676,8 @@ def gen_batch_matmul(op):
         cases = [case("plain", (2, 3, 4), (2, 4, 5)), case("adj_x", (2, 4, 3), (2, 4, 5), ax=True),
                  case("adj_y", (2, 3, 4), (2, 5, 4), ay=True),
                  case("adj_xy", (3, 4, 3), (3, 5, 4), ax=True, ay=True),
-                 case("rank4", (2, 2, 3, 4), (2, 2, 4, 2)), case("empty_batch", (0, 3, 4), (0, 4, 2))]
+                 case("rank4", (2, 2, 3, 4), (2, 2, 4, 2)), case("empty_batch", (0, 3, 4), (0, 4, 2)),
+                 case("large", (17, 9, 33), (17, 33, 5))]
         if op != "BatchMatMul":
             cases += [case("bcast_batch", (2, 1, 3, 4), (3, 4, 5)),
                       case("bcast_rank2", (3, 4), (2, 4, 5))]
@@ -751,6 +770,14 @@ def gen_conv(depthwise, variants=CONV_VARIANTS):
             cases.append(Case(name, [In(R.nchw(x) if nchw_fmt else x, dt), In(w, dt)],
                               conv_attrs(strides, padding, dil, explicit, nchw_fmt), ref=ref,
                               tol=mm_tol(dt), out_dtypes=[dt]))
+        # More channels and batch: the GEMM-based paths.
+        x = conv_values(rng, (3, 9, 10, 17), dt)
+        w = conv_values(rng, (3, 3, 17, 2 if depthwise else 19), dt)
+        cases.append(Case("large_same", [In(x, dt), In(w, dt)], {"strides": [1, 1, 1, 1],
+                                                                 "padding": "SAME"},
+                          ref=lambda a, b: R.conv2d(a, b, (1, 1), "SAME", (1, 1), None,
+                                                    depthwise),
+                          tol=mm_tol(dt), out_dtypes=[dt]))
         # A 1x1 filter is a matmul over channels.
         x = conv_values(rng, (1, 4, 4, 3), dt)
         w = conv_values(rng, (1, 1, 3, 2 if depthwise else 5), dt)

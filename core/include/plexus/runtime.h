@@ -67,7 +67,8 @@ class Runtime {
   // The best device present: the highest-scoring plugin's first device;
   // among equal scores, non-host devices first. Null when there are none.
   std::shared_ptr<Device> DefaultDevice() const;
-  // The first host-accessible device (the cpu plugin), or null.
+  // The host-accessible device of the highest-scoring plugin (the cpu
+  // plugin), or null.
   std::shared_ptr<Device> HostDevice() const;
 
  private:
