@@ -395,8 +395,9 @@ Tensor ToTensor(nb::handle value, DataType want, const std::string& what) {
         values.push_back(nb::cast<std::string>(item));
       } else {
         Throw(absl::InvalidArgumentError(absl::StrCat(
-            "cannot convert ", what, " to a tensor: NumPy can hold it only as Python objects (an integer "
-            "beyond int64, None, or text mixed with other values)")));
+            "cannot convert ", what, " to a tensor: ",
+            values.empty() ? "NumPy can hold it only as Python objects (an integer beyond int64, or None)"
+                           : "it mixes strings and other values")));
       }
     }
     Shape shape;
