@@ -18,5 +18,5 @@ echo "test: pip install ./python"
     "$root/python" -Cbuild-dir="$root/build-wheel"
 echo "test: pytest python/tests (against the installed package)"
 cd "$root/python/tests"
-PLEXUS_TEST_DATA="$root/tests/data" PLEXUS_PLUGIN_PATH= \
+PLEXUS_TEST_DATA="$root/tests/data" PLEXUS_BUILD_DIR="$build" PLEXUS_PLUGIN_PATH= \
     "$venv/bin/python" -m pytest -q -p no:cacheprovider --import-mode=importlib .

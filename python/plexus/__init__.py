@@ -15,7 +15,26 @@ import os as _os
 import threading as _threading
 
 from . import errors
-from . import _plexus
+
+
+def _load_extension():
+    # The extension and the core link the system's protobuf. A process that
+    # loaded another protobuf first (TensorFlow brings its own, with global
+    # symbols) would otherwise resolve some of ours to it and crash:
+    # RTLD_DEEPBIND makes the extension's libraries prefer their own.
+    import sys
+    flags = sys.getdlopenflags()
+    deepbind = getattr(_os, "RTLD_DEEPBIND", 0)
+    if deepbind and _os.environ.get("PLEXUS_NO_DEEPBIND") != "1":
+        sys.setdlopenflags(flags | deepbind)
+    try:
+        from . import _plexus as extension
+    finally:
+        sys.setdlopenflags(flags)
+    return extension
+
+
+_plexus = _load_extension()
 from ._plexus import (  # noqa: F401  (re-exported)
     DType, Tensor, GraphTensor, as_dtype, constant, from_dlpack, synchronize,
     float32, float64, float16, bfloat16, int8, int16, int32, int64, uint8, uint16, uint32,

@@ -19,7 +19,9 @@ from plexus import _plexus
 from plexus import errors
 
 # The build tree: build/python/plexus/__init__.py -> build/.
-BUILD = pathlib.Path(px.__file__).resolve().parent.parent.parent
+# The build tree with the test plugins: PLEXUS_BUILD_DIR (.ci/test.sh sets it
+# when testing the installed package), else the tree plexus was imported from.
+BUILD = pathlib.Path(os.environ.get("PLEXUS_BUILD_DIR") or pathlib.Path(px.__file__).resolve().parent.parent.parent)
 TEST_PLUGINS = BUILD / "lib" / "test-plugins"
 REFERENCE_PLUGIN = BUILD / "lib" / "sdk" / "libplexus_plugin_reference.so"
 
