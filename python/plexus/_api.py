@@ -377,8 +377,15 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
         b = _tensor(b, a.dtype)
     ta = transpose_a or adjoint_a
     tb = transpose_b or adjoint_b
+    if output_type is None and not (ta or tb) and a.ndim == 2 and b.ndim == 2:
+        return _ex("MatMul", [a, b], None)[0]  # the common case, first
     output_type = _as_dtype(output_type)
-    if output_type is not None or a.dtype != b.dtype:
+    if output_type is None and a.dtype != b.dtype:
+        from .errors import InvalidArgumentError
+        raise InvalidArgumentError(
+            f"matmul: a is {a.dtype.name} but b is {b.dtype.name}; cast one, or give output_type= "
+            f"for a mixed-type product")
+    if output_type is not None:
         attrs = {"Tout": output_type or a.dtype}
         if ta:
             attrs["adj_x"] = True

@@ -194,7 +194,11 @@ nb::list Execute(const std::string& op, nb::handle inputs_obj, nb::handle attrs_
   nb::sequence seq = nb::borrow<nb::sequence>(inputs_obj);
   const size_t n = nb::len(seq);
   absl::InlinedVector<nb::handle, 4> handles(n);
-  for (size_t k = 0; k < n; ++k) handles[k] = seq[k];  // the sequence keeps them alive
+  absl::InlinedVector<nb::object, 4> keep(n);
+  for (size_t k = 0; k < n; ++k) {
+    keep[k] = seq[k];
+    handles[k] = keep[k];
+  }
   return ExecuteOp(FindOp(op), handles.data(), n, attrs_obj);
 }
 
@@ -317,8 +321,37 @@ nb::list ExecuteOp(const OpInfo& info, const nb::handle* inputs, size_t n, nb::h
 }
 
 void BindExecute(nb::module_& m) {
-  m.def("execute", &Execute, nb::arg("op"), nb::arg("inputs"), nb::arg("attrs") = nb::none(),
-        "Runs one op (or adds it to the function being traced); returns its outputs as a list.");
+  m.def("execute", [](nb::handle op, nb::handle inputs, nb::handle attrs) {
+    // Generated wrappers pass the same (interned) name object on every
+    // call: look the op up by that object, without building a string.
+    static std::mutex mu;
+    static auto* by_object = new absl::flat_hash_map<PyObject*, std::pair<nb::object, const OpInfo*>>();
+    const OpInfo* info = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      auto it = by_object->find(op.ptr());
+      if (it != by_object->end()) info = it->second.second;
+    }
+    if (info == nullptr) {
+      if (!nb::isinstance<nb::str>(op)) {
+        PyErr_SetString(PyExc_TypeError, "execute(): the op name must be a str");
+        throw nb::python_error();
+      }
+      info = &FindOp(nb::cast<std::string>(op));
+      std::lock_guard<std::mutex> lock(mu);
+      if (by_object->size() < 8192) by_object->emplace(op.ptr(), std::make_pair(nb::borrow(op), info));
+    }
+    nb::sequence seq = nb::borrow<nb::sequence>(inputs);
+    const size_t n = nb::len(seq);
+    absl::InlinedVector<nb::handle, 4> handles(n);
+    absl::InlinedVector<nb::object, 4> keep(n);
+    for (size_t k = 0; k < n; ++k) {
+      keep[k] = seq[k];
+      handles[k] = keep[k];
+    }
+    return ExecuteOp(*info, handles.data(), n, attrs);
+  }, nb::arg("op"), nb::arg("inputs"), nb::arg("attrs") = nb::none(),
+  "Runs one op (or adds it to the function being traced); returns its outputs as a list.");
 
   struct PyTrace {
     std::shared_ptr<TraceState> state;
