@@ -159,10 +159,12 @@ absl::Status EagerContextStream::Sync() {
   return status;
 }
 
-absl::StatusOr<PX_Stream*> EagerContext::StreamFor(Device* device) {
-  DeviceStream* ds = Slot(device);
-  std::lock_guard<std::mutex> launch(ds->launch_mu);
-  return ds->Get();
+Device* EagerContext::DeviceFor(absl::Span<const Tensor> inputs, Device* requested) {
+  if (requested != nullptr) return requested;
+  for (const Tensor& t : inputs) {
+    if (t.device() != nullptr) return t.device();
+  }
+  return nullptr;
 }
 
 absl::Status EagerContext::Synchronize(Device* device) {
@@ -206,15 +208,8 @@ absl::StatusOr<std::vector<Tensor>> EagerContext::Execute(absl::string_view op,
                                                           const AttrMap& attrs, Device* device) {
   absl::InlinedVector<DataType, 4> types;
   for (const Tensor& t : inputs) types.push_back(t.dtype());
-  if (device == nullptr) {
-    for (const Tensor& t : inputs) {
-      if (t.device() != nullptr) {
-        device = t.device();
-        break;
-      }
-    }
-  }
-  PX_ASSIGN_OR_RETURN(std::shared_ptr<const EagerOp> prepared, Prepare(op, types, attrs, device));
+  PX_ASSIGN_OR_RETURN(std::shared_ptr<const EagerOp> prepared,
+                      Prepare(op, types, attrs, DeviceFor(inputs, device)));
   return prepared->Run(inputs);
 }
 
@@ -312,16 +307,12 @@ absl::StatusOr<std::shared_ptr<const EagerOp>> EagerContext::Build(
       e.host_op_ = host_op;
       return prepared;
     }
-    std::vector<std::string> types;
-    for (const auto& [name, value] : node->attrs) {
-      if (value.value_case() == tf::AttrValue::kType) {
-        types.push_back(absl::StrCat(name, "=", DataTypeName(BaseType(value.type()))));
-      }
+    if (first == nullptr) {
+      return absl::NotFoundError(absl::StrCat("op ", op_name, ": no device is loaded to run it on"));
     }
     return absl::NotFoundError(absl::StrCat(
-        "op ", op_name, types.empty() ? "" : absl::StrCat(" with ", absl::StrJoin(types, ", ")),
-        ": no device has a kernel for it",
-        first != nullptr ? absl::StrCat(" (asked for ", first->name(), ")") : ""));
+        "op ", op_name, " on ", first->name(), ": ", DescribeKernelMismatch(*node, first->plugin()),
+        order.size() > 1 ? ", nor does any other device" : ""));
   }
   for (size_t k = 0; k < input_types.size(); ++k) {
     e.host_memory_inputs_[k] = e.kernel_->InputInHostMemory(static_cast<int>(k));

@@ -48,21 +48,6 @@ std::string Where(const Node& node, const Device& device) {
   return absl::StrCat(node.Describe(), " on ", device.name());
 }
 
-// Why no kernel matched, for the error message.
-std::string KernelMismatch(const Node& node, const Plugin& plugin) {
-  std::vector<std::string> types;
-  for (const auto& [name, value] : node.attrs) {
-    if (value.value_case() == tf::AttrValue::kType) {
-      types.push_back(absl::StrCat(name, "=", DataTypeName(BaseType(value.type()))));
-    }
-  }
-  std::vector<std::string> have;
-  for (const KernelRegistration* reg : plugin.kernels().ForOp(node.op)) have.push_back(reg->Describe());
-  return absl::StrCat("plugin '", plugin.name(), "' has no kernel for op ", node.op,
-                      types.empty() ? "" : absl::StrCat(" with ", absl::StrJoin(types, ", ")),
-                      have.empty() ? "" : absl::StrCat(" (it has: ", absl::StrJoin(have, "; "), ")"));
-}
-
 }  // namespace
 
 namespace {
@@ -510,7 +495,7 @@ absl::StatusOr<std::shared_ptr<Executor>> Executor::Create(const Graph& graph,
         Log(LogLevel::kDebug, exec->notes_.back());
       } else if (item.kernel == nullptr) {
         return absl::NotFoundError(absl::StrCat(Where(*node, *device), ": ",
-                                                KernelMismatch(*node, device->plugin()),
+                                                DescribeKernelMismatch(*node, device->plugin()),
                                                 fallbacks.empty() ? "" : ", nor does any other device"));
       }
     }

@@ -15,6 +15,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "host_services.h"
+#include "plexus/graph.h"
 #include "plexus/logging.h"
 
 namespace plexus {
@@ -276,6 +277,20 @@ std::vector<std::string> PluginLoader::DiscoverFiles() {
     for (const std::string& file : ScanDirectory(dir)) add(file);
   }
   return files;
+}
+
+std::string DescribeKernelMismatch(const Node& node, const Plugin& plugin) {
+  std::vector<std::string> types;
+  for (const auto& [name, value] : node.attrs) {
+    if (value.value_case() == tf::AttrValue::kType) {
+      types.push_back(absl::StrCat(name, "=", DataTypeName(BaseType(value.type()))));
+    }
+  }
+  std::vector<std::string> have;
+  for (const KernelRegistration* reg : plugin.kernels().ForOp(node.op)) have.push_back(reg->Describe());
+  return absl::StrCat("plugin '", plugin.name(), "' has no kernel for op ", node.op,
+                      types.empty() ? "" : absl::StrCat(" with ", absl::StrJoin(types, ", ")),
+                      have.empty() ? "" : absl::StrCat(" (it has: ", absl::StrJoin(have, "; "), ")"));
 }
 
 }  // namespace plexus

@@ -72,7 +72,6 @@ struct TraceState {
   GraphBuilder builder;
   // Eager tensors captured as constants, by buffer.
   std::map<const void*, Node*> captured;
-  bool finished = false;
 };
 // The trace active on this thread, or null.
 std::shared_ptr<TraceState> ActiveTrace();

@@ -60,7 +60,7 @@ std::vector<int> ArgOfInputs(const OpDef& def, size_t n, const AttrMap& attrs) {
   return out;
 }
 
-void SetShape(nb::handle v, tf::TensorShapeProto* shape, const std::string& what) {
+void SetShape(nb::handle v, tf::TensorShapeProto* shape) {
   if (v.is_none()) {
     shape->set_unknown_rank(true);
     return;
@@ -91,7 +91,7 @@ void ToAttrValue(const AttrSpec& spec, nb::handle v, tf::AttrValue* out, const s
         out->set_s(nb::cast<std::string>(v));
       }
     } else if (t == "shape") {
-      SetShape(v, out->mutable_shape(), what);
+      SetShape(v, out->mutable_shape());
     } else if (t == "tensor") {
       Tensor value = HostCopy(ToTensor(v, DataType::kInvalid, what));
       *out->mutable_tensor() = Unwrap(TensorToProto(value));
@@ -106,7 +106,7 @@ void ToAttrValue(const AttrSpec& spec, nb::handle v, tf::AttrValue* out, const s
         else if (inner == "bool") list->add_b(nb::cast<bool>(item));
         else if (inner == "type") list->add_type(static_cast<tf::DataType>(ToDataType(item)));
         else if (inner == "string") list->add_s(nb::cast<std::string>(item));
-        else if (inner == "shape") SetShape(item, list->add_shape(), what);
+        else if (inner == "shape") SetShape(item, list->add_shape());
         else Throw(absl::UnimplementedError(absl::StrCat(what, " has type ", t, ", which Python cannot set yet")));
       }
     } else {
@@ -146,7 +146,6 @@ Node* GraphInput(TraceState& trace, nb::handle value, DataType want, const std::
 
 nb::list TraceOp(const std::shared_ptr<TraceState>& trace, const OpInfo& info, const std::string& op,
                  const nb::handle* inputs, size_t n, AttrMap attrs, const std::vector<DataType>& wanted) {
-  if (trace->finished) Throw(absl::FailedPreconditionError("this trace has finished"));
   std::vector<Endpoint> endpoints;
   size_t k = 0;
   for (; k < n;) {
@@ -190,16 +189,25 @@ AttrMap ToAttrs(const OpDef& def, nb::handle attrs) {
   return out;
 }
 
-nb::list Execute(const std::string& op, nb::handle inputs_obj, nb::handle attrs_obj) {
-  nb::sequence seq = nb::borrow<nb::sequence>(inputs_obj);
+namespace {
+
+// ExecuteOp on the items of a Python sequence.
+nb::list ExecuteSequence(const OpInfo& info, nb::handle inputs, nb::handle attrs) {
+  nb::sequence seq = nb::borrow<nb::sequence>(inputs);
   const size_t n = nb::len(seq);
+  absl::InlinedVector<nb::object, 4> keep(n);  // owns what the handles point at
   absl::InlinedVector<nb::handle, 4> handles(n);
-  absl::InlinedVector<nb::object, 4> keep(n);
   for (size_t k = 0; k < n; ++k) {
     keep[k] = seq[k];
     handles[k] = keep[k];
   }
-  return ExecuteOp(FindOp(op), handles.data(), n, attrs_obj);
+  return ExecuteOp(info, handles.data(), n, attrs);
+}
+
+}  // namespace
+
+nb::list Execute(const std::string& op, nb::handle inputs, nb::handle attrs) {
+  return ExecuteSequence(FindOp(op), inputs, attrs);
 }
 
 nb::list ExecuteOp(const OpInfo& info, const nb::handle* inputs, size_t n, nb::handle attrs_obj) {
@@ -277,11 +285,10 @@ nb::list ExecuteOp(const OpInfo& info, const nb::handle* inputs, size_t n, nb::h
     }
   }
   // Where: the scope's device, else the first input's device, else the host.
-  Device* device = ScopeDevice();
+  Device* device = EagerContext::DeviceFor(tensors, ScopeDevice());
   int64_t elements = 0;
   absl::InlinedVector<DataType, 4> types;
   for (const Tensor& t : tensors) {
-    if (device == nullptr) device = t.device();
     types.push_back(t.dtype());
     elements += t.dtype() == DataType::kString ? 0 : t.num_elements();
   }
@@ -341,15 +348,7 @@ void BindExecute(nb::module_& m) {
       std::lock_guard<std::mutex> lock(mu);
       if (by_object->size() < 8192) by_object->emplace(op.ptr(), std::make_pair(nb::borrow(op), info));
     }
-    nb::sequence seq = nb::borrow<nb::sequence>(inputs);
-    const size_t n = nb::len(seq);
-    absl::InlinedVector<nb::handle, 4> handles(n);
-    absl::InlinedVector<nb::object, 4> keep(n);
-    for (size_t k = 0; k < n; ++k) {
-      keep[k] = seq[k];
-      handles[k] = keep[k];
-    }
-    return ExecuteOp(*info, handles.data(), n, attrs);
+    return ExecuteSequence(*info, inputs, attrs);
   }, nb::arg("op"), nb::arg("inputs"), nb::arg("attrs") = nb::none(),
   "Runs one op (or adds it to the function being traced); returns its outputs as a list.");
 

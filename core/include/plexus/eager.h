@@ -121,10 +121,12 @@ class EagerContext {
   static absl::Status InferAttrs(const OpDef& def, absl::Span<const DataType> input_types,
                                  AttrMap* attrs);
 
+  // Where an op on `inputs` runs when `requested` is null: the device of the
+  // first input in a device's memory, else null (the host).
+  static Device* DeviceFor(absl::Span<const Tensor> inputs, Device* requested);
+
   // Waits for the eager work queued on `device` and returns its first error.
   absl::Status Synchronize(Device* device);
-  // The stream eager ops use on `device` (created on first use).
-  absl::StatusOr<PX_Stream*> StreamFor(Device* device);
 
   // Number of prepared ops in the cache; Clear drops them.
   size_t cache_size() const;
