@@ -9,9 +9,9 @@ import timeit
 import numpy as np
 
 
-def configure_threads(tensorflow=True, pytorch=True):
+def configure_threads(tensorflow=True, pytorch=True, threads=1):
     """Imports TensorFlow and PyTorch (those asked for; None for the others)
-    and gives each one intra-op and one
+    and gives each `threads` intra-op threads and one
     inter-op thread. Must run before either framework runs anything.
     Plexus is left as built (its settings come from the environment).
 
@@ -23,12 +23,12 @@ def configure_threads(tensorflow=True, pytorch=True):
     if tensorflow:
         import tensorflow as tf
 
-        tf.config.threading.set_intra_op_parallelism_threads(1)
+        tf.config.threading.set_intra_op_parallelism_threads(threads)
         tf.config.threading.set_inter_op_parallelism_threads(1)
     if pytorch:
         import torch
 
-        torch.set_num_threads(1)
+        torch.set_num_threads(threads)
         try:
             torch.set_num_interop_threads(1)
         except RuntimeError:  # already set, or torch already ran something

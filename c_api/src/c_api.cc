@@ -449,7 +449,13 @@ size_t px_tensor_byte_size(const px_tensor* tensor) {
 }
 
 void* px_tensor_data(px_tensor* tensor) {
-  return tensor == nullptr ? nullptr : tensor->tensor.raw_data();
+  if (tensor == nullptr) return nullptr;
+  // The caller may write through the pointer: a variable's value (shared,
+  // not copied, by reads) is first replaced by a copy of its own.
+  auto writable = tensor->tensor.ShareForWriting();
+  if (!writable.ok()) return nullptr;
+  tensor->tensor = *std::move(writable);
+  return tensor->tensor.raw_data();
 }
 
 px_code px_tensor_create_strings(const int64_t* dims, int ndim, const char* const* strings,

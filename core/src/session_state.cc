@@ -20,12 +20,27 @@ absl::StatusOr<Tensor> Variable::Read() const {
     return absl::FailedPreconditionError(absl::StrCat(
         "attempting to use uninitialized variable '", name_, "'"));
   }
-  // A copy (copy on read): what a reader gets, and may hand to a caller who
-  // writes into a fetched tensor, never aliases the variable's own buffer.
-  if (value_.dtype() == DataType::kString || value_.buffer() == nullptr) return value_;
-  PX_ASSIGN_OR_RETURN(Tensor copy, Tensor::AllocateHost(value_.dtype(), value_.shape()));
-  PX_ASSIGN_OR_RETURN(Tensor host, CopyTensorTo(value_, nullptr));
-  if (host.nbytes()) std::memcpy(copy.raw_data(), host.raw_data(), host.nbytes());
+  // Readers share the value: its buffer is pinned (see Keep), so nothing
+  // writes it while they hold it, and an assignment replaces the buffer.
+  if (value_.dtype() == DataType::kString || value_.buffer() == nullptr || value_.host_readable()) {
+    return value_;
+  }
+  return CopyTensorTo(value_, nullptr);
+}
+
+absl::StatusOr<Tensor> Variable::Keep(Tensor value) {
+  if (value.dtype() == DataType::kString || value.buffer() == nullptr) return value;
+  Buffer& buffer = *value.buffer();
+  if (value.host_readable() && !buffer.exposed() && !buffer.is_view()) {
+    buffer.Pin();  // Plexus's own memory, never written again: kept without a copy
+    return value;
+  }
+  // Memory someone else may write (an import, or handed out for writing), a
+  // view into a larger block, or device memory: a host copy of its own.
+  PX_ASSIGN_OR_RETURN(Tensor host, CopyTensorTo(value, nullptr));
+  PX_ASSIGN_OR_RETURN(Tensor copy, Tensor::AllocateHost(value.dtype(), value.shape()));
+  if (host.nbytes() > 0) std::memcpy(copy.raw_data(), host.raw_data(), host.nbytes());
+  copy.buffer()->Pin();
   return copy;
 }
 
@@ -34,9 +49,11 @@ bool Variable::initialized() const {
   return value_.valid();
 }
 
-void Variable::Assign(Tensor value) {
+absl::Status Variable::Assign(Tensor value) {
+  PX_ASSIGN_OR_RETURN(Tensor kept, Keep(std::move(value)));
   std::lock_guard<std::mutex> lock(mu_);
-  value_ = std::move(value);
+  value_ = std::move(kept);
+  return absl::OkStatus();
 }
 
 absl::Status Variable::Update(const std::function<absl::StatusOr<Tensor>(const Tensor&)>& fn) {
@@ -46,7 +63,7 @@ absl::Status Variable::Update(const std::function<absl::StatusOr<Tensor>(const T
         "attempting to use uninitialized variable '", name_, "'"));
   }
   PX_ASSIGN_OR_RETURN(Tensor next, fn(value_));
-  value_ = std::move(next);
+  PX_ASSIGN_OR_RETURN(value_, Keep(std::move(next)));
   return absl::OkStatus();
 }
 

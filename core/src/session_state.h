@@ -32,16 +32,22 @@ class Variable : public ResourceBase {
   const std::string& name() const { return name_; }
   DataType dtype() const { return dtype_; }
   const PartialShape& shape() const { return shape_; }
-  // The current value; FAILED_PRECONDITION naming the variable when it was
-  // never assigned.
+  // The current value, shared with the variable (no copy; see Keep);
+  // FAILED_PRECONDITION naming the variable when it was never assigned.
   absl::StatusOr<Tensor> Read() const;
   bool initialized() const;
-  // Replaces the value (tensors are immutable, so no copy is needed).
-  void Assign(Tensor value);
+  // Replaces the value. Tensors are immutable inside Plexus, so the value is
+  // kept without a copy unless someone outside may write its memory.
+  absl::Status Assign(Tensor value);
   // Runs fn(current value) -> new value under the variable's lock.
   absl::Status Update(const std::function<absl::StatusOr<Tensor>(const Tensor&)>& fn);
 
  private:
+  // What the variable keeps of an assigned value: the value itself, its
+  // buffer pinned (Buffer::Pin), when it is Plexus's own host-readable
+  // memory that nobody outside can write; otherwise a pinned host copy.
+  static absl::StatusOr<Tensor> Keep(Tensor value);
+
   std::string name_;
   DataType dtype_;
   PartialShape shape_;

@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "plexus/device.h"
 #include "plexus/plugin_host.h"
+#include "plexus/status.h"
 
 namespace plexus {
 
@@ -129,6 +130,21 @@ const std::vector<std::string>& Tensor::strings() const {
 bool Tensor::host_readable() const {
   if (dtype_ == DataType::kString || dtype_ == DataType::kResource || is_ref_) return true;
   return buffer_ != nullptr && buffer_->host_accessible();
+}
+
+absl::StatusOr<Tensor> Tensor::ShareForWriting() const {
+  if (buffer_ == nullptr) return *this;
+  if (!buffer_->pinned()) {
+    buffer_->MarkExposed();
+    return *this;
+  }
+  if (!host_readable()) {
+    return absl::FailedPreconditionError("a variable's value in device memory cannot be handed out for writing");
+  }
+  PX_ASSIGN_OR_RETURN(Tensor copy, AllocateHost(dtype_, shape_));
+  if (nbytes() > 0) std::memcpy(copy.raw_data(), raw_data(), nbytes());
+  copy.buffer_->MarkExposed();
+  return copy;
 }
 
 DLTensor Tensor::ToDLTensor() const {

@@ -30,7 +30,8 @@ absl::StatusOr<DLManagedTensor*> ExportDLPack(const Tensor& tensor) {
   }
   PX_RETURN_IF_ERROR(ToDLDataType(tensor.dtype()).status());
   auto holder = std::make_unique<Export>();
-  holder->tensor = tensor;  // shares the buffer
+  // Shares the buffer (the consumer may write it), or copies a variable's value.
+  PX_ASSIGN_OR_RETURN(holder->tensor, tensor.ShareForWriting());
   holder->managed.dl_tensor = holder->tensor.ToDLTensor();  // borrows the copy's shape
   holder->managed.manager_ctx = holder.get();
   holder->managed.deleter = &DeleteExport;
@@ -84,6 +85,7 @@ absl::StatusOr<Tensor> ImportDLPack(DLManagedTensor* managed, const Runtime* run
   auto buffer = std::make_shared<Buffer>(data, *bytes, std::move(device), [managed](void*) {
     if (managed->deleter != nullptr) managed->deleter(managed);
   });
+  buffer->MarkExposed();  // its producer may still write it
   return Tensor(*dtype, std::move(shape), std::move(buffer));
 }
 

@@ -121,7 +121,10 @@ PX_C_EXPORT int px_tensor_ndim(const px_tensor* tensor);
 PX_C_EXPORT int64_t px_tensor_dim(const px_tensor* tensor, int i);
 PX_C_EXPORT int64_t px_tensor_num_elements(const px_tensor* tensor);
 PX_C_EXPORT size_t px_tensor_byte_size(const px_tensor* tensor);
-/* The row-major element buffer, borrowed from the tensor (writable). */
+/* The row-major element buffer, borrowed from the tensor (writable). When
+ * the tensor shares a variable's value (a fetched variable read), the first
+ * call gives the tensor a copy of its own, so writes never reach the
+ * variable; NULL when that copy cannot be allocated. */
 PX_C_EXPORT void* px_tensor_data(px_tensor* tensor);
 
 /* A PX_DTYPE_STRING tensor of shape `dims`. Element i (row-major) is a copy

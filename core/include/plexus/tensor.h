@@ -4,6 +4,7 @@
 #ifndef PLEXUS_TENSOR_H_
 #define PLEXUS_TENSOR_H_
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -59,6 +60,20 @@ class Buffer {
   // True when the CPU can read and write the memory directly.
   bool host_accessible() const;
 
+  // Who may write the memory. Tensors are immutable inside Plexus (the
+  // executor never writes a buffer it did not just allocate), but memory can
+  // be written from outside: memory imported from another framework, and
+  // memory handed out for writing (DLPack export, px_tensor_data) is
+  // "exposed". A variable keeps its value in a "pinned" buffer, which it
+  // shares with its readers instead of copying; an exporter that would hand
+  // a pinned buffer out for writing hands out a copy instead.
+  void MarkExposed() { exposed_.store(true, std::memory_order_relaxed); }
+  bool exposed() const { return exposed_.load(std::memory_order_relaxed); }
+  void Pin() { pinned_.store(true, std::memory_order_relaxed); }
+  bool pinned() const { return pinned_.load(std::memory_order_relaxed); }
+  // True for a view into another buffer.
+  bool is_view() const { return parent_ != nullptr; }
+
  private:
   void* data_;
   size_t size_;
@@ -66,6 +81,8 @@ class Buffer {
   std::function<void(void*)> release_;
   size_t block_size_ = 0;  // nonzero for a block of the device's memory
   std::shared_ptr<Buffer> parent_;  // for a view
+  std::atomic<bool> exposed_{false};
+  std::atomic<bool> pinned_{false};
 };
 
 // Runtime state a tensor can stand for: a variable, a TensorArray. A
@@ -123,6 +140,11 @@ class Tensor {
 
   // A DLPack descriptor borrowing this tensor's shape and data.
   DLTensor ToDLTensor() const;
+
+  // This tensor, to be handed to someone who may write its memory (see
+  // Buffer::MarkExposed): the buffer is marked exposed, or, when it is
+  // pinned (a variable's value), a host copy is returned instead.
+  absl::StatusOr<Tensor> ShareForWriting() const;
 
   // "float [2,3] {1, 2, 3, ...}" (values only when host_readable()).
   std::string DebugString(int max_values = 8) const;

@@ -216,14 +216,6 @@ absl::StatusOr<Variable*> VariableOf(HostOpContext& ctx, int input) {
   return var;
 }
 
-// A host copy of `value` (variables keep values that nobody else writes).
-absl::StatusOr<Tensor> HostCopy(const Tensor& value) {
-  if (value.dtype() == DataType::kString) return value;
-  PX_ASSIGN_OR_RETURN(Tensor copy, Tensor::AllocateHost(value.dtype(), value.shape()));
-  if (value.nbytes() > 0) std::memcpy(copy.raw_data(), value.raw_data(), value.nbytes());
-  return copy;
-}
-
 absl::Status CheckAssignable(HostOpContext& ctx, const Variable& var, const Tensor& value,
                              bool validate_shape) {
   if (value.dtype() != var.dtype()) {
@@ -248,8 +240,7 @@ absl::Status AssignRef(HostOpContext& ctx) {
   bool validate = true;
   if (auto v = GetAttrBool(ctx.node(), "validate_shape"); v.ok()) validate = *v;
   PX_RETURN_IF_ERROR(CheckAssignable(ctx, *var, ctx.input(1), validate));
-  PX_ASSIGN_OR_RETURN(Tensor value, HostCopy(ctx.input(1)));
-  var->Assign(value);
+  PX_RETURN_IF_ERROR(var->Assign(ctx.input(1)));
   ctx.set_output(0, ctx.input(0));
   return absl::OkStatus();
 }
@@ -341,9 +332,7 @@ absl::Status AssignVariable(HostOpContext& ctx) {
   bool validate = false;
   if (auto v = GetAttrBool(ctx.node(), "validate_shape"); v.ok()) validate = *v;
   PX_RETURN_IF_ERROR(CheckAssignable(ctx, *var, ctx.input(1), validate));
-  PX_ASSIGN_OR_RETURN(Tensor value, HostCopy(ctx.input(1)));
-  var->Assign(value);
-  return absl::OkStatus();
+  return var->Assign(ctx.input(1));
 }
 PX_REGISTER_HOST_OP("AssignVariableOp", AssignVariable);
 
