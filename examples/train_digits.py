@@ -77,18 +77,6 @@ class DigitsCNN:
         return px.nn.softmax(self.logits(images))
 
 
-def checkpoint_class():
-    """plexus.train.Checkpoint, or the checkpoint module's class where train does not export it yet."""
-    cls = getattr(px.train, "Checkpoint", None)
-    if cls is None:
-        try:
-            from plexus import _checkpoint
-            cls = getattr(_checkpoint, "Checkpoint", None)
-        except ImportError:
-            cls = None
-    return cls
-
-
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--out", default=os.path.join("build", "digits"), help="output directory")
@@ -160,20 +148,16 @@ def main(argv=None) -> int:
         writer.close()
 
         # Checkpoint: the model's variables and the optimizer's step counter.
-        ckpt_cls = checkpoint_class()
-        if ckpt_cls is not None:
-            ckpt = ckpt_cls(model=model, optimizer=opt)
-            path = ckpt.save(os.path.join(args.out, "checkpoints", "ckpt"))
-            print(f"checkpoint: {path}")
-            # Restore it into a fresh model: the same predictions.
-            restored = DigitsCNN(args.seed + 1)
-            ckpt_cls(model=restored).restore(path)
-            np.testing.assert_allclose(
-                restored.probabilities(px.constant(x_test[:32])).numpy(),
-                model.probabilities(px.constant(x_test[:32])).numpy(), rtol=1e-5, atol=1e-6)
-            print("checkpoint restored into a fresh model: same predictions")
-        else:
-            print("checkpoint: skipped (this plexus has no Checkpoint)")
+        ckpt = px.train.Checkpoint(model=model, optimizer=opt)
+        path = ckpt.save(os.path.join(args.out, "checkpoints", "ckpt"))
+        print(f"checkpoint: {path}")
+        # Restore it into a fresh model: the same predictions.
+        restored = DigitsCNN(args.seed + 1)
+        px.train.Checkpoint(model=restored).restore(path)
+        np.testing.assert_allclose(
+            restored.probabilities(px.constant(x_test[:32])).numpy(),
+            model.probabilities(px.constant(x_test[:32])).numpy(), rtol=1e-5, atol=1e-6)
+        print("checkpoint restored into a fresh model: same predictions")
 
         # SavedModel with a serving signature, reloaded and served.
         serve = px.function(lambda images: {"probabilities": model.probabilities(images)},
@@ -182,20 +166,17 @@ def main(argv=None) -> int:
         picks = [int(np.flatnonzero(y_test == d)[0]) for d in range(10) if np.any(y_test == d)]
         sample, sample_labels = x_test[picks], y_test[picks]  # one test image per digit
         expected = predict(px.constant(sample)).numpy()
-        if hasattr(px.saved_model, "save"):
-            if os.path.isdir(export_dir):  # an export of an earlier run
-                shutil.rmtree(export_dir)
-            px.saved_model.save(export_dir, signatures={"serving_default": serve})
-            print(f"SavedModel: {export_dir}")
-            loaded = px.saved_model.load(export_dir)
-            out = loaded.signatures["serving_default"](images=px.constant(sample))
-            got = np.asarray(out["probabilities"])
-            np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
-            print("reloaded SavedModel predictions (label: predicted, probability):")
-            for label, probs in zip(sample_labels, got):
-                print(f"  {label}: {int(np.argmax(probs))}  {float(np.max(probs)):.3f}")
-        else:
-            print("SavedModel: skipped (this plexus has no plexus.saved_model.save)")
+        if os.path.isdir(export_dir):  # an export of an earlier run
+            shutil.rmtree(export_dir)
+        px.saved_model.save(export_dir, signatures={"serving_default": serve})
+        print(f"SavedModel: {export_dir}")
+        loaded = px.saved_model.load(export_dir)
+        out = loaded.signatures["serving_default"](images=px.constant(sample))
+        got = np.asarray(out["probabilities"])
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+        print("reloaded SavedModel predictions (label: predicted, probability):")
+        for label, probs in zip(sample_labels, got):
+            print(f"  {label}: {int(np.argmax(probs))}  {float(np.max(probs)):.3f}")
 
     print(f"done in {time.perf_counter() - started:.1f}s")
     if test_acc < args.min_accuracy:

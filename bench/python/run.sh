@@ -8,7 +8,11 @@
 #    torch.compile and torch eager on a small MLP and CNN. torch.compile
 #    cannot share a process with TensorFlow (see traced.py), so this is three
 #    processes: Plexus pinned to one thread, Plexus beside PyTorch, and Plexus
-#    beside TensorFlow, whose tables join the other two.
+#    beside TensorFlow, whose tables join the other two;
+# 3. train_step.py: one training step (forward, gradients, Adam) of the MLP
+#    and the CNN at batch 64, every runtime on one thread, in two processes
+#    (beside PyTorch, beside TensorFlow) joined as above; then the peak memory
+#    of the step, one process per runtime and case.
 # Prints the tables and writes bench/python/results.json.
 #
 # It needs bench/.venv, made by bench/run.sh (this script does not make it).
@@ -90,8 +94,27 @@ done
 quiet "$PY" bench/python/traced.py --runners plexus,tf,xla "${extra[@]}" --repeats "$REPEATS" $(secs) \
   --json "$TMP/traced.json" || status=1
 
+pinned() { OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 PLEXUS_INTER_OP_THREADS=1 "$@"; }
+step "training step: plexus.function beside torch eager and torch.compile (1 thread each)"
+# shellcheck disable=SC2046
+pinned quiet "$PY" bench/python/train_step.py --runners plexus,eager,compile --label " [torch process]" \
+  --repeats "$REPEATS" $(secs) --json "$TMP/train_torch.json" >/dev/null || status=1
+step "training step: plexus.function beside tf.function and tf.function (XLA) (1 thread each)"
+extra=()
+if [ -f "$TMP/train_torch.json" ]; then extra+=(--extra "$TMP/train_torch.json"); fi
+# shellcheck disable=SC2046
+pinned quiet "$PY" bench/python/train_step.py --runners plexus,tf,xla "${extra[@]}" --repeats "$REPEATS" $(secs) \
+  --json "$TMP/train.json" || status=1
+step "training step: peak memory (one process per runner and case)"
+for case in "mlp b64" "cnn b64"; do
+  for runner in plexus eager tf; do
+    pinned quiet "$PY" bench/python/train_step.py --memory "$runner" --case "$case" \
+      --json "$TMP/memory_${runner}_${case// /_}.json" >/dev/null || status=1
+  done
+done
+
 "$PY" - "$TMP" "$OUT" <<'EOF'
-import json, os, sys
+import glob, json, os, sys
 tmp, out = sys.argv[1:]
 def load(name):
     p = os.path.join(tmp, name)
@@ -99,8 +122,23 @@ def load(name):
 meta = load("meta.json")
 meta["load_average_at_end"] = list(os.getloadavg())
 meta["env"] = {k: v for k, v in os.environ.items() if k.startswith("PLEXUS_")}
+memory = {}
+for path in sorted(glob.glob(os.path.join(tmp, "memory_*.json"))):
+    m = json.load(open(path))
+    memory.setdefault(m["case"], {})[m["runner"]] = m["result"]
+if memory:
+    runners = sorted({r for c in memory.values() for r in c})
+    print("\nTraining step, memory above the loaded framework in MiB: peak (state between steps)\n")
+    print("| case | " + " | ".join(runners) + " |")
+    print("|---" * (len(runners) + 1) + "|")
+    for case, by_runner in memory.items():
+        cells = ["%.1f (%.1f)" % (by_runner[r]["peak_mib"], by_runner[r]["state_mib"]) if r in by_runner else "-"
+                 for r in runners]
+        print("| " + case + " | " + " | ".join(cells) + " |")
 res = {"meta": meta, "eager_dispatch": load("eager.json"), "traced": load("traced.json"),
-       "traced_processes": {"torch": load("traced_torch.json"), "plexus_1thread": load("traced_1thread.json")}}
+       "traced_processes": {"torch": load("traced_torch.json"), "plexus_1thread": load("traced_1thread.json")},
+       "train_step": load("train.json"), "train_step_torch_process": load("train_torch.json"),
+       "train_step_memory": memory}
 with open(out, "w") as f:
     json.dump(res, f, indent=1)
 print("\nload average at start %s, at end %s; wrote %s" % (

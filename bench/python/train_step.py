@@ -35,9 +35,11 @@ peer / plexus.function of the same process (above 1: Plexus is faster).
 TensorFlow and torch.compile cannot share a process (see traced.py), so
 run.sh runs this once per group and joins the columns (--extra).
 
-Peak memory (--memory RUNNER, one fresh process per runner, importing only
-its own framework): the resident set size (RSS) is read after the imports
-and the batch are made (base); then the model and optimizer are made and 20
+Peak memory (--memory RUNNER --case CASE, one fresh process per runner and
+case, importing only its own framework): the framework is warmed up by two
+steps of a tiny model of the same kind (width 2), which loads its libraries
+and starts its threads; the resident set size (RSS) is read then (base);
+then the model and optimizer are made and 20
 warmup steps run; the peak-RSS counter is reset (/proc/self/clear_refs) and
 the RSS read (steady); 50 more steps run and the peak RSS is read (peak).
 Reported: "state" = steady - base (weights, optimizer slots, caches and
@@ -46,9 +48,10 @@ most memory training needed above the loaded framework.
 
   python bench/python/train_step.py [--runners plexus,tf,xla] [--threads 1] [--label TEXT]
                                     [--seconds 0.2] [--repeats 7] [--extra other.json] [--json out.json]
-  python bench/python/train_step.py --memory plexus|tf|xla|eager|compile [--json out.json]
+  python bench/python/train_step.py --memory plexus|tf|xla|eager|compile [--case "mlp b64"] [--json out.json]
 """
 import argparse
+import gc
 import json
 import os
 import sys
@@ -96,7 +99,8 @@ NAMES = {"plexus": "plexus.function", "tf": "tf.function", "xla": "tf.function (
 
 # ---- weights, batch -----------------------------------------------------------
 
-def make_weights(model):
+def make_weights(model, width=None):
+    """The model's weights; `width` shrinks every hidden layer (for warming a framework up)."""
     rng = np.random.default_rng(1234)
 
     def he(shape, fan_in):
@@ -106,10 +110,12 @@ def make_weights(model):
         return (rng.standard_normal(n) * 0.1).astype(np.float32)
 
     if model == "mlp":
-        return {"w1": he((784, 512), 784), "b1": bias(512), "w2": he((512, 512), 512), "b2": bias(512),
-                "w3": he((512, 10), 512), "b3": bias(10)}
-    return {"k1": he((3, 3, 1, 32), 9), "c1": bias(32), "k2": he((3, 3, 32, 64), 9 * 32), "c2": bias(64),
-            "w": he((64, 10), 64), "b": bias(10)}
+        h = width or 512
+        return {"w1": he((784, h), 784), "b1": bias(h), "w2": he((h, h), h), "b2": bias(h),
+                "w3": he((h, 10), h), "b3": bias(10)}
+    c1, c2 = (width, width) if width else (32, 64)
+    return {"k1": he((3, 3, 1, c1), 9), "c1": bias(c1), "k2": he((3, 3, c1, c2), 9 * c1), "c2": bias(c2),
+            "w": he((c2, 10), c2), "b": bias(10)}
 
 
 def make_batch(model, batch):
@@ -268,27 +274,33 @@ def _rss_kib():
     return int(d["VmRSS"].split()[0]), int(d["VmHWM"].split()[0])
 
 
-def measure_memory(key, json_path):
-    results = {}
-    for model, batch in CASES:
-        xa, ya = make_batch(model, batch)
-        w = make_weights(model)
-        base, _ = _rss_kib()
-        step, to_in, to_float = MAKERS[key](model, w)
-        x, y = to_in(xa), to_in(ya)
-        for _ in range(20):
-            to_float(step(x, y))
-        steady, _ = _rss_kib()
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")  # reset the peak RSS to the current RSS
-        for _ in range(50):
-            to_float(step(x, y))
-        _, peak = _rss_kib()
-        results[f"{model} b{batch}"] = {"state_mib": round((steady - base) / 1024, 2),
-                                        "peak_mib": round((peak - base) / 1024, 2)}
-        del step, x, y
-    print(json.dumps({NAMES[key]: results}))
-    _common.write_json(json_path, {"runner": NAMES[key], "cases": results})
+def measure_memory(key, case_name, json_path):
+    model, batch = next((m, b) for m, b in CASES if f"{m} b{b}" == case_name)
+    # Warm the framework up on a tiny model of the same kind (loads its
+    # libraries' code and starts its threads), so that "base" holds them.
+    step, to_in, to_float = MAKERS[key](model, make_weights(model, width=2))
+    xa, ya = make_batch(model, 2)
+    for _ in range(2):
+        to_float(step(to_in(xa), to_in(ya)))
+    del step
+    gc.collect()
+    xa, ya = make_batch(model, batch)
+    w = make_weights(model)
+    base, _ = _rss_kib()
+    step, to_in, to_float = MAKERS[key](model, w)
+    x, y = to_in(xa), to_in(ya)
+    for _ in range(20):
+        to_float(step(x, y))
+    steady, _ = _rss_kib()
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")  # reset the peak RSS to the current RSS
+    for _ in range(50):
+        to_float(step(x, y))
+    _, peak = _rss_kib()
+    r = {"state_mib": round((steady - base) / 1024, 2), "peak_mib": round((peak - base) / 1024, 2),
+         "base_mib": round(base / 1024, 1)}
+    print(json.dumps({NAMES[key]: {case_name: r}}))
+    _common.write_json(json_path, {"runner": NAMES[key], "case": case_name, "result": r})
 
 
 # ---- timing ---------------------------------------------------------------------------
@@ -303,10 +315,12 @@ def main():
     ap.add_argument("--label", default="", help="appended to the name of the plexus runner")
     ap.add_argument("--extra", action="append", default=[], help="JSON of another process whose columns join")
     ap.add_argument("--memory", choices=RUNNER_KEYS, help="measure the peak memory of this runner instead")
+    ap.add_argument("--case", default="mlp b64", help="with --memory: the case (%s)"
+                    % ", ".join(f"{m} b{b}" for m, b in CASES))
     ap.add_argument("--json", help="write the results here")
     args = ap.parse_args()
     if args.memory:
-        measure_memory(args.memory, args.json)
+        measure_memory(args.memory, args.case, args.json)
         return 0
     for k in _KEYS:
         if k not in MAKERS:
