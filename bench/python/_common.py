@@ -99,6 +99,46 @@ def time_interleaved(fns, seconds_per_repeat, repeats, warmup_calls, warmup_seco
     return out
 
 
+def join_case(info, timed, base_label, extras, case):
+    """Adds the timings of one case to `info` (per runner label): the
+    median in ms, and for every runner but Plexus's the ratio to the Plexus
+    runner `base_label` of this process; then joins the columns that other
+    processes (`extras`, their JSON) measured for the case, with their own
+    ratios."""
+    for label, r in timed.items():
+        info[label].update(r)
+        info[label]["median_ms"] = round(r["median_s"] * 1e3, 4)
+    base = info.get(base_label, {}).get("median_ms")
+    if base:
+        for label, r in info.items():
+            if "median_ms" in r and not label.startswith("plexus.function"):
+                r["ratio"] = round(r["median_ms"] / base, 3)
+    for extra in extras:
+        for label, r in extra["cases"].get(case, {}).items():
+            info[label] = dict(r, separate_process=True)
+    return info
+
+
+def median_table(results):
+    """(labels, rows) of median ms per case and runner, "median (ratio)"."""
+    labels = []
+    for info in results.values():
+        labels += [k for k in info if k not in labels]
+    rows = []
+    for case, info in results.items():
+        row = [case]
+        for label in labels:
+            r = info.get(label, {})
+            if "median_ms" not in r:
+                row.append("error" if "error" in r else "-")
+            elif "ratio" in r:
+                row.append("%.4g (%.2f)" % (r["median_ms"], r["ratio"]))
+            else:
+                row.append("%.4g" % r["median_ms"])
+        rows.append(row)
+    return labels, rows
+
+
 def print_table(title, header, rows):
     """A Markdown table (so that it can be pasted into docs/benchmarks.md)."""
     print()

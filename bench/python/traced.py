@@ -255,36 +255,12 @@ def main():
                 problems.append(f"{case}: {label} failed: {msg.splitlines()[0][:300]}")
                 print(f"[{case}] {label} failed:\n{traceback.format_exc()}", file=sys.stderr)
         timed = _common.time_interleaved(fns, args.seconds, args.repeats, args.warmup)
-        for label, r in timed.items():
-            info[label].update(r)
-            info[label]["median_ms"] = round(r["median_s"] * 1e3, 4)
-        base = info.get("plexus.function" + args.label, {}).get("median_ms")
-        if base:  # peer / plexus of this process
-            for label, r in info.items():
-                if "median_ms" in r and not label.startswith("plexus.function"):
-                    r["ratio"] = round(r["median_ms"] / base, 3)
-        for extra in extras:  # columns of other processes, with their own ratios
-            for label, r in extra["cases"].get(case, {}).items():
-                info[label] = dict(r, separate_process=True)
+        _common.join_case(info, timed, "plexus.function" + args.label, extras, case)
         results[case] = info
     for extra in extras:
         problems += [p + " (separate process)" for p in extra.get("problems", [])]
 
-    labels = []
-    for info in results.values():
-        labels += [k for k in info if k not in labels]
-    rows = []
-    for case, info in results.items():
-        row = [case]
-        for label in labels:
-            r = info.get(label, {})
-            if "median_ms" not in r:
-                row.append("error" if "error" in r else "-")
-            elif "ratio" in r:
-                row.append("%.4g (%.2f)" % (r["median_ms"], r["ratio"]))
-            else:
-                row.append("%.4g" % r["median_ms"])
-        rows.append(row)
+    labels, rows = _common.median_table(results)
     _common.print_table(
         "Traced functions, median ms per call (%d repeats of ~%g s each); in parentheses: "
         "peer / plexus.function of the same process" % (args.repeats, args.seconds), ["case"] + labels, rows)

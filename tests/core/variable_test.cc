@@ -42,7 +42,7 @@ class VariableTest : public ::testing::Test {
     runtime_ = CpuRuntime();
     tf::GraphDef def;
     ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(kGraph, &def));
-    auto graph = ImportGraphDef(def);
+    auto graph = ImportGraphDef(def, "variable_test");
     ASSERT_TRUE(graph.ok()) << graph.status();
     auto session = Session::Create(runtime_.get(), std::shared_ptr<const Graph>(std::move(*graph)));
     ASSERT_TRUE(session.ok()) << session.status();
