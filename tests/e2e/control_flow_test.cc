@@ -173,12 +173,18 @@ TEST(State, VariablesPersistAcrossRuns) {
   auto h = session->Run({}, {"h_read"});
   ASSERT_TRUE(h.ok()) << h.status();
   EXPECT_EQ((*h)[0].data<float>()[0], 2);
-  // Writing into a fetched value must not change the variable.
-  (*h)[0].data<float>()[0] = 100;
+  // Writing into a fetched value (made writable by ShareForWriting, the
+  // contract for writing a tensor one did not allocate) must not change the
+  // variable.
+  auto writable = (*h)[0].ShareForWriting();
+  ASSERT_TRUE(writable.ok()) << writable.status();
+  writable->data<float>()[0] = 100;
   h = session->Run({}, {"h_read"});
   EXPECT_EQ((*h)[0].data<float>()[0], 3);
   read = session->Run({}, {"read"});
-  (*read)[0].data<float>()[0] = 100;
+  writable = (*read)[0].ShareForWriting();
+  ASSERT_TRUE(writable.ok()) << writable.status();
+  writable->data<float>()[0] = 100;
   read = session->Run({}, {"read"});
   EXPECT_EQ((*read)[0].data<float>()[0], 3);
 }
