@@ -37,9 +37,13 @@ absl::StatusOr<Tensor> Variable::Keep(Tensor value) {
   }
   // Memory someone else may write (an import, or handed out for writing), a
   // view into a larger block, or device memory: a host copy of its own.
-  PX_ASSIGN_OR_RETURN(Tensor host, CopyTensorTo(value, nullptr));
-  PX_ASSIGN_OR_RETURN(Tensor copy, Tensor::AllocateHost(value.dtype(), value.shape()));
-  if (host.nbytes() > 0) std::memcpy(copy.raw_data(), host.raw_data(), host.nbytes());
+  Tensor copy;
+  if (value.host_readable()) {
+    PX_ASSIGN_OR_RETURN(copy, Tensor::AllocateHost(value.dtype(), value.shape()));
+    if (value.nbytes() > 0) std::memcpy(copy.raw_data(), value.raw_data(), value.nbytes());
+  } else {
+    PX_ASSIGN_OR_RETURN(copy, CopyTensorTo(value, nullptr));  // already a new host tensor
+  }
   copy.buffer()->Pin();
   return copy;
 }
