@@ -8,7 +8,14 @@ build=${PX_BUILD_DIR:-$root/build}
 packages=(build-essential cmake ninja-build ccache pkg-config
           libprotobuf-dev protobuf-compiler libabsl-dev libeigen3-dev libdlpack-dev
           libgtest-dev libsnappy-dev libisal-dev libre2-dev libopenblas-dev libdnnl-dev
-          python3 python3-dev python3-venv)
+          python3 python3-dev python3-venv
+          # The ROCm plugin (plugins/rocm): Debian's HIP 5.2.
+          hipcc libamdhip64-dev
+          # The XPU plugin (plugins/xpu): the Level Zero loader and headers,
+          # OpenCL C to SPIR-V, and the checks (spirv-val, Intel's offline
+          # compiler ocloc, PoCL's CPU OpenCL device).
+          libze-dev libze1 clang-14 llvm-spirv-14 spirv-tools
+          intel-opencl-icd pocl-opencl-icd ocl-icd-opencl-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -94,8 +94,10 @@ int Devices(const std::vector<std::string>& plugins) {
                 plugin->abi_minor(),
                 plugin->table().platform_name ? plugin->table().platform_name : "?",
                 plugin->kernels().size(), plugin->path().c_str());
+    int device_count = 0;
     for (const auto& device : (*runtime)->devices()) {
       if (&device->plugin() != plugin.get()) continue;
+      ++device_count;
       const PX_DeviceInfo& info = device->info();
       // [0.4] preferred_layout; older plugins leave it 0 (no preference).
       const int32_t layout = PX_STRUCT_HAS(&info, PX_DeviceInfo, preferred_layout) ? info.preferred_layout
@@ -105,6 +107,9 @@ int Devices(const std::vector<std::string>& plugins) {
                   info.name, info.vendor, FormatBytes(info.total_memory_bytes).c_str(),
                   FormatBytes(info.free_memory_bytes).c_str(), layout_name);
     }
+    // A GPU plugin on a machine without its GPU: loaded, zero devices. The
+    // plugin logs its reason at info level.
+    if (device_count == 0) std::printf("  0 devices (PLEXUS_LOG_LEVEL=info shows the plugin's reason)\n");
   }
   for (const auto& report : reports) {
     if (report.loaded) {

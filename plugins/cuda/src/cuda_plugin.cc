@@ -14,8 +14,10 @@
 #include <memory>
 #include <mutex>
 
-#include "cuda_device.h"
-#include "cuda_error.h"
+#include "gpu_device.h"
+#include "gpu_error.h"
+#include "fused/fused_elementwise.h"
+#include "kernels/plexus_kernels.h"
 #include "kernels/register_kernels.h"
 #include "plexus/plugin_api.h"
 #include "plexus/sdk/kernel.h"
@@ -37,13 +39,37 @@ constexpr sdk::PluginInfo kInfo{
 
 class CudaPlugin : public sdk::Plugin {
  public:
-  using Device = CudaDevice;
+  using Device = GpuDevice;
 
   explicit CudaPlugin(const sdk::PluginContext& context)
       : sdk::Plugin(context), kernel_info_{host(), name()} {}
 
+  // Matrix products and convolutions come from cuBLASLt and cuDNN, or, with
+  // PX_CUDA_KERNELS=plexus, from Plexus's own kernels (those of the ROCm
+  // plugin), so that those run on NVIDIA GPUs too. Without cuDNN's header
+  // at build time the convolutions are always Plexus's own.
   PX_Status* RegisterKernels(PX_KernelRegistrar* registrar) {
-    return RegisterCudaKernels(&kernel_info_, registrar);
+    const char* choice = std::getenv("PX_CUDA_KERNELS");
+    const bool plexus_kernels = choice != nullptr && std::strcmp(choice, "plexus") == 0;
+    if (choice != nullptr && *choice != '\0' && !plexus_kernels && std::strcmp(choice, "vendor") != 0) {
+      Log(PX_LOG_WARNING, "PX_CUDA_KERNELS=%s is neither 'plexus' nor 'vendor': using cuBLASLt and cuDNN",
+          choice);
+    }
+    PX_Status* s = RegisterSharedGpuKernels(&kernel_info_, registrar);
+    if (s == nullptr) {
+      s = plexus_kernels ? RegisterPlexusMatMulKernels(&kernel_info_, registrar)
+                         : RegisterMatMulKernels(&kernel_info_, registrar);
+    }
+#if defined(PX_CUDA_HAVE_CUDNN)
+    if (s == nullptr) {
+      s = plexus_kernels ? RegisterPlexusConvKernels(&kernel_info_, registrar)
+                         : RegisterConvKernels(&kernel_info_, registrar);
+    }
+#else
+    if (s == nullptr) s = RegisterPlexusConvKernels(&kernel_info_, registrar);
+#endif
+    // The fused elementwise kernel, compiled at run time with NVRTC.
+    return s != nullptr ? s : RegisterFusedElementwise(&kernel_info_, registrar);
   }
 
   // Asked once: the answer does not change while the process runs. Any error
@@ -56,7 +82,7 @@ class CudaPlugin : public sdk::Plugin {
         (void)cudaGetLastError();
         device_count_ = 0;
         Log(PX_LOG_INFO, "no CUDA device: %s",
-            CudaErrorMessage(error, "cudaGetDeviceCount(&n)", __FILE__, __LINE__).c_str());
+            GpuErrorMessage(error, "cudaGetDeviceCount(&n)", __FILE__, __LINE__).c_str());
       } else {
         device_count_ = n;
         if (n == 0) Log(PX_LOG_INFO, "no CUDA device: the CUDA runtime sees none");
@@ -68,13 +94,13 @@ class CudaPlugin : public sdk::Plugin {
 
   PX_Status* GetDeviceInfo(int32_t ordinal, PX_DeviceInfo* info) {
     cudaDeviceProp props{};
-    PX_CUDA_CHECK(cudaGetDeviceProperties(&props, ordinal));
+    PX_GPU_CHECK(cudaGetDeviceProperties(&props, ordinal));
     sdk::CopyString(info->name, props.name);
     sdk::CopyString(info->vendor, "NVIDIA");
     info->total_memory_bytes = props.totalGlobalMem;
-    PX_CUDA_CHECK(cudaSetDevice(ordinal));
+    PX_GPU_CHECK(cudaSetDevice(ordinal));
     size_t free_bytes = 0, total_bytes = 0;
-    PX_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    PX_GPU_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     info->total_memory_bytes = total_bytes;
     info->free_memory_bytes = free_bytes;
     info->host_accessible = 0;  // device memory: the host copies in and out
@@ -85,13 +111,13 @@ class CudaPlugin : public sdk::Plugin {
     return nullptr;
   }
 
-  PX_Status* OpenDevice(int32_t ordinal, std::unique_ptr<CudaDevice>* out) {
+  PX_Status* OpenDevice(int32_t ordinal, std::unique_ptr<GpuDevice>* out) {
     DeviceOptions options;
     options.set_device = device_count_ > 1;
     options.synchronous_debug = context().synchronous_debug;
     const char* allocator = std::getenv("PX_CUDA_ALLOCATOR");
     options.stream_ordered_allocator = allocator != nullptr && std::strcmp(allocator, "async") == 0;
-    auto device = std::make_unique<CudaDevice>(*this, ordinal, options);
+    auto device = std::make_unique<GpuDevice>(*this, ordinal, options);
     PX_SDK_RETURN_IF_ERROR(device->Open());
     *out = std::move(device);
     return nullptr;

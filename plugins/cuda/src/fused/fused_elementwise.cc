@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "cuda_error.h"
-#include "cuda_stream.h"
+#include "gpu_error.h"
+#include "gpu_stream.h"
 #include "fused/fused_codegen.h"
 #include "fused/fused_compiler.h"
 #include "plexus/sdk/fused_elementwise.h"
@@ -47,9 +47,9 @@ DeviceTraits TraitsOf(int device) {
   auto it = cache->find(device);
   if (it != cache->end()) return it->second;
   int major = 0, minor = 0, sms = 0;
-  PX_CUDA_THROW_IF_ERROR(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  PX_CUDA_THROW_IF_ERROR(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-  PX_CUDA_THROW_IF_ERROR(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  PX_GPU_THROW_IF_ERROR(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  PX_GPU_THROW_IF_ERROR(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+  PX_GPU_THROW_IF_ERROR(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   DeviceTraits t{major * 10 + minor, std::max(sms, 1)};
   cache->emplace(device, t);
   return t;
@@ -64,13 +64,13 @@ cudaKernel_t LoadImage(const std::shared_ptr<const FusedImage>& image) {
   auto it = loaded->find(image.get());
   if (it != loaded->end()) return it->second;
   cudaLibrary_t library = nullptr;
-  PX_CUDA_THROW_IF_ERROR(
+  PX_GPU_THROW_IF_ERROR(
       cudaLibraryLoadData(&library, image->data.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
   cudaKernel_t kernel = nullptr;
   const cudaError_t e = cudaLibraryGetKernel(&kernel, library, kFusedKernelName);
   if (e != cudaSuccess) {
     cudaLibraryUnload(library);
-    ThrowCudaError(e, "cudaLibraryGetKernel(&kernel, library, \"px_fused\")", __FILE__, __LINE__);
+    ThrowGpuError(e, "cudaLibraryGetKernel(&kernel, library, \"px_fused\")", __FILE__, __LINE__);
   }
   loaded->emplace(image.get(), kernel);
   return kernel;
@@ -103,7 +103,7 @@ class FusedElementwiseKernel : public sdk::OpKernel {
   }
 
   void Compute(sdk::Call& call) override {
-    CudaStream& stream = StreamOf(call);
+    GpuStream& stream = StreamOf(call);
     const size_t num_inputs = call.num_inputs();
     PX_SDK_CHECK(static_cast<int64_t>(num_inputs) == num_inputs_,
                  "_PlexusFusedElementwise: %zu inputs, the program takes %lld", num_inputs,
@@ -141,7 +141,7 @@ class FusedElementwiseKernel : public sdk::OpKernel {
     CheckLaunch(stream, "cudaLaunchKernel(px_fused)");
     // CheckLaunch reads the runtime's last error; a launch that failed
     // without leaving one still fails here.
-    if (launched != cudaSuccess) ThrowCudaError(launched, "cudaLaunchKernel(px_fused)", __FILE__, __LINE__);
+    if (launched != cudaSuccess) ThrowGpuError(launched, "cudaLaunchKernel(px_fused)", __FILE__, __LINE__);
   }
 
  private:

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "cuda_error.h"
-#include "cuda_stream.h"
+#include "gpu_error.h"
+#include "gpu_stream.h"
 #include "kernels/array_launch.h"
 #include "kernels/register_kernels.h"
 #include "plexus/sdk/array_shapes.h"
@@ -45,7 +45,7 @@ bool OnHost(const DLTensor& t) {
 // The integer values of input i, which may lie in device memory (ConcatV2's
 // axis: its index depends on N, so it cannot be registered as host memory).
 // A device value costs one synchronous copy and a stream synchronize.
-std::vector<int64_t> IntValuesAnywhere(sdk::Call& call, size_t i, CudaStream& stream,
+std::vector<int64_t> IntValuesAnywhere(sdk::Call& call, size_t i, GpuStream& stream,
                                        const char* op) {
   const DLTensor& t = call.input(i);
   if (OnHost(t)) return call.input_int_values(i);
@@ -56,17 +56,17 @@ std::vector<int64_t> IntValuesAnywhere(sdk::Call& call, size_t i, CudaStream& st
   std::vector<int64_t> values(static_cast<size_t>(n));
   if (n == 0) return values;
   if (is64) {
-    PX_CUDA_THROW_IF_FAILED(cudaMemcpyAsync(values.data(), px_sdk_data(&t), n * 8,
-                                            cudaMemcpyDeviceToHost, stream.get()),
+    PX_GPU_THROW_IF_FAILED(px_gpu::MemcpyAsync(values.data(), px_sdk_data(&t), n * 8,
+                                            px_gpu::kDeviceToHost, stream.get()),
                             "cudaMemcpyAsync (reading a device int64 argument)");
   }
   std::vector<int32_t> v32(is64 ? 0 : static_cast<size_t>(n));
   if (!is64) {
-    PX_CUDA_THROW_IF_FAILED(
-        cudaMemcpyAsync(v32.data(), px_sdk_data(&t), n * 4, cudaMemcpyDeviceToHost, stream.get()),
+    PX_GPU_THROW_IF_FAILED(
+        px_gpu::MemcpyAsync(v32.data(), px_sdk_data(&t), n * 4, px_gpu::kDeviceToHost, stream.get()),
         "cudaMemcpyAsync (reading a device int32 argument)");
   }
-  PX_CUDA_THROW_IF_FAILED(cudaStreamSynchronize(stream.get()), "cudaStreamSynchronize");
+  PX_GPU_THROW_IF_FAILED(px_gpu::StreamSynchronize(stream.get()), "cudaStreamSynchronize");
   for (int64_t k = 0; !is64 && k < n; ++k) values[k] = v32[k];
   return values;
 }
@@ -117,7 +117,7 @@ class TransposeKernel : public sdk::OpKernel {
     if (n == 0) return;
     const size_t es = sdk::DtypeSize(call.input_dtype(0));
     const void* src = px_sdk_data(&call.input(0));
-    CudaStream& stream = StreamOf(call);
+    GpuStream& stream = StreamOf(call);
 
     // Drop size-1 dimensions, then merge input dimensions that stay
     // neighbours in the output: perm becomes a permutation of groups.
@@ -158,10 +158,10 @@ class TransposeKernel : public sdk::OpKernel {
       cin[k] = size;
       cperm[order[k]] = k;
     }
-    cudaStream_t s = stream.get();
+    px_gpu::Stream s = stream.get();
     if (g <= 1) {
-      PX_CUDA_THROW_IF_FAILED(
-          cudaMemcpyAsync(dst, src, static_cast<size_t>(n) * es, cudaMemcpyDeviceToDevice, s),
+      PX_GPU_THROW_IF_FAILED(
+          px_gpu::MemcpyAsync(dst, src, static_cast<size_t>(n) * es, px_gpu::kDeviceToDevice, s),
           "cudaMemcpyAsync");
       CheckLaunch(stream, "Transpose");  // waits in synchronous debug mode
       return;
@@ -230,7 +230,7 @@ class ConcatKernel : public sdk::OpKernel {
     const size_t n = call.num_inputs() - 1;
     const size_t first = axis_first_ ? 1 : 0;
     const size_t axis_input = axis_first_ ? 0 : n;
-    CudaStream& stream = StreamOf(call);
+    GpuStream& stream = StreamOf(call);
     PX_SDK_CHECK(call.input_shape(axis_input).empty(), "axis must be a scalar, got shape %s",
                  sdk::ShapeString(call.input_shape(axis_input)).c_str());
     const int64_t axis = IntValuesAnywhere(call, axis_input, stream, op)[0];
@@ -256,23 +256,23 @@ class ConcatKernel : public sdk::OpKernel {
       if (chunk == 0) continue;
       const char* src = static_cast<const char*>(px_sdk_data(&call.input(first + k)));
       if (outer == 1) {
-        PX_CUDA_THROW_IF_FAILED(
-            cudaMemcpyAsync(dst + offset, src, chunk, cudaMemcpyDeviceToDevice, stream.get()),
+        PX_GPU_THROW_IF_FAILED(
+            px_gpu::MemcpyAsync(dst + offset, src, chunk, px_gpu::kDeviceToDevice, stream.get()),
             "cudaMemcpyAsync");
       } else {
-        cudaError_t error = cudaMemcpy2DAsync(dst + offset, row, src, chunk, chunk,
+        px_gpu::Error error = px_gpu::Memcpy2DAsync(dst + offset, row, src, chunk, chunk,
                                               static_cast<size_t>(outer),
-                                              cudaMemcpyDeviceToDevice, stream.get());
-        if (error == cudaErrorInvalidPitchValue) {
+                                              px_gpu::kDeviceToDevice, stream.get());
+        if (error == px_gpu::kErrorInvalidPitchValue) {
           // A pitch above the device's limit (rows over ~2 GiB): row by row.
-          (void)cudaGetLastError();
-          error = cudaSuccess;
-          for (int64_t o = 0; o < outer && error == cudaSuccess; ++o) {
-            error = cudaMemcpyAsync(dst + offset + o * row, src + o * chunk, chunk,
-                                    cudaMemcpyDeviceToDevice, stream.get());
+          (void)px_gpu::GetLastError();
+          error = px_gpu::kSuccess;
+          for (int64_t o = 0; o < outer && error == px_gpu::kSuccess; ++o) {
+            error = px_gpu::MemcpyAsync(dst + offset + o * row, src + o * chunk, chunk,
+                                    px_gpu::kDeviceToDevice, stream.get());
           }
         }
-        PX_CUDA_THROW_IF_FAILED(error, "cudaMemcpy2DAsync");
+        PX_GPU_THROW_IF_FAILED(error, "cudaMemcpy2DAsync");
       }
       CheckLaunch(stream, op);  // waits in synchronous debug mode
       offset += chunk;
@@ -321,11 +321,11 @@ class CastKernel : public sdk::OpKernel {
     void* y = call.AllocateOutputRaw(0, x.shape, static_cast<size_t>(x.ndim));
     const int64_t n = px_sdk_num_elements(&x);
     if (n == 0) return;
-    CudaStream& stream = StreamOf(call);
+    GpuStream& stream = StreamOf(call);
     if (src == dst) {
-      PX_CUDA_THROW_IF_FAILED(
-          cudaMemcpyAsync(y, px_sdk_data(&x), static_cast<size_t>(n) * sdk::DtypeSize(src),
-                          cudaMemcpyDeviceToDevice, stream.get()),
+      PX_GPU_THROW_IF_FAILED(
+          px_gpu::MemcpyAsync(y, px_sdk_data(&x), static_cast<size_t>(n) * sdk::DtypeSize(src),
+                          px_gpu::kDeviceToDevice, stream.get()),
           "cudaMemcpyAsync");
       CheckLaunch(stream, "Cast");  // waits in synchronous debug mode
       return;
@@ -377,7 +377,7 @@ class GatherKernel : public sdk::OpKernel {
     const void* idx = px_sdk_data(&call.input(1));
     void* dst = call.AllocateOutputRaw(0, out);
     if (num_indices == 0) return;
-    CudaStream& stream = StreamOf(call);
+    GpuStream& stream = StreamOf(call);
     CheckIndices(stream, op, idx, idx64, num_indices, limit, indices);
     const int64_t total = sdk::NumElements(out);
     if (total == 0) return;
@@ -391,34 +391,34 @@ class GatherKernel : public sdk::OpKernel {
   }
 
  private:
-  void CheckIndices(CudaStream& stream, const char* op, const void* idx, bool idx64,
+  void CheckIndices(GpuStream& stream, const char* op, const void* idx, bool idx64,
                     int64_t count, int64_t limit, const Shape& indices) {
-    cudaStream_t s = stream.get();
+    px_gpu::Stream s = stream.get();
     int64_t* bad = nullptr;
-    PX_CUDA_THROW_IF_FAILED(cudaMallocAsync(reinterpret_cast<void**>(&bad), sizeof(int64_t), s),
-                            "cudaMallocAsync(8 bytes for the index check)");
+    PX_GPU_THROW_IF_FAILED(px_gpu::MallocAsync(reinterpret_cast<void**>(&bad), sizeof(int64_t), s),
+                            "px_gpu::MallocAsync(8 bytes for the index check)");
     // 0x7f in every byte: larger than any index position.
-    cudaError_t error = cudaMemsetAsync(bad, 0x7f, sizeof(int64_t), s);
-    if (error == cudaSuccess) {
+    px_gpu::Error error = px_gpu::MemsetAsync(bad, 0x7f, sizeof(int64_t), s);
+    if (error == px_gpu::kSuccess) {
       arr::LaunchGatherCheck(idx64, idx, count, limit, bad, s);
-      error = cudaGetLastError();
+      error = px_gpu::GetLastError();
     }
     int64_t first_bad = 0;
-    if (error == cudaSuccess) {
-      error = cudaMemcpyAsync(&first_bad, bad, sizeof(first_bad), cudaMemcpyDeviceToHost, s);
+    if (error == px_gpu::kSuccess) {
+      error = px_gpu::MemcpyAsync(&first_bad, bad, sizeof(first_bad), px_gpu::kDeviceToHost, s);
     }
-    (void)cudaFreeAsync(bad, s);
-    if (error == cudaSuccess) error = cudaStreamSynchronize(s);
-    PX_CUDA_THROW_IF_FAILED(error, "the index range check");
+    (void)px_gpu::FreeAsync(bad, s);
+    if (error == px_gpu::kSuccess) error = px_gpu::StreamSynchronize(s);
+    PX_GPU_THROW_IF_FAILED(error, "the index range check");
     if (first_bad >= count) return;
     int64_t value = 0;
     const size_t isize = idx64 ? 8 : 4;
     int32_t v32 = 0;
     const char* at = static_cast<const char*>(idx) + first_bad * static_cast<int64_t>(isize);
-    error = cudaMemcpyAsync(idx64 ? static_cast<void*>(&value) : static_cast<void*>(&v32), at,
-                            isize, cudaMemcpyDeviceToHost, s);
-    if (error == cudaSuccess) error = cudaStreamSynchronize(s);
-    PX_CUDA_THROW_IF_FAILED(error, "reading the bad index");
+    error = px_gpu::MemcpyAsync(idx64 ? static_cast<void*>(&value) : static_cast<void*>(&v32), at,
+                            isize, px_gpu::kDeviceToHost, s);
+    if (error == px_gpu::kSuccess) error = px_gpu::StreamSynchronize(s);
+    PX_GPU_THROW_IF_FAILED(error, "reading the bad index");
     if (!idx64) value = v32;
     PX_SDK_CHECK(false, "indices[%s] = %lld is not in [0, %lld)",
                  IndexString(first_bad, indices).c_str(), static_cast<long long>(value),
@@ -458,7 +458,7 @@ class PadKernel : public sdk::OpKernel {
     const int64_t n = sdk::NumElements(out);
     if (n == 0) return;
     const void* src = px_sdk_data(&call.input(0));
-    CudaStream& stream = StreamOf(call);
+    GpuStream& stream = StreamOf(call);
     // Collapse: drop unpadded size-1 dimensions; merge a dimension into the
     // unpadded one after it (innermost first).
     std::vector<int64_t> ind, outd, before;
@@ -480,8 +480,8 @@ class PadKernel : public sdk::OpKernel {
     const int rank = static_cast<int>(ind.size());
     if (rank == 0) {
       // Nothing padded (rank 0, or only size-1 dimensions).
-      PX_CUDA_THROW_IF_FAILED(cudaMemcpyAsync(dst, src, static_cast<size_t>(n) * es,
-                                              cudaMemcpyDeviceToDevice, stream.get()),
+      PX_GPU_THROW_IF_FAILED(px_gpu::MemcpyAsync(dst, src, static_cast<size_t>(n) * es,
+                                              px_gpu::kDeviceToDevice, stream.get()),
                               "cudaMemcpyAsync");
       CheckLaunch(stream, op);  // waits in synchronous debug mode
       return;

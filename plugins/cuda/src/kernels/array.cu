@@ -274,7 +274,7 @@ __global__ void PadKernel(const W* __restrict__ in, W* __restrict__ out, const W
 }  // namespace
 
 void arr::LaunchTranspose(size_t elem_size, const void* in, void* out, const TransposePlan& plan,
-                          cudaStream_t stream) {
+                          px_gpu::Stream stream) {
   VisitWord(elem_size, [&](auto tag) {
     using W = decltype(tag);
     if (plan.n < kInt32Limit) {
@@ -288,7 +288,7 @@ void arr::LaunchTranspose(size_t elem_size, const void* in, void* out, const Tra
 }
 
 void arr::LaunchTransposeTiled(size_t elem_size, const void* in, void* out, int64_t batch,
-                               int64_t rows, int64_t cols, cudaStream_t stream) {
+                               int64_t rows, int64_t cols, px_gpu::Stream stream) {
   const int64_t tiles_r = (rows + kTile - 1) / kTile, tiles_c = (cols + kTile - 1) / kTile;
   int64_t blocks = batch * tiles_r * tiles_c;
   if (blocks > 8 * kMaxBlocks) blocks = 8 * kMaxBlocks;
@@ -307,7 +307,7 @@ void arr::LaunchTransposeTiled(size_t elem_size, const void* in, void* out, int6
 }
 
 void arr::LaunchCast(CastType src, CastType dst, bool truncate, const void* x, void* y, int64_t n,
-                     cudaStream_t stream) {
+                     px_gpu::Stream stream) {
   VisitCastType(src, [&](auto stag) {
     using S = decltype(stag);
     VisitCastType(dst, [&](auto dtag) {
@@ -319,7 +319,7 @@ void arr::LaunchCast(CastType src, CastType dst, bool truncate, const void* x, v
 }
 
 void arr::LaunchGatherCheck(bool indices64, const void* indices, int64_t n, int64_t limit,
-                            int64_t* first_bad, cudaStream_t stream) {
+                            int64_t* first_bad, px_gpu::Stream stream) {
   auto* bad = reinterpret_cast<unsigned long long*>(first_bad);
   if (indices64) {
     PX_GPU_LAUNCH((GatherCheckKernel<int64_t>), GridFor(n), kBlockSize, 0, stream)(
@@ -332,7 +332,7 @@ void arr::LaunchGatherCheck(bool indices64, const void* indices, int64_t n, int6
 
 void arr::LaunchGather(size_t elem_size, bool indices64, const void* params, const void* indices,
                        void* out, int64_t batch, int64_t outer, int64_t limit, int64_t inner,
-                       int64_t n, cudaStream_t stream) {
+                       int64_t n, px_gpu::Stream stream) {
   const int64_t total = batch * outer * n * inner;
   const bool small = total < kInt32Limit;
   VisitWord(elem_size, [&](auto tag) {
@@ -359,7 +359,7 @@ void arr::LaunchGather(size_t elem_size, bool indices64, const void* params, con
 }
 
 void arr::LaunchPad(size_t elem_size, const void* in, void* out, const void* value_dev,
-                    uint64_t value_bits, const PadPlan& plan, cudaStream_t stream) {
+                    uint64_t value_bits, const PadPlan& plan, px_gpu::Stream stream) {
   VisitWord(elem_size, [&](auto tag) {
     using W = decltype(tag);
     if constexpr (sizeof(W) <= 8) {

@@ -6,7 +6,7 @@
 #ifndef PLEXUS_PLUGINS_CUDA_KERNELS_ARRAY_LAUNCH_H_
 #define PLEXUS_PLUGINS_CUDA_KERNELS_ARRAY_LAUNCH_H_
 
-#include <cuda_runtime_api.h>
+#include "gpu_runtime.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -28,12 +28,12 @@ struct TransposePlan {
 
 // elem_size is 1, 2, 4, 8 or 16 (n > 0).
 void LaunchTranspose(size_t elem_size, const void* in, void* out, const TransposePlan& plan,
-                     cudaStream_t stream);
+                     px_gpu::Stream stream);
 
 // in [batch, rows, cols] -> out [batch, cols, rows] through 32 x 32 tiles in
 // shared memory (coalesced reads and writes); elem_size 1, 2, 4 or 8.
 void LaunchTransposeTiled(size_t elem_size, const void* in, void* out, int64_t batch,
-                          int64_t rows, int64_t cols, cudaStream_t stream);
+                          int64_t rows, int64_t cols, px_gpu::Stream stream);
 
 // The dtypes Cast converts between.
 enum class CastType : int {
@@ -46,19 +46,19 @@ enum class CastType : int {
 // drops the mantissa bits a narrower floating type cannot hold instead of
 // rounding.
 void LaunchCast(CastType src, CastType dst, bool truncate, const void* x, void* y, int64_t n,
-                cudaStream_t stream);
+                px_gpu::Stream stream);
 
 // *first_bad = the smallest k < n with indices[k] outside [0, limit), left
 // untouched when none is (the caller fills it with a large value first).
 void LaunchGatherCheck(bool indices64, const void* indices, int64_t n, int64_t limit,
-                       int64_t* first_bad, cudaStream_t stream);
+                       int64_t* first_bad, px_gpu::Stream stream);
 
 // params [batch, outer, limit, inner], indices [batch, n] ->
 // out [batch, outer, n, inner]; inner counts words of elem_size bytes (1, 2,
 // 4, 8 or 16). An index out of range gives zeros (the caller checks first).
 void LaunchGather(size_t elem_size, bool indices64, const void* params, const void* indices,
                   void* out, int64_t batch, int64_t outer, int64_t limit, int64_t inner,
-                  int64_t n, cudaStream_t stream);
+                  int64_t n, px_gpu::Stream stream);
 
 // out (row-major over out_dims, n elements): in at coord - before where
 // that lies inside in_dims, else the pad value: *value_dev when not null
@@ -74,7 +74,7 @@ struct PadPlan {
 
 // elem_size 1, 2, 4 or 8.
 void LaunchPad(size_t elem_size, const void* in, void* out, const void* value_dev,
-               uint64_t value_bits, const PadPlan& plan, cudaStream_t stream);
+               uint64_t value_bits, const PadPlan& plan, px_gpu::Stream stream);
 
 }  // namespace plexus::cuda::arr
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "cuda_error.h"
-#include "cuda_stream.h"
+#include "gpu_error.h"
+#include "gpu_stream.h"
 #include "kernels/batchnorm_launch.h"
 #include "kernels/register_kernels.h"
 #include "plexus/sdk/kernel.h"
@@ -69,7 +69,7 @@ class FusedBatchNormKernel : public sdk::OpKernel {
     const auto* variance = static_cast<const float*>(call.input_data(4));
     void* y = call.AllocateOutputRaw(0, shape);
     const int64_t total = sdk::NumElements(shape);
-    CudaStream& stream = StreamOf(call);
+    GpuStream& stream = StreamOf(call);
     if (total > 0) {
       const int64_t inner = nchw_ ? shape[2] * shape[3] : 1;
       bn::LaunchBatchNormInference(dtype, call.input_data(0), scale, offset, mean, variance,
@@ -82,15 +82,15 @@ class FusedBatchNormKernel : public sdk::OpKernel {
     for (size_t o = 1; o <= 4 && o < call.num_outputs(); ++o) {
       void* out = call.AllocateOutputRaw(o, stats);
       if (channels > 0) {
-        PX_CUDA_THROW_IF_FAILED(
-            cudaMemcpyAsync(out, pass[o - 1], static_cast<size_t>(channels) * sizeof(float),
-                            cudaMemcpyDeviceToDevice, stream.get()),
+        PX_GPU_THROW_IF_FAILED(
+            px_gpu::MemcpyAsync(out, pass[o - 1], static_cast<size_t>(channels) * sizeof(float),
+                            px_gpu::kDeviceToDevice, stream.get()),
             "cudaMemcpyAsync");
       }
     }
     if (call.num_outputs() > 5) {
       void* out = call.AllocateOutputRaw(5, sdk::Shape{});
-      PX_CUDA_THROW_IF_FAILED(cudaMemsetAsync(out, 0, sizeof(float), stream.get()),
+      PX_GPU_THROW_IF_FAILED(px_gpu::MemsetAsync(out, 0, sizeof(float), stream.get()),
                               "cudaMemsetAsync");
     }
     CheckLaunch(stream, op);  // waits in synchronous debug mode

@@ -73,7 +73,7 @@ void Launch(const void* x, const float* scale, const float* offset, const float*
 void bn::LaunchBatchNormInference(ew::Dtype dtype, const void* x, const float* scale,
                                   const float* offset, const float* mean, const float* variance,
                                   float epsilon, void* y, int64_t total, int64_t channels,
-                                  int64_t inner, cudaStream_t stream) {
+                                  int64_t inner, px_gpu::Stream stream) {
   switch (dtype) {
     case ew::Dtype::kFloat:
       Launch<float>(x, scale, offset, mean, variance, epsilon, y, total, channels, inner, stream);

@@ -3,7 +3,7 @@
 #ifndef PLEXUS_PLUGINS_CUDA_KERNELS_BATCHNORM_LAUNCH_H_
 #define PLEXUS_PLUGINS_CUDA_KERNELS_BATCHNORM_LAUNCH_H_
 
-#include <cuda_runtime_api.h>
+#include "gpu_runtime.h"
 
 #include <cstdint>
 
@@ -18,7 +18,7 @@ namespace plexus::cuda::bn {
 void LaunchBatchNormInference(ew::Dtype dtype, const void* x, const float* scale,
                               const float* offset, const float* mean, const float* variance,
                               float epsilon, void* y, int64_t total, int64_t channels,
-                              int64_t inner, cudaStream_t stream);
+                              int64_t inner, px_gpu::Stream stream);
 
 }  // namespace plexus::cuda::bn
 

@@ -88,7 +88,7 @@ void LaunchCompare(Binary op, ew::Type type, const void* a, const void* b, void*
                    const ew::BroadcastPlan& plan, px_gpu::Stream stream);
 
 void ew::LaunchBinary(Binary op, Type type, const void* a, const void* b, void* out,
-                      const BroadcastPlan& plan, cudaStream_t stream) {
+                      const BroadcastPlan& plan, px_gpu::Stream stream) {
   if (IsComparison(op)) {
     LaunchCompare(op, type, a, b, out, plan, stream);
   } else if (!IsFloatType(type)) {

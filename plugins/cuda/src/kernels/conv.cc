@@ -45,8 +45,8 @@
 #include <tuple>
 #include <vector>
 
-#include "cuda_error.h"
-#include "cuda_stream.h"
+#include "gpu_error.h"
+#include "gpu_stream.h"
 #include "cudnn_loader.h"
 #include "kernels/conv_launch.h"
 #include "kernels/elementwise_launch.h"
@@ -134,7 +134,7 @@ HandlePool& PoolFor(int32_t ordinal) {
 // the pool when destroyed.
 class ScopedHandle {
  public:
-  ScopedHandle(CudaStream& stream, const char* op) : pool_(PoolFor(stream.ordinal)) {
+  ScopedHandle(GpuStream& stream, const char* op) : pool_(PoolFor(stream.ordinal)) {
     {
       std::lock_guard<std::mutex> lock(pool_.mu);
       if (!pool_.free.empty()) {
@@ -454,7 +454,7 @@ class ConvKernel : public sdk::OpKernel {
     void* y = call.AllocateOutputRaw(0, out_shape);
     const int64_t total = sdk::NumElements(out_shape);
     if (total == 0) return;
-    CudaStream& stream = StreamOf(call);
+    GpuStream& stream = StreamOf(call);
     conv::EpiloguePlan epilogue;
     epilogue.nchw = nchw;
     epilogue.total = total;
@@ -471,7 +471,7 @@ class ConvKernel : public sdk::OpKernel {
     };
     if (kh == 0 || kw == 0) {
       // An empty window: the empty sum, zeros (all-zero bits in every float type).
-      PX_CUDA_THROW_IF_FAILED(
+      PX_GPU_THROW_IF_FAILED(
           cudaMemsetAsync(y, 0, static_cast<size_t>(total) * ti.size, stream.get()),
           "cudaMemsetAsync(output, 0)");
       CheckLaunch(stream, op);  // waits in synchronous debug mode

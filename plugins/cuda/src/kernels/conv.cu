@@ -118,7 +118,7 @@ __global__ void EpilogueKernel(T* __restrict__ y, const T* __restrict__ a0,
 }  // namespace
 
 void conv::LaunchFilterReorder(ew::Dtype dtype, const void* in, void* out, int64_t r, int64_t i,
-                               int64_t o, bool kcrs, cudaStream_t stream) {
+                               int64_t o, bool kcrs, px_gpu::Stream stream) {
   VisitDtype(dtype, [&](auto tag) {
     using T = decltype(tag);
     PX_GPU_LAUNCH(FilterReorderKernel<T>, GridFor(r * i * o), kBlockSize, 0, stream)(
@@ -127,7 +127,7 @@ void conv::LaunchFilterReorder(ew::Dtype dtype, const void* in, void* out, int64
 }
 
 void conv::LaunchPadInput(ew::Dtype dtype, const void* x, void* y, const PadPlan& plan,
-                          cudaStream_t stream) {
+                          px_gpu::Stream stream) {
   const int64_t total =
       plan.n * plan.c * (plan.top + plan.h + plan.bottom) * (plan.left + plan.w + plan.right);
   VisitDtype(dtype, [&](auto tag) {
@@ -138,7 +138,7 @@ void conv::LaunchPadInput(ew::Dtype dtype, const void* x, void* y, const PadPlan
 }
 
 void conv::LaunchEpilogue(ew::Dtype dtype, void* y, const void* const args[4],
-                          const EpiloguePlan& plan, cudaStream_t stream) {
+                          const EpiloguePlan& plan, px_gpu::Stream stream) {
   VisitDtype(dtype, [&](auto tag) {
     using T = decltype(tag);
     const T* a[4];

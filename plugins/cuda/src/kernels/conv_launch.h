@@ -4,7 +4,7 @@
 #ifndef PLEXUS_PLUGINS_CUDA_KERNELS_CONV_LAUNCH_H_
 #define PLEXUS_PLUGINS_CUDA_KERNELS_CONV_LAUNCH_H_
 
-#include <cuda_runtime_api.h>
+#include "gpu_runtime.h"
 
 #include <cstdint>
 
@@ -16,7 +16,7 @@ namespace plexus::cuda::conv {
 // [kh, kw, c, m] is the same with i = 1 and o = c * m) to cuDNN's
 // [o, r, i] (KRSC, kcrs false) or [o, i, r] (KCRS). Elements r * i * o > 0.
 void LaunchFilterReorder(ew::Dtype dtype, const void* in, void* out, int64_t r, int64_t i,
-                         int64_t o, bool kcrs, cudaStream_t stream);
+                         int64_t o, bool kcrs, px_gpu::Stream stream);
 
 // A 4-D input [n, h, w, c] (NHWC) or [n, c, h, w] (NCHW) copied into the
 // middle of a zeroed [n, top + h + bottom, left + w + right, c] (or NCHW)
@@ -27,7 +27,7 @@ struct PadPlan {
   int64_t top = 0, bottom = 0, left = 0, right = 0;
 };
 void LaunchPadInput(ew::Dtype dtype, const void* x, void* y, const PadPlan& plan,
-                    cudaStream_t stream);
+                    px_gpu::Stream stream);
 
 // The activations of the fused convolutions (the values of sdk::FusedActivation).
 enum class Activation : int { kNone, kRelu, kRelu6, kElu, kLeakyRelu, kTanh, kSigmoid };
@@ -48,7 +48,7 @@ struct EpiloguePlan {
   float epsilon = 1e-4f;
 };
 void LaunchEpilogue(ew::Dtype dtype, void* y, const void* const args[4], const EpiloguePlan& plan,
-                    cudaStream_t stream);
+                    px_gpu::Stream stream);
 
 }  // namespace plexus::cuda::conv
 

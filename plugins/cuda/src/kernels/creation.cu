@@ -89,7 +89,7 @@ __global__ void OneHotKernel(const Index* __restrict__ indices, const W* on_dev,
 }  // namespace
 
 void mov::LaunchFill(size_t word, const void* value_dev, uint64_t value_bits, void* out,
-                     int64_t n, cudaStream_t stream) {
+                     int64_t n, px_gpu::Stream stream) {
   VisitFillWord(word, [&](auto w) {
     using W = decltype(w);
     PX_GPU_LAUNCH((FillKernel<W>), GridFor(n), kBlockSize, 0, stream)(
@@ -98,7 +98,7 @@ void mov::LaunchFill(size_t word, const void* value_dev, uint64_t value_bits, vo
 }
 
 void mov::LaunchRange(RangeType type, double fstart, double fdelta, int64_t istart,
-                      int64_t idelta, void* out, int64_t n, cudaStream_t stream) {
+                      int64_t idelta, void* out, int64_t n, px_gpu::Stream stream) {
   const unsigned grid = GridFor(n);
   const float f0 = static_cast<float>(fstart), fd = static_cast<float>(fdelta);
   switch (type) {
@@ -147,7 +147,7 @@ void mov::LaunchRange(RangeType type, double fstart, double fdelta, int64_t ista
 
 void mov::LaunchOneHot(size_t word, int index_type, const void* indices, const void* on,
                        const void* off, void* out, int64_t depth, int64_t suffix, int64_t n,
-                       bool wide, cudaStream_t stream) {
+                       bool wide, px_gpu::Stream stream) {
   VisitFillWord(word, [&](auto w) {
     using W = decltype(w);
     auto launch = [&](auto index_tag) {

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "cuda_error.h"
-#include "cuda_stream.h"
+#include "gpu_error.h"
+#include "gpu_stream.h"
 #include "kernels/elementwise_launch.h"
 #include "kernels/dtype_map.h"
 #include "kernels/register_kernels.h"
@@ -29,25 +29,25 @@ using sdk::Shape;
 // The values are in device memory: a small kernel raises a flag and one
 // synchronous 4-byte read brings it back, so the host waits for the work
 // queued before (a stream synchronize per integer division).
-void CheckIntegers(CudaStream& stream, ew::Type type, const void* values, int64_t n,
+void CheckIntegers(GpuStream& stream, ew::Type type, const void* values, int64_t n,
                    bool negative, const char* op) {
   if (n == 0) return;
-  cudaStream_t s = stream.get();
+  px_gpu::Stream s = stream.get();
   unsigned* flag = nullptr;
-  PX_CUDA_THROW_IF_FAILED(cudaMallocAsync(reinterpret_cast<void**>(&flag), sizeof(unsigned), s),
-                          "cudaMallocAsync(4 bytes for the argument check)");
-  cudaError_t error = cudaMemsetAsync(flag, 0, sizeof(unsigned), s);
-  if (error == cudaSuccess) {
+  PX_GPU_THROW_IF_FAILED(px_gpu::MallocAsync(reinterpret_cast<void**>(&flag), sizeof(unsigned), s),
+                          "px_gpu::MallocAsync(4 bytes for the argument check)");
+  px_gpu::Error error = px_gpu::MemsetAsync(flag, 0, sizeof(unsigned), s);
+  if (error == px_gpu::kSuccess) {
     ew::LaunchFindBadInteger(type, values, n, negative, flag, s);
-    error = cudaGetLastError();
+    error = px_gpu::GetLastError();
   }
   unsigned bad = 0;
-  if (error == cudaSuccess) {
-    error = cudaMemcpyAsync(&bad, flag, sizeof(bad), cudaMemcpyDeviceToHost, s);
+  if (error == px_gpu::kSuccess) {
+    error = px_gpu::MemcpyAsync(&bad, flag, sizeof(bad), px_gpu::kDeviceToHost, s);
   }
-  (void)cudaFreeAsync(flag, s);
-  if (error == cudaSuccess) error = cudaStreamSynchronize(s);
-  PX_CUDA_THROW_IF_FAILED(error, "the integer argument check");
+  (void)px_gpu::FreeAsync(flag, s);
+  if (error == px_gpu::kSuccess) error = px_gpu::StreamSynchronize(s);
+  PX_GPU_THROW_IF_FAILED(error, "the integer argument check");
   if (negative) {
     PX_SDK_CHECK(bad == 0, "Integers to negative integer powers are not allowed");
   } else {
@@ -214,7 +214,7 @@ class UnaryKernel : public sdk::OpKernel {
     void* y = call.AllocateOutputRaw(0, x.shape, static_cast<size_t>(x.ndim));
     const int64_t n = px_sdk_num_elements(&x);
     if (n == 0) return;
-    CudaStream& stream = StreamOf(call);
+    GpuStream& stream = StreamOf(call);
     if (op_ == ew::Unary::kReciprocal && !ew::IsFloatType(type)) {
       CheckIntegers(stream, type, px_sdk_data(&x), n, /*negative=*/false, op);
     }
@@ -315,9 +315,9 @@ class BinaryKernel : public sdk::OpKernel {
       // Equal / NotEqual with incompatible_shape_error = false: a scalar
       // (false for Equal, true for NotEqual).
       void* out = call.AllocateOutputRaw(0, Shape{});
-      CudaStream& stream = StreamOf(call);
-      PX_CUDA_THROW_IF_FAILED(
-          cudaMemsetAsync(out, op_ == ew::Binary::kNotEqual ? 1 : 0, 1, stream.get()),
+      GpuStream& stream = StreamOf(call);
+      PX_GPU_THROW_IF_FAILED(
+          px_gpu::MemsetAsync(out, op_ == ew::Binary::kNotEqual ? 1 : 0, 1, stream.get()),
           "cudaMemsetAsync");
       CheckLaunch(stream, op);  // waits in synchronous debug mode
       return;
@@ -330,7 +330,7 @@ class BinaryKernel : public sdk::OpKernel {
     const bool check_negative = op_ == ew::Binary::kPow && type != ew::Type::kUInt8;
     const bool integer = !ew::IsFloatType(type) && type != ew::Type::kBool;
     if (plan.num_elements == 0 && !(integer && (check_zero || check_negative))) return;
-    CudaStream& stream = StreamOf(call);
+    GpuStream& stream = StreamOf(call);
     if (integer && (check_zero || check_negative)) {
       CheckIntegers(stream, type, px_sdk_data(&b), px_sdk_num_elements(&b), check_negative, op);
       if (plan.num_elements == 0) return;
@@ -400,7 +400,7 @@ class SelectKernel : public sdk::OpKernel {
     }
     void* out = call.AllocateOutputRaw(0, out_dims.data(), out_dims.size());
     if (plan.num_elements == 0) return;
-    CudaStream& stream = StreamOf(call);
+    GpuStream& stream = StreamOf(call);
     ew::LaunchSelect(static_cast<int>(size), call.input_data(0), call.input_data(1),
                      call.input_data(2), out, plan, stream.get());
     CheckLaunch(stream, op);

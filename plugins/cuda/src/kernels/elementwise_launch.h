@@ -6,7 +6,7 @@
 #ifndef PLEXUS_PLUGINS_CUDA_KERNELS_ELEMENTWISE_LAUNCH_H_
 #define PLEXUS_PLUGINS_CUDA_KERNELS_ELEMENTWISE_LAUNCH_H_
 
-#include <cuda_runtime_api.h>
+#include "gpu_runtime.h"
 
 #include <cstdint>
 
@@ -51,7 +51,7 @@ inline bool IsComparison(Binary op) { return static_cast<int>(op) >= static_cast
 // y[i] = op(x[i]) for i < n (n > 0). Launch errors are left for
 // cudaGetLastError.
 void LaunchUnary(Unary op, Type type, const void* x, void* y, int64_t n, const UnaryAttrs& attrs,
-                 cudaStream_t stream);
+                 px_gpu::Stream stream);
 
 // The most dimensions a broadcast keeps after collapsing (elementwise.cc
 // refuses more).
@@ -75,18 +75,18 @@ using SelectPlan = PlanN<3>;
 // out = op(a, b) over `plan` (num_elements > 0). The (op, type) pair is one
 // the kernel classes register.
 void LaunchBinary(Binary op, Type type, const void* a, const void* b, void* out,
-                  const BroadcastPlan& plan, cudaStream_t stream);
+                  const BroadcastPlan& plan, px_gpu::Stream stream);
 
 // out = cond ? t : e over `plan` (inputs cond, t, e; num_elements > 0), the
 // values moved as words of `word_size` bytes (1, 2, 4 or 8).
 void LaunchSelect(int word_size, const void* cond, const void* t, const void* e, void* out,
-                  const SelectPlan& plan, cudaStream_t stream);
+                  const SelectPlan& plan, px_gpu::Stream stream);
 
 // Integer argument checks before a division or power: sets *flag to 1 when
 // any of the n values of integer type `type` is zero (negative = false) or
 // negative (negative = true). *flag is device memory, set to 0 before.
 void LaunchFindBadInteger(Type type, const void* x, int64_t n, bool negative, unsigned* flag,
-                          cudaStream_t stream);
+                          px_gpu::Stream stream);
 
 }  // namespace plexus::cuda::ew
 

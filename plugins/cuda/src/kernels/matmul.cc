@@ -38,8 +38,8 @@
 #include <vector>
 
 #include "cublaslt_loader.h"
-#include "cuda_error.h"
-#include "cuda_stream.h"
+#include "gpu_error.h"
+#include "gpu_stream.h"
 #include "kernels/array_launch.h"
 #include "kernels/elementwise_launch.h"
 #include "kernels/matmul_launch.h"
@@ -169,7 +169,7 @@ void* WorkspaceFor(DeviceState& state, cudaStream_t stream) {
   auto it = state.workspaces.find(stream);
   if (it != state.workspaces.end()) return it->second;
   void* p = nullptr;
-  PX_CUDA_THROW_IF_FAILED(cudaMalloc(&p, kWorkspaceBytes),
+  PX_GPU_THROW_IF_FAILED(cudaMalloc(&p, kWorkspaceBytes),
                           "cudaMalloc(cuBLASLt workspace, 32 MiB)");
   state.workspaces[stream] = p;
   return p;
@@ -316,7 +316,7 @@ struct Gemm {
 // Runs `g` on the stream; with a bias (not null) and `act`, also the
 // epilogue. Products with m, n or batch 0 are not passed here; k == 0
 // writes zeros (then the epilogue).
-void RunGemm(CudaStream& stream, const Gemm& g, const void* a, const void* b, void* c,
+void RunGemm(GpuStream& stream, const Gemm& g, const void* a, const void* b, void* c,
              const void* bias, mm::Activation act, float alpha, const char* op) {
   const TypeInfo ti = TypeInfoFor(g.dtype, op);
   const bool fused = bias != nullptr;
@@ -328,7 +328,7 @@ void RunGemm(CudaStream& stream, const Gemm& g, const void* a, const void* b, vo
   };
   if (g.k == 0) {
     // The empty sum: zeros (all-zero bits in every float type).
-    PX_CUDA_THROW_IF_FAILED(
+    PX_GPU_THROW_IF_FAILED(
         cudaMemsetAsync(c, 0, static_cast<size_t>(g.m * g.n * g.batch) * ti.size, stream.get()),
         "cudaMemsetAsync(output, 0)");
     CheckLaunch(stream, op);  // waits in synchronous debug mode
@@ -437,7 +437,7 @@ arr::CastType CastTypeOf(PX_DataType t) {
 // given back on the stream when the product has been queued.
 class ScratchCasts {
  public:
-  explicit ScratchCasts(CudaStream& stream) : stream_(stream) {}
+  explicit ScratchCasts(GpuStream& stream) : stream_(stream) {}
 
   const char* Cast(const void* x, PX_DataType from, PX_DataType to, int64_t n, const char* op) {
     buffers_.push_back(std::make_unique<StreamBuffer>(
@@ -451,7 +451,7 @@ class ScratchCasts {
   }
 
  private:
-  CudaStream& stream_;
+  GpuStream& stream_;
   std::vector<std::unique_ptr<StreamBuffer>> buffers_;
 };
 
@@ -499,7 +499,7 @@ class MatMulKernel : public sdk::OpKernel {
     (void)TypeInfoFor(dtype, op_.c_str());
     void* c = call.AllocateOutputRaw(0, Shape{m, n});
     if (m == 0 || n == 0) return;
-    CudaStream& stream = StreamOf(call);
+    GpuStream& stream = StreamOf(call);
     const Gemm g{dtype, ta_, tb_, m, n, k, 1, 0, 0, 0};
     // A fused node always has a bias pointer (a k == 0 product still adds it).
     RunGemm(stream, g, call.input_data(0), call.input_data(1), c, bias, act_, alpha_,
@@ -579,7 +579,7 @@ class BatchMatMulKernel : public sdk::OpKernel {
       y_batch *= yb[i];
     }
     if (batch == 0 || m == 0 || n == 0) return;
-    CudaStream& stream = StreamOf(call);
+    GpuStream& stream = StreamOf(call);
     const char* a = static_cast<const char*>(call.input_data(0));
     const char* b = static_cast<const char*>(call.input_data(1));
     // Inputs of another type than the output's, converted on the stream into

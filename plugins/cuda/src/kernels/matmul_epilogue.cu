@@ -80,7 +80,7 @@ void LaunchTyped(void* y, const void* bias, int64_t rows, int64_t cols, Activati
 }  // namespace
 
 void mm::LaunchBiasActivation(ew::Dtype dtype, void* y, const void* bias, int64_t rows,
-                              int64_t cols, Activation act, float alpha, cudaStream_t stream) {
+                              int64_t cols, Activation act, float alpha, px_gpu::Stream stream) {
   VisitDtype(dtype, [&](auto tag) {
     LaunchTyped<decltype(tag)>(y, bias, rows, cols, act, alpha, stream);
   });

@@ -3,7 +3,7 @@
 #ifndef PLEXUS_PLUGINS_CUDA_KERNELS_MATMUL_LAUNCH_H_
 #define PLEXUS_PLUGINS_CUDA_KERNELS_MATMUL_LAUNCH_H_
 
-#include <cuda_runtime_api.h>
+#include "gpu_runtime.h"
 
 #include <cstdint>
 
@@ -18,7 +18,7 @@ enum class Activation : int { kNone, kRelu, kRelu6, kElu, kLeakyRelu, kTanh, kSi
 // matrix (rows * cols > 0); bias may be null (activation only). 16-bit
 // types compute in float. Launch errors are left for cudaGetLastError.
 void LaunchBiasActivation(ew::Dtype dtype, void* y, const void* bias, int64_t rows, int64_t cols,
-                          Activation act, float alpha, cudaStream_t stream);
+                          Activation act, float alpha, px_gpu::Stream stream);
 
 }  // namespace plexus::cuda::mm
 

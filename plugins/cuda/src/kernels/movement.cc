@@ -20,8 +20,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "cuda_error.h"
-#include "cuda_stream.h"
+#include "gpu_error.h"
+#include "gpu_stream.h"
 #include "kernels/movement_launch.h"
 #include "kernels/register_kernels.h"
 #include "plexus/sdk/array_shapes.h"
@@ -121,9 +121,9 @@ size_t WordFor(size_t es, int64_t bytes, std::initializer_list<int64_t> multiple
                   op, sdk::ShapeString(shape).c_str(), rank, mov::kMaxRank));
 }
 
-void CopyDevice(CudaStream& stream, void* dst, const void* src, size_t bytes, const char* op) {
+void CopyDevice(GpuStream& stream, void* dst, const void* src, size_t bytes, const char* op) {
   if (bytes == 0) return;
-  PX_CUDA_THROW_IF_FAILED(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream.get()),
+  PX_GPU_THROW_IF_FAILED(px_gpu::MemcpyAsync(dst, src, bytes, px_gpu::kDeviceToDevice, stream.get()),
                           "cudaMemcpyAsync");
   CheckLaunch(stream, op);  // waits in synchronous debug mode
 }
@@ -133,7 +133,7 @@ void CopyDevice(CudaStream& stream, void* dst, const void* src, size_t bytes, co
 // (strides in elements, 0 allowed on the source side). Dimensions of 1 are
 // dropped and neighbours contiguous on both sides merged; a contiguous
 // result is one cudaMemcpyAsync, anything else one kernel.
-void StridedCopy(CudaStream& stream, const char* op, size_t es, const Shape& shape,
+void StridedCopy(GpuStream& stream, const char* op, size_t es, const Shape& shape,
                  const Index& src_strides, const void* src, const Index& dst_strides, void* dst) {
   Shape dims;
   Index ss, ds;
@@ -204,7 +204,7 @@ void CopyAll(sdk::Call& call, const Shape& out, const char* op) {
   const size_t bytes =
       static_cast<size_t>(call.input_size(0)) * sdk::DtypeSize(call.input_dtype(0));
   if (bytes == 0) return;
-  CudaStream& stream = StreamOf(call);
+  GpuStream& stream = StreamOf(call);
   CopyDevice(stream, dst, call.input_data(0), bytes, op);
 }
 
@@ -273,8 +273,8 @@ void WriteInts(sdk::Call& call, size_t output, const Shape& shape, const Index& 
   }
   // From pageable memory: the copy is staged before cudaMemcpyAsync
   // returns, so the vectors may go right after.
-  CudaStream& stream = StreamOf(call);
-  PX_CUDA_THROW_IF_FAILED(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream.get()),
+  GpuStream& stream = StreamOf(call);
+  PX_GPU_THROW_IF_FAILED(px_gpu::MemcpyAsync(dst, src, bytes, px_gpu::kHostToDevice, stream.get()),
                           "cudaMemcpyAsync");
 }
 
@@ -312,7 +312,7 @@ class FillKernel : public sdk::OpKernel {
     void* dst = call.AllocateOutputRaw(0, out);
     const int64_t n = sdk::NumElements(out);
     if (n == 0) return;
-    CudaStream& stream = StreamOf(call);
+    GpuStream& stream = StreamOf(call);
     mov::LaunchFill(sdk::DtypeSize(call.input_dtype(1)), call.input_data(1), 0, dst, n,
                     stream.get());
     CheckLaunch(stream, "Fill");
@@ -326,8 +326,8 @@ class ZerosLikeKernel : public sdk::OpKernel {
     const size_t bytes =
         static_cast<size_t>(call.input_size(0)) * sdk::DtypeSize(call.input_dtype(0));
     if (bytes == 0) return;
-    CudaStream& stream = StreamOf(call);
-    PX_CUDA_THROW_IF_FAILED(cudaMemsetAsync(dst, 0, bytes, stream.get()), "cudaMemsetAsync");
+    GpuStream& stream = StreamOf(call);
+    PX_GPU_THROW_IF_FAILED(px_gpu::MemsetAsync(dst, 0, bytes, stream.get()), "cudaMemsetAsync");
   }
 };
 
@@ -345,7 +345,7 @@ class OnesLikeKernel : public sdk::OpKernel {
     void* dst = call.AllocateOutputRaw(0, call.input_shape(0));
     const int64_t n = call.input_size(0);
     if (n == 0) return;
-    CudaStream& stream = StreamOf(call);
+    GpuStream& stream = StreamOf(call);
     mov::LaunchFill(es, nullptr, bits, dst, n, stream.get());
     CheckLaunch(stream, "OnesLike");
   }
@@ -406,7 +406,7 @@ class RangeKernel : public sdk::OpKernel {
     });
     void* dst = call.AllocateOutputRaw(0, {size});
     if (size == 0) return;
-    CudaStream& stream = StreamOf(call);
+    GpuStream& stream = StreamOf(call);
     mov::LaunchRange(type, fstart, fdelta, istart, idelta, dst, size, stream.get());
     CheckLaunch(stream, "Range");
   }
@@ -442,7 +442,7 @@ class OneHotKernel : public sdk::OpKernel {
     const int64_t n = sdk::NumElements(out);
     if (n == 0) return;
     const int64_t suffix = Product(indices, static_cast<size_t>(a), indices.size());
-    CudaStream& stream = StreamOf(call);
+    GpuStream& stream = StreamOf(call);
     mov::LaunchOneHot(sdk::DtypeSize(call.input_dtype(2)), index_type, call.input_data(0),
                       call.input_data(2), call.input_data(3), dst, depth, suffix, n,
                       n >= kInt32Limit, stream.get());
@@ -468,7 +468,7 @@ void TileCopy(sdk::Call& call, const char* op, const Shape& in_dims, const Shape
   if (n == 0) return;
   const size_t es = sdk::DtypeSize(call.input_dtype(0));
   const void* src = call.input_data(0);
-  CudaStream& stream = StreamOf(call);
+  GpuStream& stream = StreamOf(call);
   // Innermost first: drop dimensions of 1; merge a dimension into an
   // untiled one inside it.
   Index in_c, out_c;
@@ -559,7 +559,7 @@ class MirrorPadKernel : public sdk::OpKernel {
     if (n == 0) return;
     const size_t es = sdk::DtypeSize(call.input_dtype(0));
     const void* src = call.input_data(0);
-    CudaStream& stream = StreamOf(call);
+    GpuStream& stream = StreamOf(call);
     // Innermost first: drop unpadded dimensions of 1; merge an unpadded
     // dimension into an unpadded one inside it (a reflection does not
     // commute with merging, so padded dimensions stay alone).
@@ -635,7 +635,7 @@ void SplitInto(sdk::Call& call, const char* op, size_t value_input, size_t a,
     void* dst = call.AllocateOutputRaw(k, outs[k]);
     const int64_t chunk = Product(outs[k], a, outs[k].size());
     if (chunk > 0 && outer > 0) {
-      CudaStream& stream = StreamOf(call);
+      GpuStream& stream = StreamOf(call);
       StridedCopy(stream, op, es, {outer, chunk}, {in_row, 1},
                   src + offset * static_cast<int64_t>(es), {chunk, 1}, dst);
     }
@@ -694,7 +694,7 @@ class UnpackKernel : public sdk::OpKernel {
     for (int64_t k = 0; k < num_; ++k) {
       void* dst = call.AllocateOutputRaw(static_cast<size_t>(k), each);
       if (outer == 0 || inner == 0) continue;
-      CudaStream& stream = StreamOf(call);
+      GpuStream& stream = StreamOf(call);
       StridedCopy(stream, "Unpack", es, {outer, inner}, {num_ * inner, 1},
                   src + k * inner * static_cast<int64_t>(es), {inner, 1}, dst);
     }
@@ -723,7 +723,7 @@ class PackKernel : public sdk::OpKernel {
     const int64_t inner = Product(shapes[0], a, shapes[0].size());
     if (outer == 0 || inner == 0) return;
     const int64_t count = static_cast<int64_t>(n);
-    CudaStream& stream = StreamOf(call);
+    GpuStream& stream = StreamOf(call);
     for (size_t k = 0; k < n; ++k) {
       StridedCopy(stream, "Pack", es, {outer, inner}, {inner, 1}, call.input_data(k),
                   {count * inner, 1}, dst + static_cast<int64_t>(k) * inner * static_cast<int64_t>(es));
@@ -770,7 +770,7 @@ class GatherNdKernel : public sdk::OpKernel {
     if (count == 0) return;
     const void* idx = call.input_data(1);
     const void* src = call.input_data(0);
-    CudaStream& stream = StreamOf(call);
+    GpuStream& stream = StreamOf(call);
     mov::GatherNdPlan plan;
     plan.depth = static_cast<int>(depth);
     plan.count = count;
@@ -789,27 +789,27 @@ class GatherNdKernel : public sdk::OpKernel {
   }
 
  private:
-  void CheckIndices(CudaStream& stream, const sdk::Call& call, const mov::GatherNdPlan& plan,
+  void CheckIndices(GpuStream& stream, const sdk::Call& call, const mov::GatherNdPlan& plan,
                     const Shape& indices, const Shape& params) {
-    cudaStream_t s = stream.get();
+    px_gpu::Stream s = stream.get();
     const bool idx64 = call.input_dtype(1) == PX_DT_INT64;
     const void* idx = call.input_data(1);
     int64_t* bad = nullptr;
-    PX_CUDA_THROW_IF_FAILED(cudaMallocAsync(reinterpret_cast<void**>(&bad), sizeof(int64_t), s),
-                            "cudaMallocAsync(8 bytes for the index check)");
+    PX_GPU_THROW_IF_FAILED(px_gpu::MallocAsync(reinterpret_cast<void**>(&bad), sizeof(int64_t), s),
+                            "px_gpu::MallocAsync(8 bytes for the index check)");
     // 0x7f in every byte: larger than any row.
-    cudaError_t error = cudaMemsetAsync(bad, 0x7f, sizeof(int64_t), s);
-    if (error == cudaSuccess) {
+    px_gpu::Error error = px_gpu::MemsetAsync(bad, 0x7f, sizeof(int64_t), s);
+    if (error == px_gpu::kSuccess) {
       mov::LaunchGatherNdCheck(idx64, idx, plan, bad, s);
-      error = cudaGetLastError();
+      error = px_gpu::GetLastError();
     }
     int64_t first_bad = 0;
-    if (error == cudaSuccess) {
-      error = cudaMemcpyAsync(&first_bad, bad, sizeof(first_bad), cudaMemcpyDeviceToHost, s);
+    if (error == px_gpu::kSuccess) {
+      error = px_gpu::MemcpyAsync(&first_bad, bad, sizeof(first_bad), px_gpu::kDeviceToHost, s);
     }
-    (void)cudaFreeAsync(bad, s);
-    if (error == cudaSuccess) error = cudaStreamSynchronize(s);
-    PX_CUDA_THROW_IF_FAILED(error, "the index range check");
+    (void)px_gpu::FreeAsync(bad, s);
+    if (error == px_gpu::kSuccess) error = px_gpu::StreamSynchronize(s);
+    PX_GPU_THROW_IF_FAILED(error, "the index range check");
     if (first_bad >= plan.count) return;
     // Read the bad tuple back for the message.
     const size_t isize = idx64 ? 8 : 4;
@@ -818,10 +818,10 @@ class GatherNdKernel : public sdk::OpKernel {
     std::vector<int32_t> v32(idx64 ? 0 : depth);
     const char* at = static_cast<const char*>(idx) +
                      first_bad * static_cast<int64_t>(depth * isize);
-    error = cudaMemcpyAsync(idx64 ? static_cast<void*>(v64.data()) : static_cast<void*>(v32.data()),
-                            at, depth * isize, cudaMemcpyDeviceToHost, s);
-    if (error == cudaSuccess) error = cudaStreamSynchronize(s);
-    PX_CUDA_THROW_IF_FAILED(error, "reading the bad index");
+    error = px_gpu::MemcpyAsync(idx64 ? static_cast<void*>(v64.data()) : static_cast<void*>(v32.data()),
+                            at, depth * isize, px_gpu::kDeviceToHost, s);
+    if (error == px_gpu::kSuccess) error = px_gpu::StreamSynchronize(s);
+    PX_GPU_THROW_IF_FAILED(error, "reading the bad index");
     Index tuple = idx64 ? v64 : Index(v32.begin(), v32.end());
     const Shape lead(indices.begin(), indices.end() - 1);
     PX_SDK_CHECK(false, "indices[%s] = [%s] does not index into param shape %s",
@@ -863,7 +863,7 @@ class SpaceBatchKernel : public sdk::OpKernel {
     const Shape& space = to_batch_ ? in : out;
     const Shape& batch = to_batch_ ? out : in;
     const int64_t rest = Product(in, 1 + static_cast<size_t>(m), in.size());
-    CudaStream& stream = StreamOf(call);
+    GpuStream& stream = StreamOf(call);
     const size_t word = WordFor(es, rest * static_cast<int64_t>(es), {}, {src, dst});
     const int64_t scale = static_cast<int64_t>(word / es);
     mov::SpaceBatchPlan plan;

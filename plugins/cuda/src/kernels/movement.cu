@@ -227,7 +227,7 @@ __global__ void GatherNdKernel(const W* __restrict__ params, const Index* __rest
 }  // namespace
 
 void mov::LaunchStridedCopy(size_t word, const void* in, void* out, const CopyPlan& plan,
-                            bool wide, cudaStream_t stream) {
+                            bool wide, px_gpu::Stream stream) {
   VisitWord(word, [&](auto w) {
     using W = decltype(w);
     VisitIndex(wide, [&](auto index) {
@@ -239,7 +239,7 @@ void mov::LaunchStridedCopy(size_t word, const void* in, void* out, const CopyPl
 }
 
 void mov::LaunchTile(size_t word, const void* in, void* out, const TilePlan& plan, bool wide,
-                     cudaStream_t stream) {
+                     px_gpu::Stream stream) {
   VisitWord(word, [&](auto w) {
     using W = decltype(w);
     VisitIndex(wide, [&](auto index) {
@@ -251,7 +251,7 @@ void mov::LaunchTile(size_t word, const void* in, void* out, const TilePlan& pla
 }
 
 void mov::LaunchMirrorPad(size_t word, const void* in, void* out, const MirrorPlan& plan,
-                          bool symmetric, bool wide, cudaStream_t stream) {
+                          bool symmetric, bool wide, px_gpu::Stream stream) {
   VisitWord(word, [&](auto w) {
     using W = decltype(w);
     VisitIndex(wide, [&](auto index) {
@@ -263,7 +263,7 @@ void mov::LaunchMirrorPad(size_t word, const void* in, void* out, const MirrorPl
 }
 
 void mov::LaunchSpaceBatch(size_t word, bool to_batch, const void* in, void* out,
-                           const SpaceBatchPlan& plan, bool wide, cudaStream_t stream) {
+                           const SpaceBatchPlan& plan, bool wide, px_gpu::Stream stream) {
   VisitWord(word, [&](auto w) {
     using W = decltype(w);
     VisitIndex(wide, [&](auto index) {
@@ -280,7 +280,7 @@ void mov::LaunchSpaceBatch(size_t word, bool to_batch, const void* in, void* out
 }
 
 void mov::LaunchGatherNdCheck(bool indices64, const void* indices, const GatherNdPlan& plan,
-                              int64_t* first_bad, cudaStream_t stream) {
+                              int64_t* first_bad, px_gpu::Stream stream) {
   auto* bad = reinterpret_cast<unsigned long long*>(first_bad);
   if (indices64) {
     PX_GPU_LAUNCH((GatherNdCheckKernel<int64_t>), GridFor(plan.count), kBlockSize, 0, stream)(
@@ -292,7 +292,7 @@ void mov::LaunchGatherNdCheck(bool indices64, const void* indices, const GatherN
 }
 
 void mov::LaunchGatherNd(size_t word, bool indices64, const void* params, const void* indices,
-                         void* out, const GatherNdPlan& plan, bool wide, cudaStream_t stream) {
+                         void* out, const GatherNdPlan& plan, bool wide, px_gpu::Stream stream) {
   const int64_t n = plan.count * plan.slice;
   VisitWord(word, [&](auto w) {
     using W = decltype(w);

@@ -9,7 +9,7 @@
 #ifndef PLEXUS_PLUGINS_CUDA_KERNELS_MOVEMENT_LAUNCH_H_
 #define PLEXUS_PLUGINS_CUDA_KERNELS_MOVEMENT_LAUNCH_H_
 
-#include <cuda_runtime_api.h>
+#include "gpu_runtime.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -31,7 +31,7 @@ struct CopyPlan {
   int64_t dst_strides[kMaxRank] = {};
 };
 void LaunchStridedCopy(size_t word, const void* in, void* out, const CopyPlan& plan, bool wide,
-                       cudaStream_t stream);
+                       px_gpu::Stream stream);
 
 // Tile (and BroadcastTo): out (row-major over out_dims, contiguous, n words)
 // at coordinate c = in at coordinate c[d] % in_dims[d] (in contiguous with
@@ -44,7 +44,7 @@ struct TilePlan {
   int64_t in_strides[kMaxRank] = {};
 };
 void LaunchTile(size_t word, const void* in, void* out, const TilePlan& plan, bool wide,
-                cudaStream_t stream);
+                px_gpu::Stream stream);
 
 // MirrorPad: out (row-major over out_dims, n words) at c = in at
 // m(c[d] - before[d]) per dimension, where m reflects a position outside
@@ -59,7 +59,7 @@ struct MirrorPlan {
   int64_t before[kMaxRank] = {};
 };
 void LaunchMirrorPad(size_t word, const void* in, void* out, const MirrorPlan& plan,
-                     bool symmetric, bool wide, cudaStream_t stream);
+                     bool symmetric, bool wide, px_gpu::Stream stream);
 
 // SpaceToBatchND (to_batch) and BatchToSpaceND. The spatial side is
 // [batch, space[0..m), rest], the batch side [blocks * batch, grid[0..m),
@@ -78,12 +78,12 @@ struct SpaceBatchPlan {
   int64_t pad[kMaxRank] = {};
 };
 void LaunchSpaceBatch(size_t word, bool to_batch, const void* in, void* out,
-                      const SpaceBatchPlan& plan, bool wide, cudaStream_t stream);
+                      const SpaceBatchPlan& plan, bool wide, px_gpu::Stream stream);
 
 // out[i] = the value for i < n: *value_dev when not null (a device
 // scalar), else the low `word` bytes of value_bits; word 1, 2, 4 or 8.
 void LaunchFill(size_t word, const void* value_dev, uint64_t value_bits, void* out, int64_t n,
-                cudaStream_t stream);
+                px_gpu::Stream stream);
 
 // Range: out[i] = start + i * delta for i < n, in the arithmetic of the cpu
 // plugin: int64 for the integer types (wrapping into the output type),
@@ -92,14 +92,14 @@ void LaunchFill(size_t word, const void* value_dev, uint64_t value_bits, void* o
 enum class RangeType : int { kFloat, kDouble, kHalf, kBFloat16, kInt8, kInt16, kInt32, kInt64,
                              kUInt16, kUInt32 };
 void LaunchRange(RangeType type, double fstart, double fdelta, int64_t istart, int64_t idelta,
-                 void* out, int64_t n, cudaStream_t stream);
+                 void* out, int64_t n, px_gpu::Stream stream);
 
 // OneHot: out [prefix, depth, suffix] (n words) = *on where indices[p *
 // suffix + s] == the depth position, else *off (both device scalars).
 // index_type: 0 uint8, 1 int8, 2 int32, 3 int64.
 void LaunchOneHot(size_t word, int index_type, const void* indices, const void* on,
                   const void* off, void* out, int64_t depth, int64_t suffix, int64_t n,
-                  bool wide, cudaStream_t stream);
+                  bool wide, px_gpu::Stream stream);
 
 // GatherNd. The index tuples: `count` rows of `depth` int32 or int64 values.
 constexpr int kMaxGatherNdDepth = 16;
@@ -113,11 +113,11 @@ struct GatherNdPlan {
 // *first_bad = the smallest row m with some value outside [0, dims[j]),
 // left untouched when none is (the caller fills it with a large value).
 void LaunchGatherNdCheck(bool indices64, const void* indices, const GatherNdPlan& plan,
-                         int64_t* first_bad, cudaStream_t stream);
+                         int64_t* first_bad, px_gpu::Stream stream);
 // out [count, slice] = the slice at each tuple (zeros for a tuple out of
 // range: the caller checks first).
 void LaunchGatherNd(size_t word, bool indices64, const void* params, const void* indices,
-                    void* out, const GatherNdPlan& plan, bool wide, cudaStream_t stream);
+                    void* out, const GatherNdPlan& plan, bool wide, px_gpu::Stream stream);
 
 }  // namespace plexus::cuda::mov
 

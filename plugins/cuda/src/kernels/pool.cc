@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "cuda_stream.h"
+#include "gpu_stream.h"
 #include "kernels/pool_launch.h"
 #include "kernels/dtype_map.h"
 #include "kernels/register_kernels.h"
@@ -46,7 +46,7 @@ class PoolKernel : public sdk::OpKernel {
                                      : sdk::Shape{plan.n, plan.oh, plan.ow, plan.c};
     void* y = call.AllocateOutputRaw(0, out);
     if (sdk::NumElements(out) == 0) return;
-    CudaStream& stream = StreamOf(call);
+    GpuStream& stream = StreamOf(call);
     pool::LaunchPool(kMax, dtype, px_sdk_data(&call.input(0)), y, plan, stream.get());
     CheckLaunch(stream, op);
   }

@@ -73,7 +73,7 @@ __global__ void PoolKernel(const T* __restrict__ x, T* __restrict__ y, const Poo
 }  // namespace
 
 void pool::LaunchPool(bool max, ew::Dtype dtype, const void* x, void* y, const PoolPlan& plan,
-                      cudaStream_t stream) {
+                      px_gpu::Stream stream) {
   const int64_t total = plan.n * plan.c * plan.oh * plan.ow;
   const bool small = total < kInt32Limit && plan.n * plan.c * plan.h * plan.w < kInt32Limit;
   VisitDtype(dtype, [&](auto tag) {

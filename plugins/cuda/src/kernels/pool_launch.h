@@ -4,7 +4,7 @@
 #ifndef PLEXUS_PLUGINS_CUDA_KERNELS_POOL_LAUNCH_H_
 #define PLEXUS_PLUGINS_CUDA_KERNELS_POOL_LAUNCH_H_
 
-#include <cuda_runtime_api.h>
+#include "gpu_runtime.h"
 
 #include <cstdint>
 
@@ -28,7 +28,7 @@ struct PoolPlan {
 // window); otherwise their mean (the sum times 1 / count). Output elements
 // n * c * oh * ow > 0.
 void LaunchPool(bool max, ew::Dtype dtype, const void* x, void* y, const PoolPlan& plan,
-                cudaStream_t stream);
+                px_gpu::Stream stream);
 
 }  // namespace plexus::cuda::pool
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "cuda_stream.h"
+#include "gpu_stream.h"
 #include "kernels/reduce_launch.h"
 #include "kernels/dtype_map.h"
 #include "kernels/register_kernels.h"
@@ -137,14 +137,14 @@ class ReduceKernel : public sdk::OpKernel {
                                         &plan);
     void* out = call.AllocateOutputRaw(0, out_shape.data(), out_shape.size());
     if (plan.outputs == 0) return;
-    CudaStream& stream = StreamOf(call);
+    GpuStream& stream = StreamOf(call);
     if (!reduces) {
       // Every output element folds exactly one input element: a copy.
       const size_t bytes = static_cast<size_t>(plan.outputs) * sdk::DtypeSize(dtype);
-      const cudaError_t error = cudaMemcpyAsync(out, px_sdk_data(&x), bytes,
-                                                cudaMemcpyDeviceToDevice, stream.get());
-      PX_SDK_CHECK(error == cudaSuccess, "%s: cudaMemcpyAsync failed: %s", op_name_.c_str(),
-                   cudaGetErrorString(error));
+      const px_gpu::Error error = px_gpu::MemcpyAsync(out, px_sdk_data(&x), bytes,
+                                                px_gpu::kDeviceToDevice, stream.get());
+      PX_SDK_CHECK(error == px_gpu::kSuccess, "%s: cudaMemcpyAsync failed: %s", op_name_.c_str(),
+                   px_gpu::ErrorString(error));
     } else {
       red::LaunchReduce(op_, ew_dtype, px_sdk_data(&x), out, plan, stream.get());
     }
@@ -180,7 +180,7 @@ class SoftmaxKernel : public sdk::OpKernel {
     const int64_t cols = shape.back();
     const int64_t n = sdk::NumElements(shape);
     if (n == 0) return;
-    CudaStream& stream = StreamOf(call);
+    GpuStream& stream = StreamOf(call);
     red::LaunchSoftmax(log_, ew_dtype, px_sdk_data(&x), y, n / cols, cols, stream.get());
     CheckLaunch(stream, op_name_.c_str());
   }
@@ -222,7 +222,7 @@ class BiasAddKernel : public sdk::OpKernel {
     void* y = call.AllocateOutputRaw(0, x.shape, static_cast<size_t>(x.ndim));
     const int64_t n = sdk::NumElements(shape);
     if (n == 0) return;
-    CudaStream& stream = StreamOf(call);
+    GpuStream& stream = StreamOf(call);
     red::LaunchBiasAdd(ew_dtype, px_sdk_data(&x), px_sdk_data(&bias), y, n, channels, inner,
                        stream.get());
     CheckLaunch(stream, "BiasAdd");

@@ -415,7 +415,7 @@ void LaunchBiasAddT(const void* x, const void* bias, void* y, int64_t n, int64_t
 namespace red {
 
 void LaunchReduce(Reducer op, ew::Dtype dtype, const void* in, void* out, const ReducePlan& plan,
-                  cudaStream_t stream) {
+                  px_gpu::Stream stream) {
   VisitDtype(dtype, [&](auto tag) {
     using T = decltype(tag);
     switch (op) {
@@ -429,7 +429,7 @@ void LaunchReduce(Reducer op, ew::Dtype dtype, const void* in, void* out, const 
 }
 
 void LaunchSoftmax(bool log, ew::Dtype dtype, const void* x, void* y, int64_t rows, int64_t cols,
-                   cudaStream_t stream) {
+                   px_gpu::Stream stream) {
   VisitDtype(dtype, [&](auto tag) {
     using T = decltype(tag);
     if (log) {
@@ -441,7 +441,7 @@ void LaunchSoftmax(bool log, ew::Dtype dtype, const void* x, void* y, int64_t ro
 }
 
 void LaunchBiasAdd(ew::Dtype dtype, const void* x, const void* bias, void* y, int64_t n,
-                   int64_t channels, int64_t inner, cudaStream_t stream) {
+                   int64_t channels, int64_t inner, px_gpu::Stream stream) {
   VisitDtype(dtype, [&](auto tag) {
     LaunchBiasAddT<decltype(tag)>(x, bias, y, n, channels, inner, stream);
   });

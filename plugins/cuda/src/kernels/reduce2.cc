@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "cuda_stream.h"
+#include "gpu_stream.h"
 #include "kernels/reduce2_launch.h"
 #include "kernels/dtype_map.h"
 #include "kernels/register_kernels.h"
@@ -60,7 +60,7 @@ class ArgReduceKernel : public sdk::OpKernel {
     }
     void* out = call.AllocateOutputRaw(0, out_shape);
     if (outer * inner == 0) return;
-    CudaStream& stream = StreamOf(call);
+    GpuStream& stream = StreamOf(call);
     red2::LaunchArgReduce(max_, type, call.input_data(0), out, out_bytes, outer, shape[axis],
                           inner, stream.get());
     CheckLaunch(stream, op);
@@ -114,22 +114,22 @@ class LogicalReduceKernel : public sdk::OpKernel {
     auto* out = static_cast<uint8_t*>(call.AllocateOutputRaw(0, out_shape));
     const int64_t outputs = sdk::NumElements(out_shape);
     if (outputs == 0) return;
-    CudaStream& stream = StreamOf(call);
+    GpuStream& stream = StreamOf(call);
     const auto* x = static_cast<const uint8_t*>(call.input_data(0));
     const int64_t n = sdk::NumElements(shape);
     bool any_reduced = false;
     for (bool r : group_reduced) any_reduced |= r;
     if (!any_reduced) {  // nothing reduced (or only dimensions of 1): a copy
-      const cudaError_t error =
-          cudaMemcpyAsync(out, x, static_cast<size_t>(n), cudaMemcpyDeviceToDevice, stream.get());
-      PX_SDK_CHECK(error == cudaSuccess, "%s: cudaMemcpyAsync failed: %s", op,
-                   cudaGetErrorString(error));
+      const px_gpu::Error error =
+          px_gpu::MemcpyAsync(out, x, static_cast<size_t>(n), px_gpu::kDeviceToDevice, stream.get());
+      PX_SDK_CHECK(error == px_gpu::kSuccess, "%s: cudaMemcpyAsync failed: %s", op,
+                   px_gpu::ErrorString(error));
       return;
     }
-    const cudaError_t error =
-        cudaMemsetAsync(out, all_ ? 1 : 0, static_cast<size_t>(outputs), stream.get());
-    PX_SDK_CHECK(error == cudaSuccess, "%s: cudaMemsetAsync failed: %s", op,
-                 cudaGetErrorString(error));
+    const px_gpu::Error error =
+        px_gpu::MemsetAsync(out, all_ ? 1 : 0, static_cast<size_t>(outputs), stream.get());
+    PX_SDK_CHECK(error == px_gpu::kSuccess, "%s: cudaMemsetAsync failed: %s", op,
+                 px_gpu::ErrorString(error));
     if (n == 0) return;  // empty reductions: the identity
     if (static_cast<int>(dims.size()) > red2::kMaxGroups) {
       throw sdk::KernelError(

@@ -186,7 +186,7 @@ LogicalGeometry<Index> MakeLogicalGeometry(const red2::LogicalPlan& plan) {
 }  // namespace
 
 void red2::LaunchArgReduce(bool max, ew::Type type, const void* x, void* out, int out_bytes,
-                           int64_t outer, int64_t n, int64_t inner, cudaStream_t stream) {
+                           int64_t outer, int64_t n, int64_t inner, px_gpu::Stream stream) {
   auto run = [&](auto tag) {
     LaunchArg<decltype(tag)>(max, x, out, out_bytes, outer, n, inner, stream);
   };
@@ -200,7 +200,7 @@ void red2::LaunchArgReduce(bool max, ew::Type type, const void* x, void* out, in
 }
 
 void red2::LaunchLogicalReduce(bool all, const uint8_t* x, uint8_t* out, const LogicalPlan& plan,
-                               bool full, cudaStream_t stream) {
+                               bool full, px_gpu::Stream stream) {
   const int64_t n = plan.num_inputs;
   if (full) {
     PX_GPU_LAUNCH(LogicalFullKernel, GridFor(n), kBlockSize, 0, stream)(x, out, n, all);

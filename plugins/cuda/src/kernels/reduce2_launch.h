@@ -4,7 +4,7 @@
 #ifndef PLEXUS_PLUGINS_CUDA_KERNELS_REDUCE2_LAUNCH_H_
 #define PLEXUS_PLUGINS_CUDA_KERNELS_REDUCE2_LAUNCH_H_
 
-#include <cuda_runtime_api.h>
+#include "gpu_runtime.h"
 
 #include <cstdint>
 
@@ -18,7 +18,7 @@ namespace plexus::cuda::red2 {
 // `type` (any ew::Type), n > 0, outer * inner > 0; out holds
 // integers of out_bytes (2, 4 or 8) bytes.
 void LaunchArgReduce(bool max, ew::Type type, const void* x, void* out, int out_bytes,
-                     int64_t outer, int64_t n, int64_t inner, cudaStream_t stream);
+                     int64_t outer, int64_t n, int64_t inner, px_gpu::Stream stream);
 
 // The most merged dimension groups All / Any handle (reduce2.cc refuses more).
 constexpr int kMaxGroups = 16;
@@ -37,7 +37,7 @@ struct LogicalPlan {
 // identity already (1 for All, 0 for Any): the kernel writes only the
 // absorbing value. full: a single output element.
 void LaunchLogicalReduce(bool all, const uint8_t* x, uint8_t* out, const LogicalPlan& plan,
-                         bool full, cudaStream_t stream);
+                         bool full, px_gpu::Stream stream);
 
 }  // namespace plexus::cuda::red2
 

@@ -4,7 +4,7 @@
 #ifndef PLEXUS_PLUGINS_CUDA_KERNELS_REDUCE_LAUNCH_H_
 #define PLEXUS_PLUGINS_CUDA_KERNELS_REDUCE_LAUNCH_H_
 
-#include <cuda_runtime_api.h>
+#include "gpu_runtime.h"
 
 #include <cstdint>
 
@@ -49,17 +49,17 @@ struct ReducePlan {
 // identity (Sum 0, Prod 1, Max -inf, Min +inf; Mean 0 / 0 = NaN). half and
 // bfloat16 accumulate in float.
 void LaunchReduce(Reducer op, ew::Dtype dtype, const void* in, void* out, const ReducePlan& plan,
-                  cudaStream_t stream);
+                  px_gpu::Stream stream);
 
 // Softmax (or LogSoftmax) of each of `rows` rows of `cols` contiguous
 // elements (rows, cols > 0).
 void LaunchSoftmax(bool log, ew::Dtype dtype, const void* x, void* y, int64_t rows, int64_t cols,
-                   cudaStream_t stream);
+                   px_gpu::Stream stream);
 
 // y = x + bias[c] where c = (i / inner) % channels for element i < n (n > 0):
 // inner 1 for channels last (NHWC), H*W for NCHW.
 void LaunchBiasAdd(ew::Dtype dtype, const void* x, const void* bias, void* y, int64_t n,
-                   int64_t channels, int64_t inner, cudaStream_t stream);
+                   int64_t channels, int64_t inner, px_gpu::Stream stream);
 
 }  // namespace plexus::cuda::red
 

@@ -1,9 +1,9 @@
-// The CUDA plugin's kernel families, registered from the plugin's
-// RegisterKernels (cuda_plugin.cc).
+// The GPU kernel families, registered from the plugins' RegisterKernels:
+// the CUDA plugin (cuda_plugin.cc) and the ROCm plugin
+// (plugins/rocm/src/rocm_plugin.cc), which builds these sources for HIP.
 #ifndef PLEXUS_PLUGINS_CUDA_KERNELS_REGISTER_KERNELS_H_
 #define PLEXUS_PLUGINS_CUDA_KERNELS_REGISTER_KERNELS_H_
 
-#include "fused/fused_elementwise.h"
 #include "plexus/plugin_api.h"
 #include "plexus/sdk/kernel.h"
 
@@ -42,22 +42,21 @@ PX_Status* RegisterBatchNormKernels(sdk::RegistrationInfo* info, PX_KernelRegist
 // ArgMax, ArgMin, All and Any (reduce2.cc).
 PX_Status* RegisterArgReduceKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 
-// Every family: the elementwise kernels and the fused elementwise one,
-// compiled at run time with NVRTC (fused/fused_elementwise.h).
-inline PX_Status* RegisterCudaKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar) {
+// The families both plugins build from the same sources. Matrix products
+// and convolutions are not among them: the CUDA plugin has cuBLASLt and
+// cuDNN (matmul.cc, conv.cc) or Plexus's own kernels (plexus_kernels.h),
+// which are the ROCm plugin's only ones.
+inline PX_Status* RegisterSharedGpuKernels(sdk::RegistrationInfo* info,
+                                           PX_KernelRegistrar* registrar) {
   PX_Status* s = RegisterElementwiseKernels(info, registrar);
-  if (s == nullptr) s = RegisterMatMulKernels(info, registrar);
   if (s == nullptr) s = RegisterReductionKernels(info, registrar);
   if (s == nullptr) s = RegisterArrayKernels(info, registrar);
   if (s == nullptr) s = RegisterSliceKernels(info, registrar);
   if (s == nullptr) s = RegisterPoolKernels(info, registrar);
   if (s == nullptr) s = RegisterMovementKernels(info, registrar);
-#if defined(PX_CUDA_HAVE_CUDNN)
-  if (s == nullptr) s = RegisterConvKernels(info, registrar);
-#endif
   if (s == nullptr) s = RegisterBatchNormKernels(info, registrar);
   if (s == nullptr) s = RegisterArgReduceKernels(info, registrar);
-  return s != nullptr ? s : RegisterFusedElementwise(info, registrar);
+  return s;
 }
 
 }  // namespace plexus::cuda

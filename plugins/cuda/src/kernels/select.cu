@@ -75,7 +75,7 @@ void LaunchWords(const void* cond_raw, const void* t_raw, const void* e_raw, voi
 }  // namespace
 
 void ew::LaunchSelect(int word_size, const void* cond, const void* t, const void* e, void* out,
-                      const SelectPlan& plan, cudaStream_t stream) {
+                      const SelectPlan& plan, px_gpu::Stream stream) {
   switch (word_size) {
     case 1: LaunchWords<uint8_t>(cond, t, e, out, plan, stream); return;
     case 2: LaunchWords<uint16_t>(cond, t, e, out, plan, stream); return;

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "cuda_stream.h"
+#include "gpu_stream.h"
 #include "kernels/register_kernels.h"
 #include "kernels/slice_launch.h"
 #include "plexus/sdk/array_shapes.h"
@@ -43,8 +43,8 @@ void CopySlice(sdk::Call& call, const char* op, const Shape& final_shape,
   if (n == 0) return;
   const size_t es = sdk::DtypeSize(call.input_dtype(0));
   const char* src = static_cast<const char*>(px_sdk_data(&call.input(0))) + base * static_cast<int64_t>(es);
-  CudaStream& stream = StreamOf(call);
-  cudaStream_t s = stream.get();
+  GpuStream& stream = StreamOf(call);
+  px_gpu::Stream s = stream.get();
 
   // Drop dimensions of 1, then merge a dimension into the one inside it when
   // stepping it equals stepping over the whole inner one.
@@ -61,9 +61,9 @@ void CopySlice(sdk::Call& call, const char* op, const Shape& final_shape,
   }
   int rank = static_cast<int>(dims.size());
   if (rank == 0 || (rank == 1 && strides[0] == 1)) {
-    const cudaError_t e = cudaMemcpyAsync(dst, src, static_cast<size_t>(n) * es,
-                                          cudaMemcpyDeviceToDevice, s);
-    PX_SDK_CHECK(e == cudaSuccess, "%s: cudaMemcpyAsync failed: %s", op, cudaGetErrorString(e));
+    const px_gpu::Error e = px_gpu::MemcpyAsync(dst, src, static_cast<size_t>(n) * es,
+                                          px_gpu::kDeviceToDevice, s);
+    PX_SDK_CHECK(e == px_gpu::kSuccess, "%s: cudaMemcpyAsync failed: %s", op, px_gpu::ErrorString(e));
     return;
   }
   if (rank > arr::kMaxRank) {

@@ -37,7 +37,7 @@ __global__ void SliceKernel(const W* __restrict__ in, W* __restrict__ out,
 
 template <typename W>
 void Launch(const void* in, void* out, const TransposePlan& plan, bool wide_index,
-            cudaStream_t stream) {
+            px_gpu::Stream stream) {
   if (wide_index) {
     PX_GPU_LAUNCH((SliceKernel<W, int64_t>), GridFor(plan.n), kBlockSize, 0, stream)(
         static_cast<const W*>(in), static_cast<W*>(out), plan);
@@ -50,7 +50,7 @@ void Launch(const void* in, void* out, const TransposePlan& plan, bool wide_inde
 }  // namespace
 
 void arr::LaunchSlice(size_t elem_size, const void* in, void* out, const TransposePlan& plan,
-                      bool wide_index, cudaStream_t stream) {
+                      bool wide_index, px_gpu::Stream stream) {
   switch (elem_size) {
     case 1: Launch<uint8_t>(in, out, plan, wide_index, stream); return;
     case 2: Launch<uint16_t>(in, out, plan, wide_index, stream); return;

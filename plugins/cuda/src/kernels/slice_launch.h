@@ -4,7 +4,7 @@
 #ifndef PLEXUS_PLUGINS_CUDA_KERNELS_SLICE_LAUNCH_H_
 #define PLEXUS_PLUGINS_CUDA_KERNELS_SLICE_LAUNCH_H_
 
-#include <cuda_runtime_api.h>
+#include "gpu_runtime.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -18,7 +18,7 @@ namespace plexus::cuda::arr {
 // then points inside the input). `wide_index` asks for 64-bit index
 // arithmetic (input or output at least 2^31 words).
 void LaunchSlice(size_t elem_size, const void* in, void* out, const TransposePlan& plan,
-                 bool wide_index, cudaStream_t stream);
+                 bool wide_index, px_gpu::Stream stream);
 
 }  // namespace plexus::cuda::arr
 

@@ -127,7 +127,7 @@ void LaunchUnaryInt(Unary op, ew::Type type, const void* x, void* y, int64_t n,
                     px_gpu::Stream stream);
 
 void ew::LaunchUnary(Unary op, Type type, const void* x, void* y, int64_t n,
-                     const UnaryAttrs& attrs, cudaStream_t stream) {
+                     const UnaryAttrs& attrs, px_gpu::Stream stream) {
   if (!IsFloatType(type)) {
     LaunchUnaryInt(op, type, x, y, n, stream);
     return;

@@ -66,7 +66,7 @@ void LaunchUnaryInt(Unary op, ew::Type type, const void* x, void* y, int64_t n,
 }
 
 void ew::LaunchFindBadInteger(Type type, const void* x, int64_t n, bool negative, unsigned* flag,
-                              cudaStream_t stream) {
+                              px_gpu::Stream stream) {
   VisitIntType(type, [&](auto tag) {
     using T = decltype(tag);
     PX_GPU_LAUNCH((FindBadKernel<T>), GridFor(n), kBlockSize, 0, stream)(

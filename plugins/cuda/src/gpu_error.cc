@@ -1,4 +1,4 @@
-#include "cuda_error.h"
+#include "gpu_error.h"
 
 #include <cstdio>
 
@@ -15,10 +15,25 @@ const char* BaseName(const char* path) {
 
 }  // namespace
 
-PX_Code CudaErrorCode(cudaError_t error) {
+PX_Code GpuErrorCode(px_gpu::Error error) {
   switch (error) {
-    case cudaSuccess:
+    case px_gpu::kSuccess:
       return PX_CODE_OK;
+#if defined(PX_GPU_HIP)
+    case hipErrorOutOfMemory:
+      return PX_CODE_RESOURCE_EXHAUSTED;
+    case hipErrorNoDevice:
+    case hipErrorInsufficientDriver:
+    case hipErrorInitializationError:
+    case hipErrorNoBinaryForGpu:
+    case hipErrorSharedObjectInitFailed:
+      return PX_CODE_UNAVAILABLE;
+    case hipErrorInvalidValue:
+    case hipErrorInvalidDevicePointer:
+    case hipErrorInvalidMemcpyDirection:
+    case hipErrorInvalidDevice:
+      return PX_CODE_INVALID_ARGUMENT;
+#else
     case cudaErrorMemoryAllocation:
       return PX_CODE_RESOURCE_EXHAUSTED;
     case cudaErrorNoDevice:
@@ -37,14 +52,15 @@ PX_Code CudaErrorCode(cudaError_t error) {
     case cudaErrorInvalidMemcpyDirection:
     case cudaErrorInvalidDevice:
       return PX_CODE_INVALID_ARGUMENT;
+#endif
     default:
       return PX_CODE_INTERNAL;
   }
 }
 
-std::string CudaErrorMessage(cudaError_t error, const char* expr, const char* file, int line) {
-  const char* description = cudaGetErrorString(error);
-  const char* name = cudaGetErrorName(error);
+std::string GpuErrorMessage(px_gpu::Error error, const char* expr, const char* file, int line) {
+  const char* description = px_gpu::ErrorString(error);
+  const char* name = px_gpu::ErrorName(error);
   char buffer[1024];
   std::snprintf(buffer, sizeof(buffer), "%s failed at %s:%d: %s (%s)", expr, BaseName(file), line,
                 description != nullptr ? description : "unknown error",
@@ -52,17 +68,17 @@ std::string CudaErrorMessage(cudaError_t error, const char* expr, const char* fi
   return buffer;
 }
 
-PX_Status* CudaStatus(const PX_HostServices* host, cudaError_t error, const char* expr,
+PX_Status* GpuStatus(const PX_HostServices* host, px_gpu::Error error, const char* expr,
                       const char* file, int line) {
-  if (error == cudaSuccess) return nullptr;
-  return host->status_create(CudaErrorCode(error),
-                             CudaErrorMessage(error, expr, file, line).c_str());
+  if (error == px_gpu::kSuccess) return nullptr;
+  return host->status_create(GpuErrorCode(error),
+                             GpuErrorMessage(error, expr, file, line).c_str());
 }
 
-void ThrowCudaError(cudaError_t error, const char* expr, const char* file, int line) {
-  PX_Code code = CudaErrorCode(error);
+void ThrowGpuError(px_gpu::Error error, const char* expr, const char* file, int line) {
+  PX_Code code = GpuErrorCode(error);
   if (code == PX_CODE_OK) code = PX_CODE_UNKNOWN;
-  throw sdk::Error(code, CudaErrorMessage(error, expr, file, line));
+  throw sdk::Error(code, GpuErrorMessage(error, expr, file, line));
 }
 
 }  // namespace plexus::cuda

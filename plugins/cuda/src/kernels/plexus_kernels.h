@@ -1,0 +1,26 @@
+// Plexus's own matrix products and convolutions (no vendor library): the
+// ROCm plugin registers them for every MatMul and convolution; the CUDA
+// plugin registers them instead of the cuBLASLt and cuDNN kernels when the
+// environment has PX_CUDA_KERNELS=plexus at plugin load (register_kernels.h).
+#ifndef PLEXUS_PLUGINS_CUDA_KERNELS_PLEXUS_KERNELS_H_
+#define PLEXUS_PLUGINS_CUDA_KERNELS_PLEXUS_KERNELS_H_
+
+#include "plexus/plugin_api.h"
+#include "plexus/sdk/kernel.h"
+
+namespace plexus::cuda {
+
+// MatMul, BatchMatMul, BatchMatMulV2, BatchMatMulV3 and _FusedMatMul for
+// float, double, half and bfloat16 (plexus_matmul.cc, gemm.cu): the ops,
+// attributes and shapes matmul.cc registers.
+PX_Status* RegisterPlexusMatMulKernels(sdk::RegistrationInfo* info,
+                                       PX_KernelRegistrar* registrar);
+
+// Conv2D, DepthwiseConv2dNative, _FusedConv2D and _FusedDepthwiseConv2dNative
+// for float, double, half and bfloat16 (plexus_conv.cc, conv_direct.cu): the
+// ops, attributes and fused epilogues conv.cc registers.
+PX_Status* RegisterPlexusConvKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
+
+}  // namespace plexus::cuda
+
+#endif  // PLEXUS_PLUGINS_CUDA_KERNELS_PLEXUS_KERNELS_H_
