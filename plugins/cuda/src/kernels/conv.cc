@@ -47,6 +47,7 @@
 
 #include "gpu_error.h"
 #include "gpu_stream.h"
+#include "kernels/conv_attrs.h"
 #include "cudnn_loader.h"
 #include "kernels/conv_launch.h"
 #include "kernels/elementwise_launch.h"
@@ -358,25 +359,8 @@ std::shared_ptr<Plan> MakePlan(cudnnHandle_t handle, const PlanKey& key, const T
 // ---------------------------------------------------------------------------
 
 // Conv2D, DepthwiseConv2dNative and their fused forms.
-class ConvKernel : public sdk::OpKernel {
+class ConvKernel : public ConvKernelBase {
  public:
-  void Init(sdk::Attrs& attrs) override {
-    op_ = attrs.op();
-    depthwise_ = op_ == "DepthwiseConv2dNative" || op_ == "_FusedDepthwiseConv2dNative";
-    fused_ = op_ == "_FusedConv2D" || op_ == "_FusedDepthwiseConv2dNative";
-    if (fused_) spec_ = sdk::ReadFusedSpec(attrs, op_.c_str(), /*allow_batch_norm=*/true);
-    if (op_ == "_FusedConv2D") {
-      const std::string filter_format = attrs.String("filter_format", "HWIO");
-      if (filter_format != "HWIO") {
-        throw sdk::KernelError(
-            PX_CODE_UNIMPLEMENTED,
-            sdk::Format("_FusedConv2D supports filter_format HWIO only, got '%s'",
-                        filter_format.c_str()));
-      }
-    }
-    window_.Read(attrs, false);
-  }
-
   void Compute(sdk::Call& call) override {
     const char* op = op_.c_str();
     const Shape xs = call.input_shape(0), fs = call.input_shape(1);
@@ -570,10 +554,6 @@ class ConvKernel : public sdk::OpKernel {
     return plan;
   }
 
-  std::string op_;
-  bool depthwise_ = false, fused_ = false;
-  sdk::FusedSpec spec_;
-  sdk::Window window_;
   std::mutex mu_;
   std::map<PlanKey, std::shared_ptr<Plan>> plans_;
 };
