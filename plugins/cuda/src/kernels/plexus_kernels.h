@@ -1,7 +1,7 @@
 // Plexus's own matrix products and convolutions (no vendor library): the
 // ROCm plugin registers them for every MatMul and convolution; the CUDA
 // plugin registers them instead of the cuBLASLt and cuDNN kernels when the
-// environment has PX_CUDA_KERNELS=plexus at plugin load (register_kernels.h).
+// environment has PX_CUDA_KERNELS=plexus at plugin load (cuda_plugin.cc).
 #ifndef PLEXUS_PLUGINS_CUDA_KERNELS_PLEXUS_KERNELS_H_
 #define PLEXUS_PLUGINS_CUDA_KERNELS_PLEXUS_KERNELS_H_
 
