@@ -156,7 +156,7 @@ PX_Status* GpuDevice::MemoryStats(PX_MemoryStats* out) {
 // Copies
 // ---------------------------------------------------------------------------
 
-// Not px_gpu::Memcpy: it runs on the legacy default stream, which our
+// Not the runtime's synchronous Memcpy: it runs on the legacy default stream, which our
 // non-blocking streams do not wait for, and returns before the data has
 // landed for pageable host-to-device and for device-to-device copies. The
 // ABI's synchronous copies are complete when they return: a copy on the

@@ -76,9 +76,6 @@ inline Error FreeHost(void* p) { return hipHostFree(p); }
 inline Error MallocHost(void** p, size_t bytes) { return cudaMallocHost(p, bytes); }
 inline Error FreeHost(void* p) { return cudaFreeHost(p); }
 #endif
-inline Error Memcpy(void* dst, const void* src, size_t bytes, CopyKind kind) {
-  return PX_GPU_NAME(Memcpy)(dst, src, bytes, kind);
-}
 inline Error MemGetInfo(size_t* free_bytes, size_t* total_bytes) {
   return PX_GPU_NAME(MemGetInfo)(free_bytes, total_bytes);
 }

@@ -13,6 +13,7 @@
 #include "gpu_error.h"
 #include "gpu_stream.h"
 #include "kernels/array_launch.h"
+#include "kernels/dtype_map.h"
 #include "kernels/register_kernels.h"
 #include "plexus/sdk/array_shapes.h"
 #include "plexus/sdk/kernel.h"
@@ -287,27 +288,6 @@ class ConcatKernel : public sdk::OpKernel {
 // Cast
 // ---------------------------------------------------------------------------
 
-arr::CastType ToCastType(PX_DataType t) {
-  switch (t) {
-    case PX_DT_FLOAT: return arr::CastType::kFloat;
-    case PX_DT_DOUBLE: return arr::CastType::kDouble;
-    case PX_DT_HALF: return arr::CastType::kHalf;
-    case PX_DT_BFLOAT16: return arr::CastType::kBFloat16;
-    case PX_DT_INT8: return arr::CastType::kInt8;
-    case PX_DT_INT16: return arr::CastType::kInt16;
-    case PX_DT_INT32: return arr::CastType::kInt32;
-    case PX_DT_INT64: return arr::CastType::kInt64;
-    case PX_DT_UINT8: return arr::CastType::kUInt8;
-    case PX_DT_UINT16: return arr::CastType::kUInt16;
-    case PX_DT_UINT32: return arr::CastType::kUInt32;
-    case PX_DT_UINT64: return arr::CastType::kUInt64;
-    case PX_DT_BOOL: return arr::CastType::kBool;
-    default:
-      throw sdk::KernelError(PX_CODE_UNIMPLEMENTED,
-                             sdk::Format("Cast on CUDA does not support dtype %s",
-                                         sdk::DtypeName(t)));
-  }
-}
 
 class CastKernel : public sdk::OpKernel {
  public:
@@ -317,7 +297,7 @@ class CastKernel : public sdk::OpKernel {
     CheckContiguous(call, 0, "Cast");
     const DLTensor& x = call.input(0);
     const PX_DataType src = call.input_dtype(0), dst = call.output_dtype(0);
-    const arr::CastType s = ToCastType(src), d = ToCastType(dst);
+    const arr::CastType s = ToCastType(src, "Cast"), d = ToCastType(dst, "Cast");
     void* y = call.AllocateOutputRaw(0, x.shape, static_cast<size_t>(x.ndim));
     const int64_t n = px_sdk_num_elements(&x);
     if (n == 0) return;

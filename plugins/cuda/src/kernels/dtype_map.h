@@ -4,6 +4,8 @@
 #ifndef PLEXUS_PLUGINS_CUDA_KERNELS_DTYPE_MAP_H_
 #define PLEXUS_PLUGINS_CUDA_KERNELS_DTYPE_MAP_H_
 
+#include "gpu_runtime.h"
+#include "kernels/array_launch.h"
 #include "kernels/elementwise_launch.h"
 #include "plexus/plugin_api.h"
 #include "plexus/sdk/kernel.h"
@@ -12,7 +14,8 @@ namespace plexus::cuda {
 
 [[noreturn]] inline void UnsupportedDtype(PX_DataType t, const char* op) {
   throw sdk::KernelError(PX_CODE_UNIMPLEMENTED,
-                         sdk::Format("%s on CUDA does not support dtype %s", op, sdk::DtypeName(t)));
+                         sdk::Format("%s on " PX_GPU_RUNTIME_NAME " does not support dtype %s", op,
+                                     sdk::DtypeName(t)));
 }
 
 // The four floating types.
@@ -39,6 +42,26 @@ inline ew::Type ToEwType(PX_DataType t, const char* op) {
     case PX_DT_INT64: return ew::Type::kInt64;
     case PX_DT_UINT8: return ew::Type::kUInt8;
     case PX_DT_BOOL: return ew::Type::kBool;
+    default: UnsupportedDtype(t, op);
+  }
+}
+
+// Cast's thirteen dtypes.
+inline arr::CastType ToCastType(PX_DataType t, const char* op) {
+  switch (t) {
+    case PX_DT_FLOAT: return arr::CastType::kFloat;
+    case PX_DT_DOUBLE: return arr::CastType::kDouble;
+    case PX_DT_HALF: return arr::CastType::kHalf;
+    case PX_DT_BFLOAT16: return arr::CastType::kBFloat16;
+    case PX_DT_INT8: return arr::CastType::kInt8;
+    case PX_DT_INT16: return arr::CastType::kInt16;
+    case PX_DT_INT32: return arr::CastType::kInt32;
+    case PX_DT_INT64: return arr::CastType::kInt64;
+    case PX_DT_UINT8: return arr::CastType::kUInt8;
+    case PX_DT_UINT16: return arr::CastType::kUInt16;
+    case PX_DT_UINT32: return arr::CastType::kUInt32;
+    case PX_DT_UINT64: return arr::CastType::kUInt64;
+    case PX_DT_BOOL: return arr::CastType::kBool;
     default: UnsupportedDtype(t, op);
   }
 }

@@ -25,6 +25,7 @@
 #include "gpu_stream.h"
 #include "kernels/conv_attrs.h"
 #include "kernels/conv_direct_launch.h"
+#include "kernels/dtype_map.h"
 #include "kernels/elementwise_launch.h"
 #include "kernels/gemm_launch.h"
 #include "kernels/plexus_kernels.h"
@@ -38,18 +39,6 @@ namespace {
 
 using sdk::Shape;
 
-ew::Dtype ConvDtype(PX_DataType t, const char* op) {
-  switch (t) {
-    case PX_DT_FLOAT: return ew::Dtype::kFloat;
-    case PX_DT_DOUBLE: return ew::Dtype::kDouble;
-    case PX_DT_HALF: return ew::Dtype::kHalf;
-    case PX_DT_BFLOAT16: return ew::Dtype::kBFloat16;
-    default:
-      throw sdk::KernelError(PX_CODE_UNIMPLEMENTED,
-                             sdk::Format("%s on the GPU does not support dtype %s", op,
-                                         sdk::DtypeName(t)));
-  }
-}
 
 class PlexusConvKernel : public ConvKernelBase {
  public:
@@ -60,7 +49,7 @@ class PlexusConvKernel : public ConvKernelBase {
     PX_SDK_CHECK(call.input_dtype(1) == dtype && call.output_dtype(0) == dtype,
                  "%s: input %s, filter %s, output %s", op, sdk::DtypeName(dtype),
                  sdk::DtypeName(call.input_dtype(1)), sdk::DtypeName(call.output_dtype(0)));
-    const ew::Dtype ew_dtype = ConvDtype(dtype, op);
+    const ew::Dtype ew_dtype = ToDtype(dtype, op);
     PX_SDK_CHECK(xs.size() == 4, "%s input must be 4-D, got %s", op, sdk::ShapeString(xs).c_str());
     PX_SDK_CHECK(fs.size() == 4, "%s filter must be 4-D, got %s", op,
                  sdk::ShapeString(fs).c_str());

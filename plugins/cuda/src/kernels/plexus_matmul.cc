@@ -22,6 +22,7 @@
 #include "gpu_error.h"
 #include "gpu_stream.h"
 #include "kernels/array_launch.h"
+#include "kernels/dtype_map.h"
 #include "kernels/elementwise_launch.h"
 #include "kernels/gemm_launch.h"
 #include "kernels/plexus_kernels.h"
@@ -35,32 +36,6 @@ namespace {
 
 using sdk::Shape;
 
-ew::Dtype GemmDtype(PX_DataType t, const char* op) {
-  switch (t) {
-    case PX_DT_FLOAT: return ew::Dtype::kFloat;
-    case PX_DT_DOUBLE: return ew::Dtype::kDouble;
-    case PX_DT_HALF: return ew::Dtype::kHalf;
-    case PX_DT_BFLOAT16: return ew::Dtype::kBFloat16;
-    default:
-      throw sdk::KernelError(PX_CODE_UNIMPLEMENTED,
-                             sdk::Format("%s on the GPU does not support dtype %s", op,
-                                         sdk::DtypeName(t)));
-  }
-}
-
-arr::CastType CastTypeOf(PX_DataType t, const char* op) {
-  switch (t) {
-    case PX_DT_FLOAT: return arr::CastType::kFloat;
-    case PX_DT_DOUBLE: return arr::CastType::kDouble;
-    case PX_DT_HALF: return arr::CastType::kHalf;
-    case PX_DT_BFLOAT16: return arr::CastType::kBFloat16;
-    default:
-      throw sdk::KernelError(PX_CODE_UNIMPLEMENTED,
-                             sdk::Format("%s on the GPU does not support dtype %s", op,
-                                         sdk::DtypeName(t)));
-  }
-}
-
 void CheckContiguous(sdk::Call& call, const char* op) {
   for (size_t i = 0; i < call.num_inputs(); ++i) {
     PX_SDK_CHECK(px_sdk_is_contiguous(&call.input(i)), "%s: input %zu is not contiguous", op, i);
@@ -70,7 +45,7 @@ void CheckContiguous(sdk::Call& call, const char* op) {
 // Queues the product and checks the launch.
 void RunGemm(GpuStream& stream, PX_DataType dtype, const void* a, const void* b, void* c,
              const gemm::GemmPlan& plan, const gemm::Epilogue& epilogue, const char* op) {
-  gemm::LaunchGemm(GemmDtype(dtype, op), a, b, c, plan, epilogue, stream.get());
+  gemm::LaunchGemm(ToDtype(dtype, op), a, b, c, plan, epilogue, stream.get());
   CheckLaunch(stream, op);
 }
 
@@ -110,7 +85,7 @@ class PlexusMatMulKernel : public sdk::OpKernel {
     PX_SDK_CHECK(call.input_dtype(1) == dtype && call.output_dtype(0) == dtype,
                  "%s: inputs %s and %s, output %s", op, sdk::DtypeName(dtype),
                  sdk::DtypeName(call.input_dtype(1)), sdk::DtypeName(call.output_dtype(0)));
-    (void)GemmDtype(dtype, op);
+    (void)ToDtype(dtype, op);
     PX_SDK_CHECK(as.size() == 2 && bs.size() == 2, "%s needs rank-2 inputs, got In[0]: %s, In[1]: %s",
                  op, sdk::ShapeString(as).c_str(), sdk::ShapeString(bs).c_str());
     const int64_t m = ta_ ? as[1] : as[0], k = ta_ ? as[0] : as[1];
@@ -166,7 +141,7 @@ class ScratchCasts {
         stream_, static_cast<size_t>(n) * sdk::DtypeSize(to), "MallocAsync(converted input)"));
     void* y = buffers_.back()->get();
     if (n > 0) {
-      arr::LaunchCast(CastTypeOf(from, op), CastTypeOf(to, op), false, x, y, n, stream_.get());
+      arr::LaunchCast(ToCastType(from, op), ToCastType(to, op), false, x, y, n, stream_.get());
       CheckLaunch(stream_, op);
     }
     return y;
@@ -198,7 +173,7 @@ class PlexusBatchMatMulKernel : public sdk::OpKernel {
     PX_SDK_CHECK(mixed_ || (call.input_dtype(0) == dtype && call.input_dtype(1) == dtype),
                  "%s: inputs %s and %s, output %s", op, sdk::DtypeName(call.input_dtype(0)),
                  sdk::DtypeName(call.input_dtype(1)), sdk::DtypeName(dtype));
-    (void)GemmDtype(dtype, op);
+    (void)ToDtype(dtype, op);
     const sdk::BatchMatMulShape g =
         sdk::BatchMatMulShapes(op, xs, ys, adj_x_, adj_y_, broadcast_);
     CheckContiguous(call, op);
