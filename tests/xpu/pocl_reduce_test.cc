@@ -236,6 +236,21 @@ TEST(PoclReduce, ArgMaxArgMin) {
   ASSERT_TRUE(h->Run("reduce", "argreduce_i32_i64_group", 1, &global, &local,
                      {Mem(dx), Mem(dy), Arg(plan), Arg(int32_t{PX_RED_ARGMAX})}));
   EXPECT_EQ(h->Download<int64_t>(dy, 2), (std::vector<int64_t>{2, 0}));
+  // Values float cannot tell apart (2^24 and 2^24 + 1) compare exactly, in
+  // both kernels.
+  std::vector<int32_t> big = {16777216, 16777217, 16777216, 16777217, 16777216, 16777215};
+  ClBuffer dbig = h->Upload(big);
+  for (const char* kind : {"group", "serial"}) {
+    SCOPED_TRACE(kind);
+    const bool group = std::string(kind) == "group";
+    size_t g = group ? 2 * PX_XPU_REDUCE_WG : 2, l = group ? PX_XPU_REDUCE_WG : 64;
+    for (int op : {PX_RED_ARGMAX, PX_RED_ARGMIN}) {
+      ASSERT_TRUE(h->Run("reduce", std::string("argreduce_i32_i64_") + kind, 1, &g, &l,
+                         {Mem(dbig), Mem(dy), Arg(plan), Arg(int32_t{op})}));
+      EXPECT_EQ(h->Download<int64_t>(dy, 2),
+                op == PX_RED_ARGMAX ? (std::vector<int64_t>{1, 0}) : (std::vector<int64_t>{0, 2}));
+    }
+  }
 }
 
 TEST(PoclReduce, SoftmaxLogSoftmax) {

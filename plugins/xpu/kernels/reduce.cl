@@ -132,25 +132,24 @@ __kernel void reduce_b8_serial(__global const uchar* x, __global uchar* y, px_xp
 }
 
 /* ArgMax / ArgMin: the first index of the extreme value (count > 0). A NaN
- * never wins against a number met earlier. argreduce_<t>_<index type>. */
-int px_arg_better(int op, float v, long i, float best, long best_i) {
-  if (op == PX_RED_ARGMAX ? v > best : v < best) return 1;
-  return v == best && i < best_i;
-}
+ * never wins against a number met earlier. Values compare in their compute
+ * type (int32 exactly, not through float). argreduce_<t>_<index type>. */
+#define PX_ARG_BETTER(op, v, i, best, best_i) \
+  (((op) == PX_RED_ARGMAX ? (v) > (best) : (v) < (best)) || ((v) == (best) && (i) < (best_i)))
 #define PX_ARGREDUCE(S, I, IT)                                                             \
   __kernel void argreduce_##S##_##I##_group(__global const PX_T_##S* x, __global IT* y,   \
                                             px_xpu_reduce_plan plan, int op) {             \
-    __local float best_value[WG];                                                          \
+    __local PX_C_##S best_value[WG];                                                       \
     __local long best_index[WG];                                                           \
     long o = get_group_id(0);                                                              \
     if (o >= plan.outputs) return;                                                         \
     int lid = (int)get_local_id(0);                                                        \
     long base = px_kept_offset(plan, o);                                                   \
-    float best = 0.0f;                                                                     \
+    PX_C_##S best = 0;                                                                     \
     long best_i = -1; /* none yet */                                                       \
     for (long r = lid; r < plan.count; r += WG) {                                          \
-      float v = PX_LD_##S(x, base + px_red_offset(plan, r));                               \
-      if (best_i < 0 || px_arg_better(op, v, r, best, best_i)) {                           \
+      PX_C_##S v = PX_LD_##S(x, base + px_red_offset(plan, r));                            \
+      if (best_i < 0 || PX_ARG_BETTER(op, v, r, best, best_i)) {                           \
         best = v;                                                                          \
         best_i = r;                                                                        \
       }                                                                                    \
@@ -162,7 +161,7 @@ int px_arg_better(int op, float v, long i, float best, long best_i) {
       if (lid < half_size) {                                                               \
         long j = best_index[lid + half_size];                                              \
         if (j >= 0 && (best_index[lid] < 0 ||                                              \
-                       px_arg_better(op, best_value[lid + half_size], j, best_value[lid],  \
+                       PX_ARG_BETTER(op, best_value[lid + half_size], j, best_value[lid],  \
                                      best_index[lid]))) {                                  \
           best_value[lid] = best_value[lid + half_size];                                   \
           best_index[lid] = j;                                                             \
@@ -177,11 +176,11 @@ int px_arg_better(int op, float v, long i, float best, long best_i) {
     long o = get_global_id(0);                                                             \
     if (o >= plan.outputs) return;                                                         \
     long base = px_kept_offset(plan, o);                                                   \
-    float best = PX_LD_##S(x, base); /* count > 0 */                                       \
+    PX_C_##S best = PX_LD_##S(x, base); /* count > 0 */                                    \
     IT best_i = 0; /* IT: no conversion after the loop (see below) */                     \
     for (long r = 1; r < plan.count; ++r) {                                                \
-      float v = PX_LD_##S(x, base + px_red_offset(plan, r));                               \
-      if (px_arg_better(op, v, r, best, best_i)) {                                         \
+      PX_C_##S v = PX_LD_##S(x, base + px_red_offset(plan, r));                            \
+      if (PX_ARG_BETTER(op, v, r, best, best_i)) {                                         \
         best = v;                                                                          \
         best_i = (IT)r;                                                                    \
       }                                                                                    \

@@ -1,8 +1,6 @@
 // The SPIR-V modules embedded in the plugin, one per OpenCL C source
 // (plugins/xpu/kernels/*.cl, compiled at build time); defined by the
-// generated source of plugins/xpu/kernels/CMakeLists.txt (or, before any
-// kernel exists, by src/kernels/register_kernels_fallback.cc as an empty
-// table). The device layer builds them lazily per device (zeModuleCreate).
+// generated source of plugins/xpu/kernels/CMakeLists.txt. The device layer builds them lazily per device (zeModuleCreate).
 #ifndef PLEXUS_PLUGINS_XPU_SPIRV_MODULES_H_
 #define PLEXUS_PLUGINS_XPU_SPIRV_MODULES_H_
 

@@ -27,6 +27,8 @@ constexpr size_t kMaxDeferredScratchBytes = size_t{256} << 20;
 
 // The alignment of scratch and host memory (as the core's default).
 constexpr size_t kDefaultAlignment = 64;
+// The work-group size of 1-D launches that do not name one.
+constexpr uint32_t kDefaultGroupSize = 256;
 
 sdk::SavedStatus Saved(ze_result_t result, const std::string& message) {
   sdk::SavedStatus s;
@@ -47,8 +49,9 @@ ze_result_t CreateHostVisibleEvent(const XpuDeviceHandles& h, ze_event_pool_hand
   pool_desc.pNext = nullptr;
   pool_desc.flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE;
   pool_desc.count = 1;
-  ze_device_handle_t device = h.device;
-  ze_result_t r = ze.zeEventPoolCreate(h.context, &pool_desc, 1, &device, pool);
+  // Visible to every device of the context (one per driver), so that a
+  // stream of another device may wait for the event.
+  ze_result_t r = ze.zeEventPoolCreate(h.context, &pool_desc, 0, nullptr, pool);
   if (r != ZE_RESULT_SUCCESS) {
     *pool = nullptr;
     return r;
@@ -638,6 +641,11 @@ void Launch(XpuStream& stream, const char* kernel, int dims, const size_t* globa
                    local[i], i);
       l[i] = static_cast<uint32_t>(local[i]);
     }
+  } else if (dims == 1) {
+    // Not zeKernelSuggestGroupSize: it picks a size dividing the global size
+    // exactly (1 for a prime element count). The global size is rounded up
+    // to whole groups below, and kernels check their own bounds.
+    l[0] = kDefaultGroupSize;
   } else {
     const ze_result_t r = ze.zeKernelSuggestGroupSize(
         k.handle, static_cast<uint32_t>(g[0]), static_cast<uint32_t>(g[1]),

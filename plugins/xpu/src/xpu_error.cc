@@ -136,10 +136,4 @@ PX_Status* ZeStatus(const PX_HostServices* host, ze_result_t result, const char*
                              ZeErrorMessage(result, expr, file, line).c_str());
 }
 
-void ThrowZeError(ze_result_t result, const char* expr, const char* file, int line) {
-  PX_Code code = ZeResultCode(result);
-  if (code == PX_CODE_OK) code = PX_CODE_UNKNOWN;
-  throw sdk::Error(code, ZeErrorMessage(result, expr, file, line));
-}
-
 }  // namespace plexus::xpu

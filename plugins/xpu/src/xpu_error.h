@@ -1,7 +1,6 @@
 // Level Zero results as Plexus statuses.
 //
 //   PX_ZE_CHECK(ze.zeMemFree(context, p));            // in a method returning PX_Status*
-//   PX_ZE_THROW_IF_ERROR(ze.zeKernelCreate(...));     // in kernels and constructors
 //
 // A failed call becomes "zeMemAllocDevice(...) failed at xpu_device.cc:42:
 // ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY (0x70000003)" with the code
@@ -39,8 +38,6 @@ std::string ZeErrorMessage(ze_result_t result, const char* expr, const char* fil
 PX_Status* ZeStatus(const PX_HostServices* host, ze_result_t result, const char* expr,
                     const char* file, int line);
 
-[[noreturn]] void ThrowZeError(ze_result_t result, const char* expr, const char* file, int line);
-
 }  // namespace plexus::xpu
 
 #define PX_ZE_CHECK(expr)                                                                  \
@@ -48,14 +45,6 @@ PX_Status* ZeStatus(const PX_HostServices* host, ze_result_t result, const char*
     const ze_result_t px_ze_result_ = (expr);                                              \
     if (px_ze_result_ != ZE_RESULT_SUCCESS) {                                              \
       return ::plexus::xpu::ZeStatus(host(), px_ze_result_, #expr, __FILE__, __LINE__);    \
-    }                                                                                      \
-  } while (0)
-
-#define PX_ZE_THROW_IF_ERROR(expr)                                                         \
-  do {                                                                                     \
-    const ze_result_t px_ze_result_ = (expr);                                              \
-    if (px_ze_result_ != ZE_RESULT_SUCCESS) {                                              \
-      ::plexus::xpu::ThrowZeError(px_ze_result_, #expr, __FILE__, __LINE__);               \
     }                                                                                      \
   } while (0)
 

@@ -1,6 +1,5 @@
 // The XPU plugin's kernels, registered from the plugin's RegisterKernels
-// (xpu_plugin.cc). Defined by the kernel families' sources (src/kernels/*.cc)
-// or, before they exist, by register_kernels_fallback.cc (registers nothing).
+// (xpu_plugin.cc). Defined by src/kernels/register_kernels.cc.
 #ifndef PLEXUS_PLUGINS_XPU_KERNELS_REGISTER_KERNELS_H_
 #define PLEXUS_PLUGINS_XPU_KERNELS_REGISTER_KERNELS_H_
 
