@@ -85,10 +85,11 @@ def main(argv=None) -> int:
     p.add_argument("--learning-rate", type=float, default=3e-3)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--min-accuracy", type=float, default=0.97)
+    p.add_argument("--device", default=None, help="the device to train on (default: the best one present)")
     args = p.parse_args(argv)
 
     started = time.perf_counter()
-    device = px.default_device() or "CPU:0"
+    device = px.find_device(args.device) if args.device else (px.default_device() or "CPU:0")
     print(f"plexus {px.__version__}, device {device}")
     x_train, y_train, x_test, y_test = load_data(args.seed)
     print(f"digits: {len(x_train)} training and {len(x_test)} test images of 8x8")

@@ -45,6 +45,12 @@ __version__ = "0.1.0"
 
 _plexus._set_error_classes(dict(errors._BY_CODE))
 
+import atexit as _atexit  # noqa: E402
+
+# Before the interpreter finalizes: waits for queued device work and drops
+# this thread's tapes and trace (docs/architecture.md, "Teardown").
+_atexit.register(_plexus._at_exit)
+
 bool = bool_  # noqa: A001  (like numpy.bool / tf.bool)
 half = float16
 double = float64
@@ -95,6 +101,11 @@ def load_plugin(path: str | _os.PathLike) -> PluginInfo:
 def default_device() -> str | None:
     """The best device present (the highest-scoring plugin's first device)."""
     return _plexus.default_device()
+
+
+def find_device(name: str) -> str:
+    """The full name of a device ("cuda" -> "CUDA:0"); NotFoundError lists the devices present."""
+    return _plexus.find_device(name)
 
 
 @_contextlib.contextmanager

@@ -205,7 +205,8 @@ class function:  # noqa: N801  (used as a decorator, like tf.function)
         targets = trace.stateful_nodes()
         graph = _plexus.Graph.from_bytes(trace.graph_def(), f"function '{name}'")
         session = _plexus.Session(graph, device=self._device, optimize=self._optimize,
-                                  device_graphs=self._device_graphs, eager_variables=True)
+                                  device_graphs=self._device_graphs, eager_variables=True,
+                                  fetch_to_host=False)
         feeds = [f"arg{i}:0" for i in range(len(leaves))]
         input_names = None
         if specs is not None:

@@ -13,6 +13,7 @@
 
 #include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
+#include "plexus/auto_control_deps.h"
 #include "plexus/eager.h"
 #include "plexus/graph_builder.h"
 #include "plexus/runtime.h"
@@ -72,8 +73,17 @@ struct PyGraphTensor {
 struct TraceState {
   explicit TraceState(std::string name) : builder(std::move(name)) {}
   GraphBuilder builder;
-  // Eager tensors captured as constants, by buffer.
-  std::map<const void*, Node*> captured;
+  // Orders the stateful ops as the function wrote them.
+  AutoControlDeps deps;
+  // Eager tensors captured as constants, by their memory, dtype and shape.
+  // The tensor is kept alive with its node: were it freed, a device pool
+  // would hand its block to the next tensor, and a different value at the
+  // same address would be taken for this one.
+  struct Captured {
+    Tensor value;
+    Node* node = nullptr;
+  };
+  std::map<std::string, Captured> captured;
 };
 // The trace active on this thread, or null.
 std::shared_ptr<TraceState> ActiveTrace();
@@ -115,6 +125,8 @@ AttrMap ToAttrs(const OpDef& def, nb::handle attrs);
 // Gradient tapes (gradients.cc): whether a tape is recording on this
 // thread, and the recording of one executed op.
 bool TapesActive();
+// Drops this thread's active tapes (at exit, while Python can still free them).
+void ClearTapes();
 void RecordOnTapes(const EagerOp& op, const nb::handle* inputs, const absl::InlinedVector<Tensor, 4>& tensors,
                    const nb::list& outputs);
 

@@ -134,13 +134,17 @@ Node* GraphInput(TraceState& trace, nb::handle value, DataType want, const std::
     return nullptr;  // the caller takes the endpoint
   }
   Tensor t = ToTensor(value, want, what);
-  const void* key = t.raw_data();
-  if (key != nullptr && nb::isinstance<PyTensor>(value)) {
+  const bool eager = nb::isinstance<PyTensor>(value) && t.raw_data() != nullptr;
+  std::string key;
+  if (eager) {
+    key = absl::StrCat(absl::Hex(reinterpret_cast<uintptr_t>(t.raw_data())), " ",
+                       static_cast<int>(t.dtype()), " ", absl::StrJoin(t.shape(), ","));
     auto it = trace.captured.find(key);
-    if (it != trace.captured.end() && it->second->output_types[0] == t.dtype()) return it->second;
+    if (it != trace.captured.end()) return it->second.node;
   }
-  Node* node = Unwrap(trace.builder.AddConst(t, "Const"));
-  if (key != nullptr && nb::isinstance<PyTensor>(value)) trace.captured[key] = node;
+  // A device tensor's value once the eager work that makes it has finished.
+  Node* node = Unwrap(trace.builder.AddConst(HostCopy(t), "Const"));
+  if (eager) trace.captured[key] = TraceState::Captured{std::move(t), node};
   return node;
 }
 
@@ -160,7 +164,11 @@ nb::list TraceOp(const std::shared_ptr<TraceState>& trace, const OpInfo& info, c
     }
     ++k;
   }
-  Node* node = Unwrap(trace->builder.AddNode(op, endpoints, std::move(attrs)));
+  // Stateful ops run in program order (TensorFlow 2's automatic control
+  // dependencies): a read after an assignment sees the new value.
+  std::vector<Node*> controls = trace->deps.ControlInputs(*info.def, endpoints);
+  Node* node = Unwrap(trace->builder.AddNode(op, endpoints, std::move(attrs), {}, controls));
+  trace->deps.Added(node);
   nb::list out;
   for (int i = 0; i < node->num_outputs(); ++i) out.append(nb::cast(PyGraphTensor{trace, node, i}));
   return out;

@@ -31,6 +31,8 @@ thread_local std::vector<std::shared_ptr<PyTape>> t_tapes;
 
 bool TapesActive() { return !t_tapes.empty(); }
 
+void ClearTapes() { t_tapes.clear(); }
+
 void RecordOnTapes(const EagerOp& op, const nb::handle* inputs, const absl::InlinedVector<Tensor, 4>& tensors,
                    const nb::list& outputs) {
   std::vector<int64_t> ids(tensors.size(), 0);

@@ -6,6 +6,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <thread>
@@ -119,6 +120,25 @@ std::vector<std::pair<std::string, Tensor>> Feeds(nb::handle feeds) {
   return out;
 }
 
+// A run's streams are not ordered after the eager stream of a device, so
+// eager work queued there must finish before the run starts: the run may
+// read its results (fed tensors), and may reuse memory that eager ops gave
+// back while their kernels were still queued. A no-op for devices the host
+// can read, where eager ops have finished when they return.
+void WaitForEagerWork(const std::vector<std::pair<std::string, Tensor>>& feeds, Device& device) {
+  std::vector<Device*> devices;
+  auto add = [&](Device* d) {
+    if (d != nullptr && !d->host_accessible() && std::find(devices.begin(), devices.end(), d) == devices.end()) {
+      devices.push_back(d);
+    }
+  };
+  add(&device);
+  for (const auto& [name, t] : feeds) add(t.device());
+  if (devices.empty()) return;
+  nb::gil_scoped_release release;
+  for (Device* d : devices) Check(GetEager().Synchronize(d));
+}
+
 nb::list Wrap(std::vector<Tensor> tensors) {
   nb::list out;
   for (Tensor& t : tensors) out.append(WrapTensor(std::move(t)));
@@ -162,7 +182,7 @@ void BindGraph(nb::module_& m) {
 
   nb::class_<PySession>(m, "Session", "Runs a graph: feeds, fetches and targets.")
       .def("__init__", [](PySession* self, const PyGraph& graph, nb::handle device, bool optimize,
-                          bool device_graphs, bool eager_variables) {
+                          bool device_graphs, bool eager_variables, bool fetch_to_host) {
         SessionOptions options;
         // Traced functions see (and update) the variables eager code made.
         if (eager_variables) options.resources = GetEager().resources();
@@ -170,13 +190,18 @@ void BindGraph(nb::module_& m) {
         else if (Device* d = ScopeDevice()) options.device = d->name();
         options.optimizer.enabled = optimize;
         options.device_graphs = device_graphs;
+        // Traced functions leave results where they were computed, as eager
+        // ops do; imported graphs give host tensors.
+        options.fetch_to_host = fetch_to_host;
         auto s = Session::Create(&GetRuntime(), graph.graph, options);
         new (self) PySession{Unwrap(std::move(s)), graph.graph};
       }, nb::arg("graph"), nb::arg("device") = nb::none(), nb::arg("optimize") = true,
-         nb::arg("device_graphs") = false, nb::arg("eager_variables") = false)
+         nb::arg("device_graphs") = false, nb::arg("eager_variables") = false,
+         nb::arg("fetch_to_host") = true)
       .def("run", [](PySession& s, nb::handle feeds, const std::vector<std::string>& fetches,
                      const std::vector<std::string>& targets) {
         auto feed_values = Feeds(feeds);
+        WaitForEagerWork(feed_values, s.session->device());
         auto result = RunCancellable([&] { return s.session->Run(feed_values, fetches, targets); });
         return Wrap(Unwrap(std::move(result)));
       }, nb::arg("feeds"), nb::arg("fetches"), nb::arg("targets") = std::vector<std::string>{})
@@ -191,6 +216,7 @@ void BindGraph(nb::module_& m) {
                                    ToTensor(v, DataType::kInvalid, absl::StrCat("argument ", k)));
           ++k;
         }
+        WaitForEagerWork(feed_values, s.session->device());
         auto result = RunCancellable([&] { return s.session->Run(feed_values, fetches, targets); });
         return Wrap(Unwrap(std::move(result)));
       })
@@ -237,6 +263,8 @@ void BindGraph(nb::module_& m) {
           std::string name = nb::cast<std::string>(k);
           values[name] = ToTensor(v, DataType::kInvalid, absl::StrCat("signature '", key, "' input '", name, "'"));
         }
+        std::vector<std::pair<std::string, Tensor>> fed(values.begin(), values.end());
+        WaitForEagerWork(fed, s.model->session().device());
         auto result = RunCancellable([&] { return s.model->Run(key, values, output_keys); });
         std::map<std::string, Tensor> out = Unwrap(std::move(result));
         nb::dict d;

@@ -3,6 +3,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <array>
 #include <cstdlib>
 #include <mutex>
 
@@ -18,8 +19,12 @@ Runtime* g_runtime = nullptr;
 EagerContext* g_eager = nullptr;
 thread_local std::shared_ptr<Device> t_scope_device;
 thread_local std::shared_ptr<TraceState> t_trace;
+// Python objects the module keeps for the life of the process are leaked on
+// purpose: a static nb::object would drop its reference in exit(), after the
+// interpreter has finalized, and freeing a Python object then crashes
+// (Python 3.12 frees through the thread state, which is gone by then).
 // plexus.errors classes by status code (set by the package at import).
-nb::object g_error_classes[17];
+std::array<nb::object, 17>& g_error_classes = *new std::array<nb::object, 17>();
 
 struct DTypeInfo {
   DataType type;
@@ -45,7 +50,7 @@ const DTypeInfo* Info(DataType type) {
   return nullptr;
 }
 
-nb::object g_dtype_objects[32];
+std::array<nb::object, 32>& g_dtype_objects = *new std::array<nb::object, 32>();  // leaked, see above
 
 nb::dict DeviceDict(const Device& d) {
   nb::dict out;
@@ -347,6 +352,22 @@ NB_MODULE(_plexus, m) {
     return t_scope_device ? nb::object(nb::str(t_scope_device->name().c_str())) : nb::none();
   });
   m.def("op_defs", &OpDefs, "Every registered op: inputs, outputs and attributes.");
+  // The package registers this with atexit, so it runs while the
+  // interpreter is still whole: it waits for the work queued on every device
+  // (nothing a queued kernel reads may be freed under it during exit) and
+  // drops this thread's state that holds Python objects or tensors (active
+  // tapes, an unfinished trace, the device scope), which would otherwise be
+  // destroyed in exit(), after Python has finalized. The runtime, plugins
+  // and devices themselves are never torn down: tensors may outlive the
+  // module, and a plugin unloaded at exit could pull code from under threads
+  // it started (docs/architecture.md, "Teardown").
+  m.def("_at_exit", []() {
+    ClearTapes();
+    t_trace.reset();
+    t_scope_device.reset();
+    nb::gil_scoped_release release;
+    for (const auto& d : GetRuntime().devices()) (void)GetEager().Synchronize(d.get());
+  });
   m.def("synchronize", [](nb::handle device) {
     std::vector<Device*> devices;
     if (device.is_none()) {

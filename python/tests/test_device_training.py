@@ -1,0 +1,122 @@
+"""Training on devices that finish their work later: the asynchronous test
+device (ASYNC:0, tests/async_plugin: the reference kernels run on a worker
+thread after a delay, on memory the host may not read) and CUDA:0 where there
+is one. Eager and traced train steps must match CPU:0 step by step, return
+their results on the device they ran on, and the process must exit cleanly.
+
+Each run is a process of its own (train_on_device.py), so a crash at exit
+fails the test and the plugins loaded never leak into other tests.
+
+Tolerances: the cpu plugin (oneDNN, Eigen) and the reference kernels sum in
+different orders, so losses agree to a relative 1e-4 and weights to 1e-3
+(absolute 1e-5) after 12 steps; CUDA:0 (cuBLAS, cuDNN) gets 1e-3 and 5e-3.
+A wrong ordering shows as NaN, or as losses that differ from the first or
+second step on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import plexus as px
+
+BUILD = pathlib.Path(os.environ.get("PLEXUS_BUILD_DIR") or pathlib.Path(px.__file__).resolve().parent.parent.parent)
+ASYNC_PLUGIN = BUILD / "lib" / "test-plugins" / "libpx_test_plugin_async.so"
+CUDA_PLUGIN = BUILD / "lib" / "plexus-plugins" / "libplexus_plugin_cuda.so"
+HERE = pathlib.Path(__file__).resolve().parent
+SCRIPT = HERE / "train_on_device.py"
+EXAMPLE = HERE.parent.parent / "examples" / "train_digits.py"
+NO_DEVICE = 3  # train_on_device.py's exit status when the device is absent
+
+needs_async_plugin = pytest.mark.skipif(
+    not ASYNC_PLUGIN.is_file(), reason="the build tree's asynchronous test plugin (lib/test-plugins) is not here")
+
+
+def _run(device, mode, plugins=(), steps=12, timeout=600):
+    cmd = [sys.executable, "-X", "faulthandler", str(SCRIPT), device, mode, "--steps", str(steps)]
+    for p in plugins:
+        cmd += ["--plugin", str(p)]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    if r.returncode == NO_DEVICE:
+        pytest.skip(r.stderr.strip().splitlines()[-1])
+    assert r.returncode == 0, f"{device} {mode}: exit status {r.returncode}\n{r.stderr[-6000:]}"
+    return json.loads(r.stdout)
+
+
+@pytest.fixture(scope="module")
+def cpu_eager():
+    return _run("CPU:0", "eager")
+
+
+def _compare(got, want, what, rtol_loss=1e-4, rtol_weights=1e-3, atol=1e-5):
+    for model in ("linear", "cnn"):
+        g, w = got[model], want[model]
+        assert np.all(np.isfinite(g["losses"])), f"{what}, {model}: losses {g['losses']}"
+        np.testing.assert_allclose(g["losses"], w["losses"], rtol=rtol_loss, atol=1e-6,
+                                   err_msg=f"{what}, {model}: the loss of each step")
+        for k, (a, b) in enumerate(zip(g["weights"], w["weights"])):
+            np.testing.assert_allclose(a, b, rtol=rtol_weights, atol=atol,
+                                       err_msg=f"{what}, {model}: variable {k} after training")
+        assert g["iterations"] == w["iterations"] == len(w["losses"])
+    # Both models learn: a wrong update would also stall them.
+    assert want["linear"]["losses"][-1] < 0.5 * want["linear"]["losses"][0]
+    assert want["cnn"]["losses"][-1] < want["cnn"]["losses"][0]
+
+
+def test_traced_training_on_cpu_matches_eager(cpu_eager):
+    got = _run("CPU:0", "traced")
+    _compare(got, cpu_eager, "CPU:0 traced", rtol_loss=1e-5, rtol_weights=1e-5, atol=1e-6)
+    assert got["linear"]["result_device"] == "CPU:0"
+
+
+@needs_async_plugin
+@pytest.mark.parametrize("mode", ["eager", "traced"])
+def test_training_on_the_asynchronous_device_matches_cpu(cpu_eager, mode):
+    got = _run("ASYNC:0", mode, [ASYNC_PLUGIN])
+    _compare(got, cpu_eager, f"ASYNC:0 {mode}")
+    # Traced functions leave their results where they ran, as eager ops do.
+    assert got["linear"]["result_device"] == "ASYNC:0"
+    assert got["cnn"]["result_device"] == "ASYNC:0"
+
+
+@pytest.mark.parametrize("mode", ["eager", "traced"])
+def test_training_on_cuda_matches_cpu(cpu_eager, mode):
+    if not CUDA_PLUGIN.is_file():
+        pytest.skip("no CUDA device: the build has no cuda plugin")
+    got = _run("CUDA:0", mode, [CUDA_PLUGIN])
+    _compare(got, cpu_eager, f"CUDA:0 {mode}", rtol_loss=1e-3, rtol_weights=5e-3, atol=1e-4)
+    assert got["linear"]["result_device"] == "CUDA:0"
+
+
+def _digits(device, plugin, tmp_path, epochs):
+    pytest.importorskip("sklearn")
+    env = dict(os.environ, PLEXUS_PLUGIN_PATH=str(plugin) if plugin else "")
+    cmd = [sys.executable, "-X", "faulthandler", str(EXAMPLE), "--device", device, "--epochs", str(epochs),
+           "--min-accuracy", "0.5", "--out", str(tmp_path / device.replace(":", "_"))]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=900, env=env)
+    if r.returncode != 0 and "no device named" in r.stderr:
+        pytest.skip(f"no {device}")
+    assert r.returncode == 0, f"train_digits.py on {device}: exit status {r.returncode}\n{r.stderr[-6000:]}"
+    m = re.search(r"train accuracy (\d\.\d+), test accuracy (\d\.\d+)", r.stdout)
+    assert m, r.stdout
+    assert f"device {device}" in r.stdout
+    return float(m.group(1)), float(m.group(2))
+
+
+@needs_async_plugin
+def test_digits_example_on_the_asynchronous_device_matches_cpu(tmp_path):
+    # Three epochs: the accuracies of both devices agree to one image in a
+    # hundred (their kernels round differently, so a borderline image may go
+    # either way) and are far above chance (0.1).
+    cpu = _digits("CPU:0", None, tmp_path, 3)
+    other = _digits("ASYNC:0", ASYNC_PLUGIN, tmp_path, 3)
+    assert cpu[1] > 0.85, cpu
+    assert abs(cpu[0] - other[0]) <= 0.01 and abs(cpu[1] - other[1]) <= 0.01, (cpu, other)
