@@ -120,3 +120,62 @@ def test_digits_example_on_the_asynchronous_device_matches_cpu(tmp_path):
     other = _digits("ASYNC:0", ASYNC_PLUGIN, tmp_path, 3)
     assert cpu[1] > 0.85, cpu
     assert abs(cpu[0] - other[0]) <= 0.01 and abs(cpu[1] - other[1]) <= 0.01, (cpu, other)
+
+
+_SNIPPETS = r'''
+import sys
+import numpy as np
+import plexus as px
+
+px.load_plugin(sys.argv[1])
+
+# 1. A traced run reads what eager ops queued just before it made.
+@px.function
+def double(x):
+    return x * 2.0
+
+with px.device("ASYNC:0"):
+    for i in range(20):
+        b = px.constant(np.full([256], float(i), np.float32)) + 1.0  # queued, not yet run
+        out = double(b)
+        assert out.device == "ASYNC:0", out.device
+        np.testing.assert_array_equal(out.numpy(), np.full([256], 2.0 * (i + 1)), err_msg=f"step {i}")
+
+# 2. Eager temporaries captured while tracing stay distinct constants, though
+# each is freed (and its block reusable) as soon as it is captured.
+@px.function
+def total(x):
+    for k in range(1, 9):
+        x = x + px.constant(np.float32(k))
+    return x
+
+with px.device("ASYNC:0"):
+    np.testing.assert_array_equal(total(px.constant(np.zeros([4], np.float32))).numpy(), np.full([4], 36.0))
+
+# 3. Stateful ops in program order on a device that finishes later.
+with px.device("ASYNC:0"):
+    v = px.Variable(np.float32(1.0), name="v")
+
+    @px.function
+    def ordered():
+        v.assign(np.float32(2.0))
+        a = v.read_value() * 1.0
+        v.assign_add(np.float32(1.0))
+        b = v.read_value() * 1.0
+        return a, b
+
+    for _ in range(20):
+        v.assign(np.float32(1.0))
+        a, b = ordered()
+        assert (float(a.numpy()), float(b.numpy())) == (2.0, 3.0), (a.numpy(), b.numpy())
+print("ok")
+'''
+
+
+@needs_async_plugin
+def test_traced_functions_on_the_asynchronous_device(tmp_path):
+    script = tmp_path / "snippets.py"
+    script.write_text(_SNIPPETS)
+    r = subprocess.run([sys.executable, "-X", "faulthandler", str(script), str(ASYNC_PLUGIN)],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and r.stdout.strip().endswith("ok"), f"exit status {r.returncode}\n{r.stderr[-6000:]}"
