@@ -20,6 +20,9 @@ mkdir -p "$stage/build/lib" "$stage/deps"
 cp -a "$build/bin" "$stage/build/"
 (cd "$build/lib" && find . -name '*.so' -print0 | tar --null -T - -cf - | tar -C "$stage/build/lib" -xf -)
 (cd "$build" && find . -name CTestTestfile.cmake -print0 | tar --null -T - -cf - | tar -C "$stage/build" -xf -)
+# The Python package as staged in the build tree (its extension is built for
+# this machine's Python; report.sh uses it where the GPU machine's matches).
+if [ -d "$build/python/plexus" ]; then cp -a "$build/python" "$stage/build/python"; fi
 find "$stage/build" -type f -perm -u+x -exec sh -c 'file -b "$1" | grep -q ELF && strip --strip-unneeded "$1"' _ {} \; 2>/dev/null || true
 
 # Shared libraries outside the C/C++ runtime, found through ldd.

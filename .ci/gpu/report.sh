@@ -19,4 +19,18 @@ for dev in CUDA:0 CPU:0; do
   "$PX_BUILD/bin/plexus_run_tf_graphs" "$PX_SOURCE/tests/data/tf_graphs" "$dev" > "$out/graphs_${dev%%:*}.log" 2>&1 || rc=1
   cat "$out/graphs_${dev%%:*}.log"
 done
+# Training on CUDA:0 against CPU:0, eager and traced, each run in a process
+# of its own with the fault handler on (python/tests/test_device_training.py),
+# where this machine's Python can import the build's package and has NumPy
+# and pytest.
+py=${PX_PYTHON:-python3}
+if PYTHONPATH="$PX_BUILD/python" "$py" -c "import plexus, numpy, pytest" 2>/dev/null; then
+  echo "== training on CUDA:0 against CPU:0"
+  PYTHONPATH="$PX_BUILD/python" PLEXUS_BUILD_DIR="$PX_BUILD" PLEXUS_PLUGIN_PATH= PYTHONFAULTHANDLER=1 \
+    "$py" -m pytest -q -p no:cacheprovider -rs "$PX_SOURCE/python/tests/test_device_training.py" \
+    > "$out/device_training.log" 2>&1 || rc=1
+  tail -15 "$out/device_training.log"
+else
+  echo "== training on CUDA:0: skipped, $py cannot import the build's plexus with numpy and pytest"
+fi
 exit $rc
