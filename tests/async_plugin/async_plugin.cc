@@ -310,11 +310,17 @@ void HostDeallocate(PX_Device*, void* p) {
 
 PX_Status* MemoryStats(PX_Device* d, PX_MemoryStats* out) {
   Device* device = DeviceOf(d);
-  std::lock_guard<std::mutex> lock(device->mu);
-  out->bytes_in_use = device->bytes_in_use;
-  out->peak_bytes_in_use = device->peak;
-  out->num_allocations = device->allocations;
-  out->bytes_limit = 0;
+  PX_MemoryStats full{};
+  {
+    std::lock_guard<std::mutex> lock(device->mu);
+    full.bytes_in_use = device->bytes_in_use;
+    full.peak_bytes_in_use = device->peak;
+    full.num_allocations = device->allocations;
+  }
+  // Never past what the host's (maybe older, shorter) struct has.
+  const size_t size = std::min(out->struct_size, sizeof(full));
+  const size_t skip = sizeof(full.struct_size);
+  if (size > skip) std::memcpy(reinterpret_cast<char*>(out) + skip, reinterpret_cast<char*>(&full) + skip, size - skip);
   return nullptr;
 }
 
@@ -355,9 +361,14 @@ PX_Status* MemcpyD2D(PX_Device* d, void* dst, const void* src, size_t bytes) {
   return nullptr;
 }
 
-// A copy that cannot be queued is also the stream's sticky error.
+// A copy that cannot be queued is also the stream's sticky error, from its
+// place in the stream's order on (an event recorded before it stays OK).
 PX_Status* Refuse(Stream* stream, PX_Status* status) {
-  stream->RecordError(g_plugin->real->status_code(status), g_plugin->real->status_message(status));
+  const PX_Code code = g_plugin->real->status_code(status);
+  std::string message = g_plugin->real->status_message(status);
+  stream->Enqueue([code, message](Stream&) -> PX_Status* {
+    return g_plugin->real->status_create(code, message.c_str());
+  });
   return status;
 }
 

@@ -4,6 +4,7 @@
 usage: check_report.py TOOL PLUGIN [--exit N] [--fail SECTION.NAME ...]
                        [--skip SECTION.NAME ...] [--min-cells N]
                        [--cell-fail OP/DTYPE ...] [--detail SECTION.NAME=TEXT ...]
+                       [--only SECTIONS]
 
 --fail lists checks that must fail, and no other check or kernel cell may fail
 unless listed with --fail or --cell-fail. --skip lists checks that must be
@@ -32,10 +33,12 @@ def main():
     p.add_argument("--cell-fail", nargs="*", default=[])
     p.add_argument("--min-cells", type=int, default=0)
     p.add_argument("--detail", nargs="*", default=[])
+    p.add_argument("--only", default=None, help="the tool's --only: the sections to run")
     args = p.parse_args()
 
     with tempfile.NamedTemporaryFile(suffix=".json") as out:
-        run = subprocess.run([args.tool, "--json", out.name, args.plugin],
+        only = ["--only", args.only] if args.only else []
+        run = subprocess.run([args.tool, "--json", out.name] + only + [args.plugin],
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         print(run.stdout)
         report = json.load(open(out.name))
