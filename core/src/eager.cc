@@ -150,9 +150,23 @@ absl::StatusOr<PX_Stream*> EagerContextStream::Get() {
   return stream;
 }
 
+absl::Status EagerContextStream::Hold(const Tensor& t) {
+  // Bounds what a long run of eager ops without a read holds back.
+  constexpr size_t kMaxTensors = 4096;
+  constexpr size_t kMaxBytes = size_t{512} << 20;
+  if (in_flight.size() >= kMaxTensors || in_flight_bytes >= kMaxBytes) PX_RETURN_IF_ERROR(Sync());
+  if (t.buffer() == nullptr) return absl::OkStatus();
+  in_flight.push_back(t);
+  in_flight_bytes += t.nbytes();
+  return absl::OkStatus();
+}
+
 absl::Status EagerContextStream::Sync() {
   if (stream == nullptr) return absl::OkStatus();
   absl::Status status = device->SynchronizeStream(stream);
+  // Done (or given up): what the work used may be freed now.
+  in_flight.clear();
+  in_flight_bytes = 0;
   if (!status.ok()) {
     // The stream keeps its first error: give it up so later ops start clean.
     device->ReleaseStream(stream, false);
@@ -469,10 +483,19 @@ absl::StatusOr<std::vector<Tensor>> EagerOp::Run(absl::Span<const Tensor> inputs
                                                  output_descs.data(), output_descs.size(), *stream));
     }
     // Host-accessible devices finish here (their errors surface now); a
-    // failed stream is given up either way.
+    // failed stream is given up either way. Elsewhere the work finishes
+    // later: its inputs (copies made here too) and outputs stay allocated
+    // until then, even when the caller drops them at once.
     if (!status.ok() || device.host_accessible()) {
       absl::Status synced = ds.Sync();
       if (status.ok()) status = synced;
+    } else {
+      for (const Tensor* t : in) {
+        if (status.ok() && t->device() != nullptr && !t->host_readable()) status = ds.Hold(*t);
+      }
+      for (const Tensor& t : outputs) {
+        if (status.ok() && t.valid() && t.device() != nullptr && !t.host_readable()) status = ds.Hold(t);
+      }
     }
   }
   if (!status.ok()) {

@@ -49,10 +49,18 @@ struct EagerContextStream {
   std::shared_ptr<Device> device;
   PX_Stream* stream = nullptr;  // acquired on first use
   std::mutex launch_mu;
+  // The inputs and outputs of the work queued since the last wait: a device
+  // that finishes later still reads and writes them, so their memory must
+  // not go back to the device (or its pool) before then, whoever drops
+  // them. Released by Sync().
+  std::vector<Tensor> in_flight;
+  size_t in_flight_bytes = 0;
   // With launch_mu held: the stream (acquiring it), and a wait for it that
-  // gives up a failed stream.
+  // gives up a failed stream and releases what was in flight.
   absl::StatusOr<PX_Stream*> Get();
   absl::Status Sync();
+  // Keeps `t` until the next Sync(); waits first when too much is held.
+  absl::Status Hold(const Tensor& t);
 };
 class SessionState;
 class ResourceStore;
