@@ -20,6 +20,17 @@ import numpy as np
 import plexus as px
 
 
+def _train(step, traced, steps, x, y, variables, opt) -> dict:
+    if traced:
+        step = px.function(step)
+    losses = []
+    for _ in range(steps):
+        loss = step(x, y)
+        losses.append(float(loss.numpy()))
+    return {"losses": losses, "weights": [v.numpy().ravel().tolist() for v in variables],
+            "result_device": loss.device, "iterations": opt.iterations}
+
+
 def linear_regression(device: str, traced: bool, steps: int) -> dict:
     rng = np.random.default_rng(0)
     x = rng.standard_normal([64, 3]).astype(np.float32)
@@ -38,14 +49,7 @@ def linear_regression(device: str, traced: bool, steps: int) -> dict:
             opt.apply_gradients(zip(grads, [w, b]))
             return loss
 
-        if traced:
-            step = px.function(step)
-        losses = []
-        for _ in range(steps):
-            loss = step(xt, yt)
-            losses.append(float(loss.numpy()))
-    return {"losses": losses, "weights": [w.numpy().ravel().tolist(), b.numpy().ravel().tolist()],
-            "result_device": loss.device, "iterations": opt.iterations}
+        return _train(step, traced, steps, xt, yt, [w, b], opt)
 
 
 def small_cnn(device: str, traced: bool, steps: int) -> dict:
@@ -71,14 +75,7 @@ def small_cnn(device: str, traced: bool, steps: int) -> dict:
             opt.apply_gradients(zip(tape.gradient(loss, variables), variables))
             return loss
 
-        if traced:
-            step = px.function(step)
-        losses = []
-        for _ in range(steps):
-            loss = step(xt, yt)
-            losses.append(float(loss.numpy()))
-    return {"losses": losses, "weights": [v.numpy().ravel().tolist() for v in variables],
-            "result_device": loss.device, "iterations": opt.iterations}
+        return _train(step, traced, steps, xt, yt, variables, opt)
 
 
 def main(argv=None) -> int:
