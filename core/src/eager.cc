@@ -154,10 +154,10 @@ absl::Status EagerContextStream::Hold(const Tensor& t) {
   // Bounds what a long run of eager ops without a read holds back.
   constexpr size_t kMaxTensors = 4096;
   constexpr size_t kMaxBytes = size_t{512} << 20;
-  if (in_flight.size() >= kMaxTensors || in_flight_bytes >= kMaxBytes) PX_RETURN_IF_ERROR(Sync());
-  if (t.buffer() == nullptr) return absl::OkStatus();
+  if (t.buffer() == nullptr || !in_flight_buffers.insert(t.buffer().get()).second) return absl::OkStatus();
   in_flight.push_back(t);
   in_flight_bytes += t.nbytes();
+  if (in_flight.size() >= kMaxTensors || in_flight_bytes >= kMaxBytes) return Sync();
   return absl::OkStatus();
 }
 
@@ -166,6 +166,7 @@ absl::Status EagerContextStream::Sync() {
   absl::Status status = device->SynchronizeStream(stream);
   // Done (or given up): what the work used may be freed now.
   in_flight.clear();
+  in_flight_buffers.clear();
   in_flight_bytes = 0;
   if (!status.ok()) {
     // The stream keeps its first error: give it up so later ops start clean.
@@ -459,6 +460,17 @@ absl::StatusOr<std::vector<Tensor>> EagerOp::Run(absl::Span<const Tensor> inputs
     }
     auto allocated = host ? Tensor::AllocateHost(node.output_types[k], shape.dims())
                           : device.AllocateTensor(node.output_types[k], shape.dims());
+    if (!host && !allocated.ok() && absl::IsResourceExhausted(allocated.status())) {
+      // Memory held for queued work comes back once the stream is waited for.
+      EagerContextStream& ds = *slot_;
+      bool held;
+      {
+        std::lock_guard<std::mutex> launch(ds.launch_mu);
+        held = !ds.in_flight.empty();
+        if (held) PX_RETURN_IF_ERROR(ds.Sync());
+      }
+      if (held) allocated = device.AllocateTensor(node.output_types[k], shape.dims());
+    }
     if (!allocated.ok()) {
       return Annotate(allocated.status(), absl::StrCat(Where(node, &device), ": output ", k));
     }

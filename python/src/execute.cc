@@ -411,6 +411,9 @@ void BindExecute(nb::module_& m) {
       .def("__exit__", [](PyTrace& t, nb::args) {
         SetActiveTrace(t.previous);
         t.previous = nullptr;
+        // The captured tensors were kept only so that no other value could
+        // take their memory while tracing; the graph holds their values.
+        t.state->captured.clear();
       })
       .def("stateful_nodes", [](PyTrace& t) {
         std::vector<std::string> names;

@@ -123,20 +123,21 @@ std::vector<std::pair<std::string, Tensor>> Feeds(nb::handle feeds) {
 // A run's streams are not ordered after the eager stream of a device, so
 // eager work queued there must finish before the run starts: the run may
 // read its results (fed tensors), and may reuse memory that eager ops gave
-// back while their kernels were still queued. A no-op for devices the host
-// can read, where eager ops have finished when they return.
-void WaitForEagerWork(const std::vector<std::pair<std::string, Tensor>>& feeds, Device& device) {
-  std::vector<Device*> devices;
-  auto add = [&](Device* d) {
-    if (d != nullptr && !d->host_accessible() && std::find(devices.begin(), devices.end(), d) == devices.end()) {
-      devices.push_back(d);
+// back while their kernels were still queued. Devices the host can read are
+// skipped: eager ops there have finished when they return.
+// Every such device, not only the session's and the feeds': a run may read
+// a variable that an eager assignment on another device is still writing.
+void WaitForEagerWork() {
+  absl::Status first;
+  {
+    nb::gil_scoped_release release;
+    for (const auto& d : GetRuntime().devices()) {
+      if (d->host_accessible()) continue;
+      absl::Status s = GetEager().Synchronize(d.get());
+      if (first.ok()) first = s;
     }
-  };
-  add(&device);
-  for (const auto& [name, t] : feeds) add(t.device());
-  if (devices.empty()) return;
-  nb::gil_scoped_release release;
-  for (Device* d : devices) Check(GetEager().Synchronize(d));
+  }
+  Check(first);  // with the GIL again: it may raise
 }
 
 nb::list Wrap(std::vector<Tensor> tensors) {
@@ -201,7 +202,7 @@ void BindGraph(nb::module_& m) {
       .def("run", [](PySession& s, nb::handle feeds, const std::vector<std::string>& fetches,
                      const std::vector<std::string>& targets) {
         auto feed_values = Feeds(feeds);
-        WaitForEagerWork(feed_values, s.session->device());
+        WaitForEagerWork();
         auto result = RunCancellable([&] { return s.session->Run(feed_values, fetches, targets); });
         return Wrap(Unwrap(std::move(result)));
       }, nb::arg("feeds"), nb::arg("fetches"), nb::arg("targets") = std::vector<std::string>{})
@@ -216,7 +217,7 @@ void BindGraph(nb::module_& m) {
                                    ToTensor(v, DataType::kInvalid, absl::StrCat("argument ", k)));
           ++k;
         }
-        WaitForEagerWork(feed_values, s.session->device());
+        WaitForEagerWork();
         auto result = RunCancellable([&] { return s.session->Run(feed_values, fetches, targets); });
         return Wrap(Unwrap(std::move(result)));
       })
@@ -263,8 +264,7 @@ void BindGraph(nb::module_& m) {
           std::string name = nb::cast<std::string>(k);
           values[name] = ToTensor(v, DataType::kInvalid, absl::StrCat("signature '", key, "' input '", name, "'"));
         }
-        std::vector<std::pair<std::string, Tensor>> fed(values.begin(), values.end());
-        WaitForEagerWork(fed, s.model->session().device());
+        WaitForEagerWork();
         auto result = RunCancellable([&] { return s.model->Run(key, values, output_keys); });
         std::map<std::string, Tensor> out = Unwrap(std::move(result));
         nb::dict d;

@@ -117,13 +117,14 @@ def _digits(device, plugin, tmp_path, epochs):
 
 @needs_async_plugin
 def test_digits_example_on_the_asynchronous_device_matches_cpu(tmp_path):
-    # Three epochs: the accuracies of both devices agree to one image in a
-    # hundred (their kernels round differently, so a borderline image may go
-    # either way) and are far above chance (0.1).
+    # Three epochs: the accuracies of both devices agree to two images in a
+    # hundred (their kernels round differently, and oneDNN's code path
+    # depends on the CPU, so a borderline image may go either way) and are
+    # far above chance (0.1).
     cpu = _digits("CPU:0", None, tmp_path, 3)
     other = _digits("ASYNC:0", ASYNC_PLUGIN, tmp_path, 3)
     assert cpu[1] > 0.85, cpu
-    assert abs(cpu[0] - other[0]) <= 0.01 and abs(cpu[1] - other[1]) <= 0.01, (cpu, other)
+    assert abs(cpu[0] - other[0]) <= 0.02 and abs(cpu[1] - other[1]) <= 0.02, (cpu, other)
 
 
 _SNIPPETS = r'''
@@ -172,6 +173,19 @@ with px.device("ASYNC:0"):
         v.assign(np.float32(1.0))
         a, b = ordered()
         assert (float(a.numpy()), float(b.numpy())) == (2.0, 3.0), (a.numpy(), b.numpy())
+
+# 4. An error in queued eager work (found when the kernel runs, after the op
+# returned) is raised by the next run, naming the device and the node; the
+# process carries on and the device works again.
+with px.device("ASYNC:0"):
+    ones = px.constant(np.ones([256], np.float32))
+    px.raw_ops.FloorDiv(x=px.constant(np.array([1, 2], np.int32)), y=px.constant(np.array([0, 1], np.int32)))
+    try:
+        double(ones)
+        raise AssertionError("the queued division by zero was not reported")
+    except px.errors.InvalidArgumentError as e:
+        assert "ASYNC:0" in str(e) and "FloorDiv" in str(e) and "division by zero" in str(e), str(e)
+    np.testing.assert_array_equal(double(ones).numpy(), np.full([256], 2.0))
 print("ok")
 '''
 

@@ -111,6 +111,9 @@ bool IsPinned(const void* p, size_t bytes) {
 class Stream {
  public:
   using Work = std::function<PX_Status*(Stream&)>;
+  // Kernels and copies are skipped once the stream has failed, as on a GPU;
+  // event records, waits and callbacks still run (they report the error).
+  enum class Kind { kWork, kControl };
 
   explicit Stream(std::string device) : device_(std::move(device)), worker_([this] { Run(); }) {}
 
@@ -124,10 +127,10 @@ class Stream {
     worker_.join();
   }
 
-  void Enqueue(Work work) {
+  void Enqueue(Work work, Kind kind = Kind::kWork) {
     {
       std::lock_guard<std::mutex> lock(mu_);
-      queue_.push_back(std::move(work));
+      queue_.push_back({std::move(work), kind});
       ++enqueued_;
     }
     work_cv_.notify_one();
@@ -168,18 +171,20 @@ class Stream {
  private:
   void Run() {
     for (;;) {
-      Work work;
+      Item item;
+      bool failed;
       {
         std::unique_lock<std::mutex> lock(mu_);
         work_cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
         if (queue_.empty()) return;
-        work = std::move(queue_.front());
+        item = std::move(queue_.front());
         queue_.pop_front();
+        failed = failed_;
       }
       // The host runs ahead meanwhile: whatever it reads or overwrites
       // without waiting for this stream, it does before the work below.
       if (g_plugin->delay.count() > 0) std::this_thread::sleep_for(g_plugin->delay);
-      PX_Status* status = work(*this);
+      PX_Status* status = failed && item.kind == Kind::kWork ? nullptr : item.work(*this);
       if (status != nullptr) {
         const PX_HostServices* host = g_plugin->real;
         RecordError(host->status_code(status), host->status_message(status));
@@ -196,7 +201,11 @@ class Stream {
   const std::string device_;
   std::mutex mu_;
   std::condition_variable work_cv_, done_cv_;
-  std::deque<Work> queue_;
+  struct Item {
+    Work work;
+    Kind kind = Kind::kWork;
+  };
+  std::deque<Item> queue_;
   uint64_t enqueued_ = 0, done_ = 0;
   bool stop_ = false;
   bool failed_ = false;
@@ -459,7 +468,7 @@ PX_Status* StreamAddCallback(PX_Device*, PX_Stream* s, PX_HostCallbackFn fn, voi
     fn(arg, status);
     if (status != nullptr) g_plugin->real->status_destroy(status);
     return nullptr;
-  });
+  }, Stream::Kind::kControl);
   return nullptr;
 }
 
@@ -467,12 +476,27 @@ PX_Status* StreamAddCallback(PX_Device*, PX_Stream* s, PX_HostCallbackFn fn, voi
 // Events
 // ---------------------------------------------------------------------------
 
+// Each record is a generation; a wait is for the generation recorded last
+// when it was asked for, not for any later one (an event recorded again on
+// a faster stream must not release it), as CUDA's events behave.
 struct EventState {
+  struct Outcome {
+    PX_Code code = PX_CODE_OK;
+    std::string message;
+  };
   std::mutex mu;
   std::condition_variable cv;
-  uint64_t recorded = 0, completed = 0;
-  PX_Code code = PX_CODE_OK;
-  std::string message;
+  uint64_t recorded = 0;
+  std::map<uint64_t, Outcome> done;  // the last kKeep generations finished
+  static constexpr uint64_t kKeep = 1024;
+  // With mu held.
+  bool Finished(uint64_t generation) const {
+    return generation == 0 || generation + kKeep <= recorded || done.count(generation) > 0;
+  }
+  Outcome OutcomeOf(uint64_t generation) const {
+    auto it = done.find(generation);
+    return it == done.end() ? Outcome{} : it->second;
+  }
 };
 // Work queued on a stream may outlive the event it records.
 struct Event {
@@ -499,14 +523,17 @@ PX_Status* EventRecord(PX_Device*, PX_Stream* s, PX_Event* e) {
     PX_Status* error = stream.ErrorStatus();
     {
       std::lock_guard<std::mutex> lock(state->mu);
-      state->completed = std::max(state->completed, generation);
-      state->code = error ? g_plugin->real->status_code(error) : PX_CODE_OK;
-      state->message = error ? g_plugin->real->status_message(error) : "";
+      EventState::Outcome& outcome = state->done[generation];
+      outcome.code = error ? g_plugin->real->status_code(error) : PX_CODE_OK;
+      outcome.message = error ? g_plugin->real->status_message(error) : "";
+      while (!state->done.empty() && state->done.begin()->first + EventState::kKeep <= state->recorded) {
+        state->done.erase(state->done.begin());
+      }
     }
     if (error != nullptr) g_plugin->real->status_destroy(error);
     state->cv.notify_all();
     return nullptr;
-  });
+  }, Stream::Kind::kControl);
   return nullptr;
 }
 
@@ -514,12 +541,13 @@ PX_Status* EventSynchronize(PX_Device* d, PX_Event* e) {
   EventState& state = *reinterpret_cast<Event*>(e)->state;
   std::unique_lock<std::mutex> lock(state.mu);
   const uint64_t target = state.recorded;
-  if (!state.cv.wait_for(lock, g_plugin->deadline, [&] { return state.completed >= target; })) {
+  if (!state.cv.wait_for(lock, g_plugin->deadline, [&] { return state.Finished(target); })) {
     return Error(PX_CODE_DEADLINE_EXCEEDED, "%s: an event did not complete within %lld s",
                  DeviceOf(d)->name.c_str(), static_cast<long long>(g_plugin->deadline.count()));
   }
-  if (state.code == PX_CODE_OK) return nullptr;
-  return g_plugin->real->status_create(state.code, state.message.c_str());
+  const EventState::Outcome outcome = state.OutcomeOf(target);
+  if (outcome.code == PX_CODE_OK) return nullptr;
+  return g_plugin->real->status_create(outcome.code, outcome.message.c_str());
 }
 
 PX_Status* StreamWaitEvent(PX_Device* d, PX_Stream* s, PX_Event* e) {
@@ -532,12 +560,12 @@ PX_Status* StreamWaitEvent(PX_Device* d, PX_Stream* s, PX_Event* e) {
   const std::string device = DeviceOf(d)->name;
   StreamOf(s)->Enqueue([state, target, device](Stream&) -> PX_Status* {
     std::unique_lock<std::mutex> lock(state->mu);
-    if (!state->cv.wait_for(lock, g_plugin->deadline, [&] { return state->completed >= target; })) {
+    if (!state->cv.wait_for(lock, g_plugin->deadline, [&] { return state->Finished(target); })) {
       return Error(PX_CODE_DEADLINE_EXCEEDED, "%s: a stream waited more than %lld s for an event",
                    device.c_str(), static_cast<long long>(g_plugin->deadline.count()));
     }
     return nullptr;
-  });
+  }, Stream::Kind::kControl);
   return nullptr;
 }
 
@@ -784,7 +812,9 @@ PX_PLUGIN_EXPORT void PX_PluginProbe(PX_PluginProbeInfo* info) {
 
 PX_PLUGIN_EXPORT PX_Status* PX_PluginInitialize(const PX_HostInitArgs* args, PX_PluginTable* t) {
   using namespace plexus::async_device;
-  if (args == nullptr || args->services == nullptr) return nullptr;
+  if (args == nullptr || !PX_STRUCT_HAS(args, PX_HostInitArgs, services) || args->services == nullptr) {
+    return nullptr;
+  }
   uint32_t minor = 0;
   if (PX_Status* s = px_sdk_negotiate(args, 2, PX_ABI_VERSION_MINOR, &minor)) return s;
   if (g_plugin != nullptr) return px_sdk_error(args->services, PX_CODE_FAILED_PRECONDITION, "already initialized");
@@ -800,7 +830,8 @@ PX_PLUGIN_EXPORT PX_Status* PX_PluginInitialize(const PX_HostInitArgs* args, PX_
   plugin->info = plexus::sdk::RegistrationInfo{&plugin->wrapped, "async"};
   plugin->delay = std::chrono::microseconds(EnvNumber("PX_ASYNC_DELAY_US", 200));
   plugin->deadline = std::chrono::seconds(std::max(1L, EnvNumber("PX_ASYNC_DEADLINE_S", 120)));
-  plugin->synchronous_debug = args->synchronous_debug != 0;
+  plugin->synchronous_debug =
+      PX_STRUCT_HAS(args, PX_HostInitArgs, synchronous_debug) && args->synchronous_debug != 0;
   g_plugin = plugin;
 
   PX_PluginTable full;

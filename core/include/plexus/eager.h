@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "attr_value.pb.h"
@@ -54,6 +55,7 @@ struct EagerContextStream {
   // not go back to the device (or its pool) before then, whoever drops
   // them. Released by Sync().
   std::vector<Tensor> in_flight;
+  absl::flat_hash_set<const void*> in_flight_buffers;  // each buffer once
   size_t in_flight_bytes = 0;
   // With launch_mu held: the stream (acquiring it), and a wait for it that
   // gives up a failed stream and releases what was in flight.
