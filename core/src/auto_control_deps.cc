@@ -57,9 +57,12 @@ void AddOnce(std::vector<Node*>* nodes, Node* n) {
 std::vector<Node*> AutoControlDeps::ControlInputs(const OpDef& def,
                                                   const std::vector<Endpoint>& inputs) const {
   std::vector<Node*> controls;
+  // Stateless ops (an Identity of a handle, say) touch no state: data edges
+  // order them enough.
+  if (!def.is_stateful || MakesHandleOnly(def.name)) return controls;
   const std::vector<std::string> keys = ResourceKeys(inputs);
   if (keys.empty()) {
-    if (def.is_stateful && !MakesHandleOnly(def.name)) AddOnce(&controls, last_stateful_);
+    AddOnce(&controls, last_stateful_);
     return controls;
   }
   const bool read = ReadsOnly(def.name);
@@ -82,9 +85,10 @@ std::vector<Node*> AutoControlDeps::ControlInputs(const OpDef& def,
 }
 
 void AutoControlDeps::Added(Node* node) {
+  if (node->def == nullptr || !node->def->is_stateful || MakesHandleOnly(node->op)) return;
   const std::vector<std::string> keys = ResourceKeys(node->inputs);
   if (keys.empty()) {
-    if (node->def != nullptr && node->def->is_stateful && !MakesHandleOnly(node->op)) last_stateful_ = node;
+    last_stateful_ = node;
     return;
   }
   const bool read = ReadsOnly(node->op);

@@ -125,6 +125,9 @@ AttrMap ToAttrs(const OpDef& def, nb::handle attrs);
 // Gradient tapes (gradients.cc): whether a tape is recording on this
 // thread, and the recording of one executed op.
 bool TapesActive();
+// Waits for the eager work queued on every device the host cannot read
+// (call without the GIL); the first error, with every device waited for.
+absl::Status SynchronizeEagerWork();
 // Drops this thread's active tapes (at exit, while Python can still free them).
 void ClearTapes();
 void RecordOnTapes(const EagerOp& op, const nb::handle* inputs, const absl::InlinedVector<Tensor, 4>& tensors,

@@ -6,7 +6,6 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
-#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <thread>
@@ -120,24 +119,17 @@ std::vector<std::pair<std::string, Tensor>> Feeds(nb::handle feeds) {
   return out;
 }
 
-// A run's streams are not ordered after the eager stream of a device, so
-// eager work queued there must finish before the run starts: the run may
-// read its results (fed tensors), and may reuse memory that eager ops gave
-// back while their kernels were still queued. Devices the host can read are
-// skipped: eager ops there have finished when they return.
-// Every such device, not only the session's and the feeds': a run may read
-// a variable that an eager assignment on another device is still writing.
+// A run's streams are not ordered after the eager streams, so eager work
+// still queued must finish before the run starts: the run may read its
+// results (fed tensors, or a variable an eager assignment is writing), and
+// may reuse memory that eager ops gave back while their kernels were queued.
 void WaitForEagerWork() {
-  absl::Status first;
+  absl::Status status;
   {
     nb::gil_scoped_release release;
-    for (const auto& d : GetRuntime().devices()) {
-      if (d->host_accessible()) continue;
-      absl::Status s = GetEager().Synchronize(d.get());
-      if (first.ok()) first = s;
-    }
+    status = SynchronizeEagerWork();
   }
-  Check(first);  // with the GIL again: it may raise
+  Check(status);  // with the GIL again: it may raise
 }
 
 nb::list Wrap(std::vector<Tensor> tensors) {

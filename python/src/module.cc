@@ -52,6 +52,20 @@ const DTypeInfo* Info(DataType type) {
 
 std::array<nb::object, 32>& g_dtype_objects = *new std::array<nb::object, 32>();  // leaked, see above
 
+}  // namespace
+
+absl::Status SynchronizeEagerWork() {
+  absl::Status first;
+  for (const auto& d : GetRuntime().devices()) {
+    if (d->host_accessible()) continue;  // eager ops there finish before they return
+    absl::Status s = GetEager().Synchronize(d.get());
+    if (first.ok()) first = s;
+  }
+  return first;
+}
+
+namespace {
+
 nb::dict DeviceDict(const Device& d) {
   nb::dict out;
   out["name"] = d.name();
@@ -366,7 +380,7 @@ NB_MODULE(_plexus, m) {
     t_trace.reset();
     t_scope_device.reset();
     nb::gil_scoped_release release;
-    for (const auto& d : GetRuntime().devices()) (void)GetEager().Synchronize(d.get());
+    (void)SynchronizeEagerWork();
   });
   m.def("synchronize", [](nb::handle device) {
     std::vector<Device*> devices;

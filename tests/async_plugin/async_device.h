@@ -23,6 +23,7 @@
 
 #include "plexus/plugin_api.h"
 #include "plexus/sdk/kernel.h"
+#include "plexus/sdk/plugin.h"  // FillSized
 #include "plexus/sdk/plugin_sdk.h"
 
 namespace plexus::async_device {

@@ -105,10 +105,7 @@ PX_Status* MemoryStats(PX_Device* d, PX_MemoryStats* out) {
     full.peak_bytes_in_use = device->peak;
     full.num_allocations = device->allocations;
   }
-  // Never past what the host's (maybe older, shorter) struct has.
-  const size_t size = std::min(out->struct_size, sizeof(full));
-  const size_t skip = sizeof(full.struct_size);
-  if (size > skip) std::memcpy(reinterpret_cast<char*>(out) + skip, reinterpret_cast<char*>(&full) + skip, size - skip);
+  sdk::FillSized(out, full);  // never past the host's (maybe shorter) struct
   return nullptr;
 }
 
@@ -130,23 +127,21 @@ PX_Status* CheckCopy(Device* device, const char* what, void* dst, bool dst_devic
 }
 
 // Synchronous copies: done when they return, ordered with no stream.
-PX_Status* MemcpyH2D(PX_Device* d, void* dst, const void* src, size_t bytes) {
+PX_Status* CopyNow(PX_Device* d, const char* what, void* dst, bool dst_device, const void* src,
+                   bool src_device, size_t bytes) {
   if (bytes == 0) return nullptr;
-  if (PX_Status* s = CheckCopy(DeviceOf(d), "host-to-device copy", dst, true, src, false, bytes)) return s;
+  if (PX_Status* s = CheckCopy(DeviceOf(d), what, dst, dst_device, src, src_device, bytes)) return s;
   std::memcpy(dst, src, bytes);
   return nullptr;
+}
+PX_Status* MemcpyH2D(PX_Device* d, void* dst, const void* src, size_t bytes) {
+  return CopyNow(d, "host-to-device copy", dst, true, src, false, bytes);
 }
 PX_Status* MemcpyD2H(PX_Device* d, void* dst, const void* src, size_t bytes) {
-  if (bytes == 0) return nullptr;
-  if (PX_Status* s = CheckCopy(DeviceOf(d), "device-to-host copy", dst, false, src, true, bytes)) return s;
-  std::memcpy(dst, src, bytes);
-  return nullptr;
+  return CopyNow(d, "device-to-host copy", dst, false, src, true, bytes);
 }
 PX_Status* MemcpyD2D(PX_Device* d, void* dst, const void* src, size_t bytes) {
-  if (bytes == 0) return nullptr;
-  if (PX_Status* s = CheckCopy(DeviceOf(d), "device-to-device copy", dst, true, src, true, bytes)) return s;
-  std::memcpy(dst, src, bytes);
-  return nullptr;
+  return CopyNow(d, "device-to-device copy", dst, true, src, true, bytes);
 }
 
 // A copy that cannot be queued is also the stream's sticky error, from its

@@ -87,9 +87,7 @@ PX_Status* DeviceGetInfo(void*, int32_t ordinal, PX_DeviceInfo* info) {
   std::snprintf(full.vendor, sizeof(full.vendor), "Plexus tests");
   full.host_accessible = 0;
   full.preferred_layout = PX_LAYOUT_ANY;
-  const size_t size = std::min(info->struct_size, sizeof(full));
-  const size_t skip = sizeof(full.struct_size);
-  if (size > skip) std::memcpy(reinterpret_cast<char*>(info) + skip, reinterpret_cast<char*>(&full) + skip, size - skip);
+  sdk::FillSized(info, full);
   return nullptr;
 }
 

@@ -10,7 +10,7 @@
 //   run one after another, in program order.
 //
 // Two handles of one variable (two VarHandleOp nodes with the same container
-// and shared_name) are one resource.
+// and shared_name) are one resource. Stateless ops get no edges.
 //
 //   AutoControlDeps deps;
 //   std::vector<Node*> controls = deps.ControlInputs(*def, inputs);
