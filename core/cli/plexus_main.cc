@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -53,6 +54,9 @@ constexpr char kUsage[] =
     "                         in Perfetto), a track per device and thread\n"
     "    --memory-stats       print how the run was executed (scheduler, memory plan,\n"
     "                         copies) and each device's memory pool statistics\n"
+    "  --placement (GraphDefs and SavedModels) prints where each node ran: one line\n"
+    "      per node (device, the plugin whose kernel ran it, why it is not on the run's\n"
+    "      device), the copies between devices and a summary.\n"
     "  plexus ops [--plugin PATH]...\n"
     "      Print the op catalog (docs/ops.md): every op, its dtypes and which plugins\n"
     "      implement it.\n"
@@ -174,7 +178,8 @@ std::string DescribeSignature(const plexus::Signature& sig) {
 int RunSavedModel(plexus::Runtime* runtime, const std::string& dir, const std::string& signature,
                   const std::set<std::string>& tags, const std::string& device,
                   const std::vector<std::pair<std::string, std::string>>& inputs,
-                  const std::vector<std::string>& outputs, const std::string& out_dir) {
+                  const std::vector<std::string>& outputs, const std::string& out_dir,
+                  bool placement) {
   plexus::SavedModelOptions options;
   options.tags = tags;
   options.device = device;
@@ -206,6 +211,7 @@ int RunSavedModel(plexus::Runtime* runtime, const std::string& dir, const std::s
   for (const std::string& note : (*model)->session().placement_notes()) {
     std::printf("note: %s\n", note.c_str());
   }
+  if (placement) std::printf("%s", (*model)->session().placement().ToString().c_str());
   std::vector<std::string> names;
   std::vector<plexus::Tensor> values;
   if (outputs.empty()) {  // every output, in key order
@@ -229,14 +235,22 @@ bool IsSavedModelDir(const std::string& path) {
           std::filesystem::exists(path + "/saved_model.pbtxt", ec));
 }
 
-int Run(int argc, char** argv) {
+// The options of `plexus run`.
+struct RunArgs {
   std::string graph_path, device, out_dir, signature, dump_dir, trace_path;
   bool optimize = true;
   bool memory_stats = false;
+  bool placement = false;
+  bool saved_model = false;  // graph_path is a SavedModel folder
   std::vector<std::string> disabled_passes;
   std::vector<std::pair<std::string, std::string>> inputs;
   std::vector<std::string> outputs, plugins;
   std::set<std::string> tags;
+};
+
+// Parses the arguments of `plexus run` (argv[2] on) into `args`. Returns
+// the exit code when they are bad (after printing the usage), or nullopt.
+std::optional<int> ParseRunArgs(int argc, char** argv, RunArgs* args) {
   for (int i = 2; i < argc; ++i) {
     std::string arg = argv[i];
     auto value = [&](const char* flag) -> const char* {
@@ -250,123 +264,143 @@ int Run(int argc, char** argv) {
       std::string spec = v;
       size_t eq = spec.find('=');  // names have no '='; paths may
       if (eq == std::string::npos || eq == 0) return Usage(absl::StrCat("bad --input '", spec, "': expected NAME=FILE.npy or NAME=@FILE"));
-      inputs.emplace_back(spec.substr(0, eq), spec.substr(eq + 1));
+      args->inputs.emplace_back(spec.substr(0, eq), spec.substr(eq + 1));
     } else if (arg == "--output") {
       const char* v = value("--output");
       if (!v) return Usage("--output needs NAME");
-      outputs.push_back(v);
+      args->outputs.push_back(v);
     } else if (arg == "--signature") {
       const char* v = value("--signature");
       if (!v) return Usage("--signature needs a signature key");
-      signature = v;
+      args->signature = v;
     } else if (arg == "--tag") {
       const char* v = value("--tag");
       if (!v) return Usage("--tag needs a tag");
-      tags.insert(v);
+      args->tags.insert(v);
     } else if (arg == "--device") {
       const char* v = value("--device");
       if (!v) return Usage("--device needs a device name");
-      device = v;
+      args->device = v;
     } else if (arg == "--out") {
       const char* v = value("--out");
       if (!v) return Usage("--out needs a folder");
-      out_dir = v;
+      args->out_dir = v;
     } else if (arg == "--plugin") {
       const char* v = value("--plugin");
       if (!v) return Usage("--plugin needs a file");
-      plugins.push_back(v);
+      args->plugins.push_back(v);
     } else if (arg == "--dump-graphs") {
       const char* v = value("--dump-graphs");
       if (!v) return Usage("--dump-graphs needs a folder");
-      dump_dir = v;
+      args->dump_dir = v;
     } else if (arg == "--trace") {
       const char* v = value("--trace");
       if (!v) return Usage("--trace needs a file");
-      trace_path = v;
+      args->trace_path = v;
     } else if (arg == "--no-optimize") {
-      optimize = false;
+      args->optimize = false;
     } else if (arg == "--memory-stats") {
-      memory_stats = true;
+      args->memory_stats = true;
+    } else if (arg == "--placement") {
+      args->placement = true;
     } else if (arg == "--disable-pass") {
       const char* v = value("--disable-pass");
       if (!v) return Usage("--disable-pass needs a pass name");
-      disabled_passes.push_back(v);
+      args->disabled_passes.push_back(v);
     } else if (!arg.empty() && arg[0] == '-') {
       return Usage(absl::StrCat("unknown option '", arg, "'"));
-    } else if (graph_path.empty()) {
-      graph_path = arg;
+    } else if (args->graph_path.empty()) {
+      args->graph_path = arg;
     } else {
       return Usage(absl::StrCat("unexpected argument '", arg, "'"));
     }
   }
-  if (graph_path.empty()) return Usage("run needs a GRAPH file or a SavedModel folder");
-  const bool saved_model = IsSavedModelDir(graph_path);
-  if (!saved_model && (!signature.empty() || !tags.empty())) {
+  if (args->graph_path.empty()) return Usage("run needs a GRAPH file or a SavedModel folder");
+  args->saved_model = IsSavedModelDir(args->graph_path);
+  if (!args->saved_model && (!args->signature.empty() || !args->tags.empty())) {
     return Usage(absl::StrCat("--signature and --tag apply to a SavedModel folder (holding "
-                              "saved_model.pb); '", graph_path, "' is not one"));
+                              "saved_model.pb); '", args->graph_path, "' is not one"));
   }
-  if (outputs.empty() && !saved_model) return Usage("run needs at least one --output");
+  if (args->outputs.empty() && !args->saved_model) return Usage("run needs at least one --output");
+  return std::nullopt;
+}
 
-  auto runtime = MakeRuntime(plugins);
-  if (!runtime.ok()) return Fail(runtime.status());
-  if (saved_model) {
-    if (signature.empty()) signature = "serving_default";
-    if (tags.empty()) tags.insert(plexus::kSavedModelServeTag);
-    return RunSavedModel(runtime->get(), graph_path, signature, tags, device, inputs, outputs, out_dir);
+// --memory-stats: how the last run was executed and each device's pool.
+void PrintMemoryStats(plexus::Runtime& runtime, const plexus::Session& session) {
+  const plexus::ExecutionInfo info = session.last_execution_info();
+  std::printf("executor: %s scheduler, %lld copy items\n", info.parallel ? "parallel" : "serial",
+              static_cast<long long>(info.copy_items));
+  std::printf("memory plan: %lld tensors of %lld bytes in arenas of %lld bytes\n",
+              static_cast<long long>(info.planned_tensors), static_cast<long long>(info.planned_tensor_bytes),
+              static_cast<long long>(info.arena_bytes));
+  if (info.device_graph_eligible || info.device_graph_note != "off") {
+    std::printf("device graph: %s%s%s\n",
+                info.device_graph_recorded ? "recorded" : info.device_graph_eligible ? "eligible" : "not used",
+                info.device_graph_note.empty() ? "" : ": ", info.device_graph_note.c_str());
   }
-  auto graph = plexus::ImportGraphDefFile(graph_path);
+  for (const auto& d : runtime.devices()) {
+    std::printf("memory pool %s: %s\n", d->name().c_str(), d->memory_stats().ToString().c_str());
+  }
+}
+
+// Runs a GraphDef file: imports it, optimizes and runs it in a session, and
+// prints what the options ask for and the outputs.
+int RunGraphDef(plexus::Runtime* runtime, const RunArgs& args) {
+  auto graph = plexus::ImportGraphDefFile(args.graph_path);
   if (!graph.ok()) return Fail(graph.status());
   std::shared_ptr<const plexus::Graph> shared(std::move(*graph));
   plexus::SessionOptions options;
-  options.device = device;
-  options.optimizer.enabled = optimize;
-  options.optimizer.disabled_passes = disabled_passes;
-  options.trace = !trace_path.empty();
-  if (!dump_dir.empty()) {
+  options.device = args.device;
+  options.optimizer.enabled = args.optimize;
+  options.optimizer.disabled_passes = args.disabled_passes;
+  options.trace = !args.trace_path.empty();
+  if (!args.dump_dir.empty()) {
     std::error_code ec;
-    std::filesystem::create_directories(dump_dir, ec);
-    if (ec) return Fail(absl::InvalidArgumentError(absl::StrCat("cannot create ", dump_dir, ": ", ec.message())));
-    options.optimizer.dump_dir = dump_dir;
+    std::filesystem::create_directories(args.dump_dir, ec);
+    if (ec) {
+      return Fail(absl::InvalidArgumentError(absl::StrCat("cannot create ", args.dump_dir, ": ", ec.message())));
+    }
+    options.optimizer.dump_dir = args.dump_dir;
   }
-  auto session = plexus::Session::Create(runtime->get(), shared, options);
+  auto session = plexus::Session::Create(runtime, shared, options);
   if (!session.ok()) return Fail(session.status());
 
   std::vector<std::pair<std::string, plexus::Tensor>> feeds;
-  for (const auto& [name, file] : inputs) {
+  for (const auto& [name, file] : args.inputs) {
     auto tensor = ReadInput(name, file);
     if (!tensor.ok()) return Fail(tensor.status());
     feeds.emplace_back(name, *std::move(tensor));
   }
-  auto results = (*session)->Run(feeds, outputs);
+  auto results = (*session)->Run(feeds, args.outputs);
   if (!results.ok()) return Fail(results.status());
-  std::printf("ran %s on %s\n", graph_path.c_str(), (*session)->device().name().c_str());
+  std::printf("ran %s on %s\n", args.graph_path.c_str(), (*session)->device().name().c_str());
   for (const std::string& note : (*session)->placement_notes()) std::printf("note: %s\n", note.c_str());
-  if (memory_stats) {
-    const plexus::ExecutionInfo info = (*session)->last_execution_info();
-    std::printf("executor: %s scheduler, %lld copy items\n", info.parallel ? "parallel" : "serial",
-                static_cast<long long>(info.copy_items));
-    std::printf("memory plan: %lld tensors of %lld bytes in arenas of %lld bytes\n",
-                static_cast<long long>(info.planned_tensors), static_cast<long long>(info.planned_tensor_bytes),
-                static_cast<long long>(info.arena_bytes));
-    if (info.device_graph_eligible || info.device_graph_note != "off") {
-      std::printf("device graph: %s%s%s\n",
-                  info.device_graph_recorded ? "recorded" : info.device_graph_eligible ? "eligible" : "not used",
-                  info.device_graph_note.empty() ? "" : ": ", info.device_graph_note.c_str());
-    }
-    for (const auto& d : (*runtime)->devices()) {
-      std::printf("memory pool %s: %s\n", d->name().c_str(), d->memory_stats().ToString().c_str());
-    }
-  }
-  if (!trace_path.empty()) {
-    absl::Status written = (*session)->WriteTrace(trace_path);
+  if (args.placement) std::printf("%s", (*session)->placement().ToString().c_str());
+  if (args.memory_stats) PrintMemoryStats(*runtime, **session);
+  if (!args.trace_path.empty()) {
+    absl::Status written = (*session)->WriteTrace(args.trace_path);
     if (!written.ok()) return Fail(written);
-    std::printf("timeline written to %s\n", trace_path.c_str());
+    std::printf("timeline written to %s\n", args.trace_path.c_str());
   }
-  if (!dump_dir.empty()) {
+  if (!args.dump_dir.empty()) {
     for (const std::string& line : (*session)->optimizer_log()) std::printf("optimizer: %s\n", line.c_str());
-    std::printf("graphs written to %s\n", dump_dir.c_str());
+    std::printf("graphs written to %s\n", args.dump_dir.c_str());
   }
-  return PrintOutputs(outputs, *results, out_dir);
+  return PrintOutputs(args.outputs, *results, args.out_dir);
+}
+
+int Run(int argc, char** argv) {
+  RunArgs args;
+  if (std::optional<int> bad = ParseRunArgs(argc, argv, &args)) return *bad;
+  auto runtime = MakeRuntime(args.plugins);
+  if (!runtime.ok()) return Fail(runtime.status());
+  if (args.saved_model) {
+    if (args.signature.empty()) args.signature = "serving_default";
+    if (args.tags.empty()) args.tags.insert(plexus::kSavedModelServeTag);
+    return RunSavedModel(runtime->get(), args.graph_path, args.signature, args.tags, args.device, args.inputs,
+                         args.outputs, args.out_dir, args.placement);
+  }
+  return RunGraphDef(runtime->get(), args);
 }
 
 }  // namespace

@@ -112,6 +112,11 @@ class ConcreteFunction:
         """The graph the executor runs, after the optimizer (the traced graph before the first call)."""
         return self.session.optimized_graph_def()
 
+    def placement(self):
+        """Where each node of the last call ran (see :mod:`plexus.placement`)."""
+        from .placement import PlacementReport
+        return PlacementReport(self.session.placement())
+
     def __repr__(self):
         return f"<plexus ConcreteFunction {self.name} inputs={self.inputs} outputs={self.outputs}>"
 
@@ -230,6 +235,11 @@ class function:  # noqa: N801  (used as a decorator, like tf.function)
     def graph_def(self, *args, **kwargs) -> bytes:
         """The GraphDef (bytes) traced for these arguments."""
         return self.get_concrete_function(*args, **kwargs).graph_def()
+
+    def placement(self, *args, **kwargs):
+        """The placement report of the concrete function for these arguments
+        (traced if needed), after its last call."""
+        return self.get_concrete_function(*args, **kwargs).placement()
 
     @property
     def num_traces(self) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from . import _plexus
+from .placement import PlacementReport
 
 _NOT_OUTPUTS = {"NoOp", "Assign", "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp",
                 "SaveV2", "RestoreV2", "MergeV2Checkpoints", "VarHandleOp", "VariableV2",
@@ -96,6 +97,10 @@ class Session:
 
     def placement_notes(self) -> list[str]:
         return self._session.placement_notes()
+
+    def placement(self) -> PlacementReport:
+        """Where each node of the last run went (see :mod:`plexus.placement`)."""
+        return PlacementReport(self._session.placement())
 
     def optimizer_log(self) -> list[str]:
         return self._session.optimizer_log()

@@ -46,6 +46,11 @@ class LoadedModel:
     def device(self) -> str:
         return self._model.device
 
+    def placement(self):
+        """Where each node of the last signature call ran (see :mod:`plexus.placement`)."""
+        from .placement import PlacementReport
+        return PlacementReport(self._model.placement())
+
     @property
     def tensorflow_version(self) -> str:
         return self._model.tensorflow_version

@@ -14,6 +14,7 @@
 #include "common.h"
 #include "plexus/graph_import.h"
 #include "plexus/saved_model.h"
+#include "plexus/placement.h"
 #include "plexus/session.h"
 
 namespace plexus::python {
@@ -138,6 +139,24 @@ nb::list Wrap(std::vector<Tensor> tensors) {
   return out;
 }
 
+// The placement report (plexus/placement.h) as plain Python values, wrapped
+// by plexus.placement.PlacementReport.
+nb::dict PlacementDict(const PlacementReport& report) {
+  nb::dict out;
+  out["device"] = report.device;
+  nb::list nodes;
+  for (const NodePlacement& n : report.nodes) {
+    nodes.append(nb::make_tuple(n.node, n.op, PlacedByName(n.how), n.device, n.plugin, n.reason));
+  }
+  out["nodes"] = nodes;
+  nb::list copies;
+  for (const CopyPlacement& c : report.copies) copies.append(nb::make_tuple(c.tensor, c.from, c.to, c.reader));
+  out["copies"] = copies;
+  out["summary"] = report.Summary();
+  out["text"] = report.ToString();
+  return out;
+}
+
 struct PySavedModel {
   std::unique_ptr<SavedModelSession> model;
 };
@@ -215,6 +234,7 @@ void BindGraph(nb::module_& m) {
       })
       .def_prop_ro("device", [](const PySession& s) { return s.session->device().name(); })
       .def("placement_notes", [](const PySession& s) { return s.session->placement_notes(); })
+      .def("placement", [](const PySession& s) { return PlacementDict(s.session->placement()); })
       .def("optimizer_log", [](const PySession& s) { return s.session->optimizer_log(); })
       .def("optimized_graph_def", [](const PySession& s) -> nb::object {
         auto g = s.session->last_run_graph();
@@ -265,6 +285,7 @@ void BindGraph(nb::module_& m) {
       }, nb::arg("key"), nb::arg("inputs"), nb::arg("output_keys") = std::vector<std::string>{})
       .def_prop_ro("dir", [](const PySavedModel& s) { return s.model->model().dir(); })
       .def_prop_ro("device", [](const PySavedModel& s) { return s.model->session().device().name(); })
+      .def("placement", [](const PySavedModel& s) { return PlacementDict(s.model->session().placement()); })
       .def_prop_ro("tensorflow_version", [](const PySavedModel& s) { return s.model->model().tensorflow_version(); })
       .def("graph", [](const PySavedModel& s) {
         return PyGraph{std::shared_ptr<const Graph>(std::shared_ptr<const Graph>{}, &s.model->graph())};

@@ -2,7 +2,7 @@
 // the host side of the plugin ABI. It loads a plugin file with dlopen and can
 // pretend to be an older or newer host, counts the statuses a plugin creates,
 // checks every argument a plugin passes back, and can inject failures into
-// output allocation. The core's host (core/src/host_services.cc) is not used:
+// output allocation. The core's host (core/src/devices/host_services.cc) is not used:
 // the tool must reach corners that a well-behaved host never visits.
 //
 // Host-owned handles (PX_Status, PX_NodeView, PX_KernelContext,

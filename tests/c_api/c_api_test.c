@@ -394,6 +394,32 @@ static void test_addition(px_runtime* runtime) {
     }
   }
 
+  /* Where each node ran: z = x + y, one kernel on CPU:0 of the cpu plugin. */
+  {
+    px_placement* placement = NULL;
+    const char *node = NULL, *op = NULL, *how = NULL, *device = NULL, *plugin = NULL, *reason = NULL;
+    CHECK_OK(px_session_placement(session, &placement, status), status);
+    CHECK(px_placement_num_nodes(placement) == 1);
+    CHECK_OK(px_placement_node(placement, 0, &node, &op, &how, &device, &plugin, &reason, status),
+             status);
+    CHECK(node != NULL && strcmp(node, "z") == 0);
+    CHECK(op != NULL && strcmp(op, "AddV2") == 0);
+    CHECK(how != NULL && strcmp(how, "kernel") == 0);
+    CHECK(device != NULL && strcmp(device, "CPU:0") == 0);
+    CHECK(plugin != NULL && strcmp(plugin, "cpu") == 0);
+    CHECK(reason != NULL && strcmp(reason, "") == 0);
+    CHECK(px_placement_num_copies(placement) == 0);
+    CHECK(px_placement_node(placement, 1, NULL, NULL, NULL, NULL, NULL, NULL, status) ==
+          PX_STATUS_OUT_OF_RANGE);
+    CHECK(contains(px_status_message(status), "out of range"));
+    CHECK(contains(px_placement_text(placement), "node 'z' (op AddV2): CPU:0, kernel of plugin 'cpu'"));
+    CHECK(contains(px_placement_text(placement), "summary: 1 node (CPU:0: 1), 0 copies across devices"));
+    px_placement_destroy(placement);
+    CHECK(px_session_placement(NULL, &placement, status) == PX_STATUS_INVALID_ARGUMENT);
+    CHECK(px_placement_num_nodes(NULL) == 0 && strcmp(px_placement_text(NULL), "") == 0);
+    px_placement_destroy(NULL);
+  }
+
   /* Wrong dtype: the message names the tensor; out_fetches is not written. */
   {
     px_tensor* x_float = NULL;

@@ -1,4 +1,4 @@
-// Gradients of the array ops (core/src/gradients/array_grad.cc) against
+// Gradients of the array ops (core/src/passes/gradients/array_grad.cc) against
 // finite differences in float64, over attribute variants; the run-time
 // shape paths (inputs of unknown shape) against the static ones; and the
 // registry: every op with a registered gradient exists.

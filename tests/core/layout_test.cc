@@ -1,4 +1,4 @@
-// The layout pass (core/src/optimizer/layout.cc): NCHW graphs rewritten to
+// The layout pass (core/src/passes/optimizer/layout.cc): NCHW graphs rewritten to
 // the cpu plugin's preferred NHWC with one Transpose at the entry and one at
 // the exit, the same results as the graph as written, fusion still working
 // afterwards, and nothing done where there is nothing to do (NHWC graphs,

@@ -1,4 +1,4 @@
-// Tests of the device memory pool (core/src/memory_pool.h) over real host
+// Tests of the device memory pool (core/src/devices/memory_pool.h) over real host
 // memory, and of a cpu Device's use of it.
 #include <algorithm>
 #include <atomic>
@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "../../core/src/memory_pool.h"
+#include "../../core/src/devices/memory_pool.h"
 #include "gtest/gtest.h"
 #include "plexus/plexus.h"
 #include "test_util.h"

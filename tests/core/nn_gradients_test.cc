@@ -1,4 +1,4 @@
-// Gradients of the neural-network ops (core/src/gradients/nn_grad.cc)
+// Gradients of the neural-network ops (core/src/passes/gradients/nn_grad.cc)
 // against finite differences in float64, and a small CNN and MLP
 // differentiated end to end.
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // The trace writer's JSON: names pass through when they are well-formed
 // UTF-8 and are escaped otherwise, so the file always parses.
 #include "gtest/gtest.h"
-#include "../../core/src/trace.h"
+#include "../../core/src/base/trace.h"
 
 namespace plexus {
 namespace {

@@ -78,6 +78,26 @@ TEST(Cli, MemoryStatsShowTheSchedulerThePlanAndThePools) {
   EXPECT_NE(r.output.find("memory pool CPU:0: "), std::string::npos) << r.output;
 }
 
+TEST(Cli, PlacementPrintsEveryNodeAndASummary) {
+  std::string dir = TempDir();
+  Tensor x = Tensor::FromVector<float>(DataType::kFloat, {3}, {1, 2, 3});
+  PX_ASSERT_OK(WriteNpy(dir + "/x.npy", x));
+  Result r = RunCli("run " + Data("tf_graphs/regression_frozen/frozen.pb") + " --input X=" + dir +
+                    "/x.npy --output pred:0 --device cpu:0 --placement");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("(op "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("CPU:0, kernel of plugin 'cpu'"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("\nsummary: "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("copies across devices"), std::string::npos) << r.output;
+  // A SavedModel signature too.
+  PX_ASSERT_OK(WriteNpy(dir + "/x_sm.npy", Tensor::FromVector<float>(DataType::kFloat, {3, 1}, {1, 2, 5})));
+  Result sm = RunCli("run " + Data("tf_graphs/half_plus_two_tf1/00000123") + " --input x=" + dir +
+                     "/x_sm.npy --output y --placement");
+  ASSERT_EQ(sm.exit_code, 0) << sm.output;
+  EXPECT_NE(sm.output.find("kernel of plugin 'cpu'"), std::string::npos) << sm.output;
+  EXPECT_NE(sm.output.find("\nsummary: "), std::string::npos) << sm.output;
+}
+
 TEST(Cli, RunsASavedModelSignature) {
   std::string dir = TempDir();
   PX_ASSERT_OK(WriteNpy(dir + "/x_sm.npy", Tensor::FromVector<float>(DataType::kFloat, {3, 1}, {1, 2, 5})));

@@ -83,5 +83,64 @@ TEST(Placement, RequestsColocationAndSoftPlacement) {
       << notes;
 }
 
+// The placement report (plexus/placement.h): one entry per node that ran,
+// in order, saying how and where, with the reason for each fallback.
+TEST(Placement, ReportSaysWhereEachNodeRanAndWhy) {
+  RuntimeOptions options;
+  options.discover_plugins = false;
+  options.plugin_paths = {PX_CPU_PLUGIN_PATH, TestPluginPath("good")};
+  auto runtime = Runtime::Create(options);
+  ASSERT_TRUE(runtime.ok()) << runtime.status();
+  const char* text = R"pb(
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_INT32 } } }
+    node { name: "y" op: "Placeholder" attr { key: "dtype" value { type: DT_INT32 } } }
+    node { name: "sum" op: "AddV2" input: "x" input: "y" attr { key: "T" value { type: DT_INT32 } } }
+    node { name: "product" op: "Mul" input: "sum" input: "y" attr { key: "T" value { type: DT_INT32 } } }
+    node { name: "out" op: "Identity" input: "product" attr { key: "T" value { type: DT_INT32 } } }
+  )pb";
+  auto graph = ImportGraphDefBytes(text, "<placement report test>", GraphFormat::kText);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  SessionOptions session_options;
+  session_options.device = "TESTDEV:0";
+  auto session = Session::Create(runtime->get(), std::shared_ptr<const Graph>(*std::move(graph)), session_options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  EXPECT_TRUE((*session)->placement().nodes.empty());  // nothing ran yet
+  auto out = (*session)->Run({{"x", Tensor::FromVector<int32_t>(DataType::kInt32, {2}, {1, 2})},
+                              {"y", Tensor::FromVector<int32_t>(DataType::kInt32, {2}, {10, 20})}},
+                             {"out"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].data<int32_t>()[1], (2 + 20) * 20);
+
+  const PlacementReport report = (*session)->placement();
+  EXPECT_EQ(report.device, "TESTDEV:0");
+  ASSERT_EQ(report.nodes.size(), 3u) << report.ToString();  // the fed placeholders do not run
+  const NodePlacement& sum = report.nodes[0];
+  EXPECT_EQ(sum.node, "sum");
+  EXPECT_EQ(sum.how, PlacedBy::kKernel);
+  EXPECT_EQ(sum.device, "TESTDEV:0");
+  EXPECT_FALSE(sum.plugin.empty());
+  EXPECT_NE(sum.plugin, "cpu");
+  EXPECT_EQ(sum.reason, "");
+  const NodePlacement& product = report.nodes[1];
+  EXPECT_EQ(product.node, "product");
+  EXPECT_EQ(product.how, PlacedBy::kKernel);
+  EXPECT_EQ(product.device, "CPU:0");
+  EXPECT_EQ(product.plugin, "cpu");
+  EXPECT_EQ(product.reason, "no kernel on TESTDEV:0, placed on CPU:0");
+  const NodePlacement& identity = report.nodes[2];
+  EXPECT_EQ(identity.how, PlacedBy::kCore);
+  EXPECT_EQ(identity.device, "");
+  const auto per_device = report.NodesPerDevice();
+  EXPECT_EQ(per_device.at("TESTDEV:0"), 1);
+  EXPECT_EQ(per_device.at("CPU:0"), 1);
+  EXPECT_EQ(per_device.at("core"), 1);
+  const std::string printed = report.ToString();
+  EXPECT_NE(printed.find("node 'product' (op Mul): CPU:0, kernel of plugin 'cpu'; no kernel on TESTDEV:0, "
+                         "placed on CPU:0\n"),
+            std::string::npos)
+      << printed;
+  EXPECT_NE(printed.find("summary: 3 nodes (CPU:0: 1, TESTDEV:0: 1, core: 1), "), std::string::npos) << printed;
+}
+
 }  // namespace
 }  // namespace plexus

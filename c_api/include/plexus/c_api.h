@@ -335,6 +335,41 @@ PX_C_EXPORT px_code px_saved_model_run(px_saved_model* model, const char* key,
                                        const char* const* output_keys, size_t num_outputs,
                                        px_tensor** out_outputs, px_status* status);
 
+/* ---- Placement ---------------------------------------------------------- */
+
+/* Where each node of a session's (or SavedModel's) last run went: a snapshot
+ * the caller destroys with px_placement_destroy. Empty (no nodes) before the
+ * first run. Strings are borrowed from the snapshot. */
+typedef struct px_placement px_placement;
+
+PX_C_EXPORT px_code px_session_placement(const px_session* session, px_placement** out_placement,
+                                         px_status* status);
+PX_C_EXPORT px_code px_saved_model_placement(const px_saved_model* model,
+                                             px_placement** out_placement, px_status* status);
+PX_C_EXPORT void px_placement_destroy(px_placement* placement);
+/* Nodes in execution order; 0 for NULL. */
+PX_C_EXPORT size_t px_placement_num_nodes(const px_placement* placement);
+/* Node `index`: its name, op, how it runs ("kernel", "host op" or "core"),
+ * its device and the plugin of its kernel ("" unless a kernel), and why it
+ * is not on the run's device ("" when it simply runs there). Any out pointer
+ * may be NULL. OUT_OF_RANGE for a bad index. */
+PX_C_EXPORT px_code px_placement_node(const px_placement* placement, size_t index,
+                                      const char** out_node, const char** out_op,
+                                      const char** out_how, const char** out_device,
+                                      const char** out_plugin, const char** out_reason,
+                                      px_status* status);
+/* Copies between devices the run makes; 0 for NULL. */
+PX_C_EXPORT size_t px_placement_num_copies(const px_placement* placement);
+/* Copy `index`: the tensor ("node:k"), where from and to (a device name or
+ * "host memory") and the node that reads it there. */
+PX_C_EXPORT px_code px_placement_copy(const px_placement* placement, size_t index,
+                                      const char** out_tensor, const char** out_from,
+                                      const char** out_to, const char** out_reader,
+                                      px_status* status);
+/* The report as text: one line per node, one per copy, then a summary
+ * (nodes per device, copies). "" for NULL. */
+PX_C_EXPORT const char* px_placement_text(const px_placement* placement);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -20,7 +20,7 @@ namespace plexus {
 class Plugin;
 class MemoryPool;
 
-// Statistics of a device's memory pool (core/src/memory_pool.h). Sizes are
+// Statistics of a device's memory pool (core/src/devices/memory_pool.h). Sizes are
 // bytes; "blocks" are what callers get, "regions" what the plugin gave.
 struct MemoryPoolStats {
   uint64_t num_allocations = 0;         // Allocate calls that succeeded

@@ -40,8 +40,6 @@
 
 namespace plexus {
 
-using AttrMap = std::map<std::string, tf::AttrValue, std::less<>>;
-
 class EagerContext;
 class HostOpContext;
 // One device's eager stream: ops queue on it in call order; calls on it are

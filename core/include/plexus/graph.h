@@ -11,14 +11,27 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "attr_value.pb.h"
 #include "function.pb.h"
 #include "plexus/dtype.h"
 #include "plexus/op_def.h"
 #include "plexus/shape.h"
-#include "plexus/tensor.h"
 
 namespace plexus {
+
+class Tensor;  // plexus/tensor.h (the devices layer): graphs hold pointers only
+
+// Attribute values by name, ordered (as NodeDef's map prints): what the graph
+// builder, eager execution and the tape give an op.
+using AttrMap = std::map<std::string, tf::AttrValue, std::less<>>;
+
+// Fills the attributes that the inputs determine and `attrs` leaves out:
+// type attributes (T, Tidx, ...) from the dtypes of the inputs declared
+// with them, the count of an "N * T" input and the types of a "Tlist"
+// input. An op with one variable-length input takes every input that the
+// other arguments leave. Errors name the op and the argument.
+absl::Status InferOpAttrs(const OpDef& def, absl::Span<const DataType> input_types, AttrMap* attrs);
 
 struct Node;
 

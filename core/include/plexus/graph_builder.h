@@ -19,8 +19,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "graph.pb.h"
-#include "plexus/eager.h"
 #include "plexus/graph.h"
+#include "plexus/tensor.h"
 
 namespace plexus {
 

@@ -60,6 +60,12 @@ struct OpDef {
   // Output k is input k unchanged (Identity): an executor forwards the tensor
   // and runs no kernel.
   bool forwards_inputs = false;
+  // Output 0 is input 0's memory under the shape the shape function gives
+  // (Reshape, ExpandDims, Squeeze): the core makes a view and no kernel runs.
+  bool output_is_view = false;
+  // The outputs are the inputs' shapes, sizes or ranks (Shape, ShapeN, Size,
+  // Rank): the core makes them on the host and never reads input data.
+  bool outputs_from_shapes = false;
 
   const AttrSpec* FindAttr(absl::string_view name) const;
 };
@@ -74,6 +80,8 @@ class OpDefBuilder {
   OpDefBuilder& SetIsStateful();
   OpDefBuilder& SetIsConstant();
   OpDefBuilder& SetForwardsInputs();
+  OpDefBuilder& SetOutputIsView();
+  OpDefBuilder& SetOutputsFromShapes();
   // Parses the specs; errors name the op and the spec.
   absl::StatusOr<OpDef> Build() const;
 
@@ -84,6 +92,8 @@ class OpDefBuilder {
   bool stateful_ = false;
   bool constant_ = false;
   bool forwards_ = false;
+  bool view_ = false;
+  bool from_shapes_ = false;
 };
 
 class OpRegistry {

@@ -7,6 +7,7 @@
 #include "plexus/graph.h"
 #include "plexus/graph_import.h"
 #include "plexus/npy.h"
+#include "plexus/placement.h"
 #include "plexus/runtime.h"
 #include "plexus/session.h"
 #include "plexus/status.h"

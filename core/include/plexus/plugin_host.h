@@ -87,10 +87,6 @@ class PluginLoader {
   static std::string CanonicalPath(const std::string& path);
 };
 
-// Why `plugin` has no kernel for `node`, for error messages: "plugin 'cpu'
-// has no kernel for op Foo with T=int8 (it has: Foo [T in {float}])".
-std::string DescribeKernelMismatch(const Node& node, const Plugin& plugin);
-
 }  // namespace plexus
 
 #endif  // PLEXUS_PLUGIN_HOST_H_

@@ -17,6 +17,8 @@
 
 #include "absl/status/statusor.h"
 #include "plexus/graph.h"
+#include "plexus/optimizer_options.h"
+#include "plexus/placement.h"
 #include "plexus/runtime.h"
 
 namespace plexus {
@@ -25,23 +27,6 @@ class Executor;
 class SessionState;
 class ResourceStore;  // variables and other resources by name (opaque)
 class TraceRecorder;
-
-// The graph optimizer (docs/architecture.md, "Optimizer"): passes that
-// rewrite the graph of each run signature before its executor is built.
-// The environment can override these: PLEXUS_OPTIMIZER=off turns it off,
-// PLEXUS_DISABLE_PASSES=cse,fuse switches passes off by name.
-struct OptimizerOptions {
-  bool enabled = true;
-  // Names of passes not to run: prune, arithmetic, constant_fold, cse, layout,
-  // fuse, fuse_elementwise, dead_nodes.
-  std::vector<std::string> disabled_passes;
-  // When set, the graph before and after each pass that changed it is
-  // written there as text (.pbtxt) and Graphviz (.dot, and .svg when the
-  // dot program is installed).
-  std::string dump_dir;
-  // Folded constants larger than this stay computed at run time.
-  int64_t constant_fold_max_bytes = 10 << 20;
-};
 
 struct SessionOptions {
   // Device name ("CPU:0", "cuda"); empty = the runtime's default device.
@@ -143,6 +128,9 @@ class Session {
   // Placement decisions of the last executor built, one line per node that
   // was not placed on the session's device ("node 'x' (op Foo): ...").
   std::vector<std::string> placement_notes() const;
+  // Where every node of the last run went (plexus/placement.h); empty before
+  // the first run.
+  PlacementReport placement() const;
   // What the optimizer did for the last executor built, one line per pass
   // that changed the graph.
   std::vector<std::string> optimizer_log() const;
@@ -174,7 +162,7 @@ class Session {
   std::vector<std::string> optimizer_log_;
   std::shared_ptr<const Graph> last_run_graph_;
   ExecutionInfo last_execution_info_;
-  std::shared_ptr<Executor> last_executor_;
+  std::shared_ptr<Executor> last_executor_;  // of the last run
   std::unique_ptr<TraceRecorder> trace_;
   // Variables and other resources, and instantiated functions: they live as
   // long as the session, so state persists across runs.

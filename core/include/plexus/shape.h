@@ -9,10 +9,26 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
-#include "plexus/tensor.h"
+#include "plexus/dtype.h"
 
 namespace plexus {
+
+// Dimensions kept inline up to rank 6, so tensors of common ranks never
+// allocate for their shape.
+using Shape = absl::InlinedVector<int64_t, 6>;
+
+// "[2,3]"; "[]" for a scalar.
+std::string ShapeToString(const Shape& shape);
+// Product of the dimensions; 1 for a scalar. The shape must be valid (see
+// CheckedByteSize); use that for shapes from untrusted input.
+int64_t NumElements(const Shape& shape);
+// Bytes a dense tensor of this dtype and shape needs. Fails, naming the
+// shape, for negative dimensions and for sizes that overflow or exceed
+// kMaxTensorBytes.
+absl::StatusOr<size_t> CheckedByteSize(DataType dtype, const Shape& shape);
+inline constexpr size_t kMaxTensorBytes = size_t{1} << 40;
 
 class PartialShape {
  public:

@@ -1,13 +1,15 @@
-// Ops that the gradients of the array ops emit (core/src/gradients/
-// array_grad.cc): StridedSliceGrad and MirrorPadGrad (kernel ops), and
-// ConcatOffset (shape arithmetic, run by the core on the host). Names,
-// arguments, attributes and defaults follow TensorFlow's array_ops.cc.
+// Ops that the gradients of the array ops emit (core/src/passes/gradients/
+// array_grad.cc): StridedSliceGrad, MirrorPadGrad and ScatterNd (kernel
+// ops), and ConcatOffset (shape arithmetic, run by the core on the host; its
+// kernel is in host_kernels/array_grad.cc). Their schemas and shape
+// functions. Names, arguments, attributes and defaults follow TensorFlow's
+// array_ops.cc.
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "host_ops.h"
+#include "ops/array_grad_util.h"
 #include "plexus/graph.h"
 #include "plexus/op_def.h"
 #include "plexus/sdk/array_shapes.h"
@@ -17,20 +19,7 @@ namespace plexus {
 namespace {
 
 using array_shapes::Dims;
-
-// The values of a host integer tensor, widened to int64; false for other
-// dtypes.
-bool IntegerValues(const Tensor& t, Dims* out) {
-  out->resize(static_cast<size_t>(t.num_elements()));
-  for (int64_t i = 0; i < t.num_elements(); ++i) {
-    switch (t.dtype()) {
-      case DataType::kInt32: (*out)[i] = t.data<int32_t>()[i]; break;
-      case DataType::kInt64: (*out)[i] = t.data<int64_t>()[i]; break;
-      default: return false;
-    }
-  }
-  return true;
-}
+using array_grad_util::IntegerValues;
 
 // The value of input i when known on the host.
 bool KnownInts(const InferenceContext& ctx, int i, Dims* out) {
@@ -257,59 +246,6 @@ PX_REGISTER_OP(OpDefBuilder("ConcatOffset")
                    .Attr("N: int >= 2")
                    .Attr("shape_type: {int32, int64} = int32")
                    .SetShapeFn(ConcatOffsetShape));
-
-absl::Status ConcatOffset(HostOpContext& ctx) {
-  const Tensor& dim_t = ctx.input(0);
-  Dims dim;
-  if (dim_t.dims() != 0 || !IntegerValues(dim_t, &dim)) {
-    return ctx.InvalidArgument(absl::StrCat("concat_dim must be an integer scalar, got shape ",
-                                            ShapeToString(dim_t.shape())));
-  }
-  const int n = ctx.num_inputs() - 1;
-  Dims first;
-  const Tensor& s0 = ctx.input(1);
-  if (s0.dims() != 1 || !IntegerValues(s0, &first)) {
-    return ctx.InvalidArgument(absl::StrCat("input 0 should be a 1-D integer tensor, got shape ",
-                                            ShapeToString(s0.shape())));
-  }
-  const int64_t rank = static_cast<int64_t>(first.size());
-  int64_t axis = dim[0];
-  if (axis < -rank || axis >= rank) {
-    return ctx.InvalidArgument(absl::StrCat("Concat dim is out of range: ", axis, " vs. ", rank));
-  }
-  if (axis < 0) axis += rank;
-  int64_t offset = 0;
-  for (int k = 0; k < n; ++k) {
-    const Tensor& s = ctx.input(1 + k);
-    Dims dims;
-    if (s.dims() != 1 || !IntegerValues(s, &dims)) {
-      return ctx.InvalidArgument(absl::StrCat("input ", k, " should be a 1-D integer tensor, got shape ",
-                                              ShapeToString(s.shape())));
-    }
-    if (static_cast<int64_t>(dims.size()) != rank) {
-      return ctx.InvalidArgument(absl::StrCat("input ", k, " should contain ", rank, " elements, but got ",
-                                              dims.size()));
-    }
-    for (int64_t d = 0; d < rank; ++d) {
-      if (d != axis && dims[d] != first[d]) {
-        return ctx.InvalidArgument(absl::StrCat("input[", k, ",", d, "] mismatch: ", dims[d], " vs. ", first[d]));
-      }
-    }
-    PX_ASSIGN_OR_RETURN(Tensor out, Tensor::AllocateHost(s.dtype(), Shape{rank}));
-    for (int64_t d = 0; d < rank; ++d) {
-      const int64_t v = d == axis ? offset : 0;
-      if (s.dtype() == DataType::kInt32) {
-        out.data<int32_t>()[d] = static_cast<int32_t>(v);
-      } else {
-        out.data<int64_t>()[d] = v;
-      }
-    }
-    offset += dims[axis];
-    ctx.set_output(k, std::move(out));
-  }
-  return absl::OkStatus();
-}
-PX_REGISTER_HOST_OP("ConcatOffset", ConcatOffset);
 
 }  // namespace
 }  // namespace plexus

@@ -1,124 +1,40 @@
-// Shape and data movement ops.
+// Data movement ops: Transpose, joining and splitting (Concat, ConcatV2,
+// Split, SplitV, Pack, Unpack), slicing (Slice, StridedSlice), gathering
+// (Gather, GatherV2, GatherNd), padding (Pad, PadV2, MirrorPad), Tile and
+// the space/batch reshuffles (SpaceToBatchND, BatchToSpaceND). The shape
+// and dimension ops are in shape_ops.cc.
 //
 // The output shapes themselves are computed by sdk/reference/array_shapes.h,
 // which the reference and cpu kernels use too: shape functions, kernels and
 // their error messages cannot drift apart. This file adapts partial shapes
-// (unknown ranks, unknown dimensions, unknown values) to it.
+// (unknown ranks, unknown dimensions, unknown values) to it, with the
+// helpers of ops/array_util.h.
 #include <algorithm>
-#include <cstring>
+#include <string>
 #include <vector>
 
 #include "plexus/sdk/array_shapes.h"
 #include "absl/strings/str_cat.h"
+#include "ops/array_util.h"
 #include "ops/shape_util.h"
 #include "plexus/graph.h"
 #include "plexus/op_def.h"
 #include "plexus/status.h"
-#include "plexus/tensor_proto.h"
 
 namespace plexus {
 namespace {
 
 using array_shapes::Dims;
-
-// The index types of shape-like inputs, int32 by default.
-constexpr char kIndexTypes32And64[] = "{int32, int64} = int32";
-
-// The value of input i when known: the run-time value, or at import time
-// the value of a Const node feeding it. `storage` holds a parsed constant.
-const Tensor* KnownValue(const InferenceContext& ctx, int i, Tensor* storage) {
-  if (const Tensor* t = ctx.input_value(i)) return t;
-  const Node& node = ctx.node();
-  if (i >= node.num_inputs()) return nullptr;
-  const Node* producer = node.inputs[i].node;
-  if (producer == nullptr || producer->op != "Const") return nullptr;
-  const tf::AttrValue* value = producer->FindAttr("value");
-  if (value == nullptr || !value->has_tensor()) return nullptr;
-  auto parsed = TensorFromProto(value->tensor());
-  if (!parsed.ok()) return nullptr;
-  *storage = *std::move(parsed);
-  return storage;
-}
-
-// Input i's integer values (int8/16/32/64, uint8), when known.
-bool KnownInts(const InferenceContext& ctx, int i, Dims* out) {
-  Tensor storage;
-  const Tensor* t = KnownValue(ctx, i, &storage);
-  if (t == nullptr) return false;
-  const int64_t n = t->num_elements();
-  out->resize(static_cast<size_t>(n));
-  for (int64_t k = 0; k < n; ++k) {
-    switch (t->dtype()) {
-      case DataType::kInt32: (*out)[k] = t->data<int32_t>()[k]; break;
-      case DataType::kInt64: (*out)[k] = t->data<int64_t>()[k]; break;
-      case DataType::kInt16: (*out)[k] = t->data<int16_t>()[k]; break;
-      case DataType::kInt8: (*out)[k] = t->data<int8_t>()[k]; break;
-      case DataType::kUInt8: (*out)[k] = t->data<uint8_t>()[k]; break;
-      default: return false;
-    }
-  }
-  return true;
-}
-
-bool KnownScalarInt(const InferenceContext& ctx, int i, int64_t* out) {
-  Dims v;
-  if (!KnownInts(ctx, i, &v) || v.size() != 1) return false;
-  *out = v[0];
-  return true;
-}
-
-absl::Status Check(const InferenceContext& ctx, const std::string& error) {
-  return error.empty() ? absl::OkStatus() : ctx.Error(error);
-}
-
-// Fails unless input i has rank `rank` (when its rank is known).
-absl::Status CheckRank(const InferenceContext& ctx, int i, int64_t rank, const char* what) {
-  const PartialShape& s = ctx.input(i);
-  if (s.rank_known() && s.rank() != rank) {
-    return ctx.Error(absl::StrCat(what, " must be ", rank == 0 ? "a scalar" : rank == 1 ? "a vector" : "a matrix",
-                                  ", got shape ", s.ToString()));
-  }
-  return absl::OkStatus();
-}
-
-// The length of vector input i when known, else -1.
-int64_t VectorLength(const InferenceContext& ctx, int i) {
-  const PartialShape& s = ctx.input(i);
-  return s.rank_known() && s.rank() == 1 ? s.dim(0) : -1;
-}
-
-// The shape described by a 1-D shape-valued input (Reshape, Fill,
-// BroadcastTo): exact when its value is known, else of known rank when its
-// length is known.
-PartialShape ShapeFromInput(const InferenceContext& ctx, int i, bool* known) {
-  Dims v;
-  *known = KnownInts(ctx, i, &v);
-  if (*known) return PartialShape(v);
-  const PartialShape& s = ctx.input(i);
-  if (s.rank_known() && s.rank() == 0) return PartialShape(Shape{});
-  int64_t n = VectorLength(ctx, i);
-  return n >= 0 ? PartialShape::UnknownOfRank(n) : PartialShape::Unknown();
-}
+using array_util::Check;
+using array_util::CheckRank;
+using array_util::kIndexTypes32And64;
+using array_util::KnownInts;
+using array_util::KnownScalarInt;
+using array_util::VectorLength;
 
 // ---------------------------------------------------------------------------
 // Shape functions
 // ---------------------------------------------------------------------------
-
-absl::Status ReshapeShape(InferenceContext& ctx) {
-  PX_RETURN_IF_ERROR(CheckRank(ctx, 1, 1, "shape"));
-  bool known = false;
-  PartialShape target = ShapeFromInput(ctx, 1, &known);
-  if (!known) {
-    ctx.set_output(0, target);
-    return absl::OkStatus();
-  }
-  const PartialShape& in = ctx.input(0);
-  Dims out;
-  Dims in_dims = in.rank_known() ? in.dim_vector() : Dims{-1};
-  PX_RETURN_IF_ERROR(Check(ctx, array_shapes::Reshape(in_dims, target.dim_vector(), &out)));
-  ctx.set_output(0, PartialShape(out));
-  return absl::OkStatus();
-}
 
 absl::Status TransposeShape(InferenceContext& ctx) {
   PX_RETURN_IF_ERROR(CheckRank(ctx, 1, 1, "perm"));
@@ -391,157 +307,6 @@ absl::Status TileShape(InferenceContext& ctx) {
   return absl::OkStatus();
 }
 
-absl::Status ExpandDimsShape(InferenceContext& ctx) {
-  const PartialShape& in = ctx.input(0);
-  Dims dim;
-  if (!in.rank_known() || !KnownInts(ctx, 1, &dim)) {
-    ctx.set_output(0, in.rank_known() ? PartialShape::UnknownOfRank(in.rank() + 1)
-                                      : PartialShape::Unknown());
-    return absl::OkStatus();
-  }
-  Dims out;
-  PX_RETURN_IF_ERROR(Check(ctx, array_shapes::ExpandDims(in.dim_vector(), dim, &out)));
-  ctx.set_output(0, PartialShape(out));
-  return absl::OkStatus();
-}
-
-absl::Status SqueezeShape(InferenceContext& ctx) {
-  PX_ASSIGN_OR_RETURN(std::vector<int64_t> dims, GetAttrIntList(ctx.node(), "squeeze_dims"));
-  const PartialShape& in = ctx.input(0);
-  if (!in.rank_known()) {
-    ctx.set_output(0, PartialShape::Unknown());
-    return absl::OkStatus();
-  }
-  Dims out;
-  bool rank_unknown = false;
-  PX_RETURN_IF_ERROR(Check(ctx, array_shapes::Squeeze(in.dim_vector(), dims, &out, &rank_unknown)));
-  ctx.set_output(0, rank_unknown ? PartialShape::Unknown() : PartialShape(out));
-  return absl::OkStatus();
-}
-
-absl::Status ShapeShape(InferenceContext& ctx) {
-  const PartialShape& in = ctx.input(0);
-  ctx.set_output(0, PartialShape(Shape{in.rank_known() ? in.rank() : -1}));
-  return absl::OkStatus();
-}
-
-absl::Status ShapeNShape(InferenceContext& ctx) {
-  for (int k = 0; k < ctx.num_inputs(); ++k) {
-    const PartialShape& in = ctx.input(k);
-    ctx.set_output(k, PartialShape(Shape{in.rank_known() ? in.rank() : -1}));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status ScalarShape(InferenceContext& ctx) {
-  ctx.set_output(0, PartialShape(Shape{}));
-  return absl::OkStatus();
-}
-
-absl::Status FillShape(InferenceContext& ctx) {
-  PX_RETURN_IF_ERROR(CheckRank(ctx, 0, 1, "dims"));
-  PX_RETURN_IF_ERROR(CheckRank(ctx, 1, 0, "value"));
-  bool known = false;
-  PartialShape target = ShapeFromInput(ctx, 0, &known);
-  if (known) {
-    Dims out;
-    PX_RETURN_IF_ERROR(Check(ctx, array_shapes::Fill(target.dim_vector(), &out)));
-  }
-  ctx.set_output(0, target);
-  return absl::OkStatus();
-}
-
-// Reads a scalar input of a Range as C (see array_shapes::RangeSize).
-template <typename C>
-bool ScalarAs(const Tensor& t, C* out) {
-  if (t.num_elements() != 1) return false;
-  switch (t.dtype()) {
-    case DataType::kFloat: *out = static_cast<C>(t.data<float>()[0]); return true;
-    case DataType::kDouble: *out = static_cast<C>(t.data<double>()[0]); return true;
-    case DataType::kInt8: *out = static_cast<C>(t.data<int8_t>()[0]); return true;
-    case DataType::kInt16: *out = static_cast<C>(t.data<int16_t>()[0]); return true;
-    case DataType::kInt32: *out = static_cast<C>(t.data<int32_t>()[0]); return true;
-    case DataType::kInt64: *out = static_cast<C>(t.data<int64_t>()[0]); return true;
-    case DataType::kUInt16: *out = static_cast<C>(t.data<uint16_t>()[0]); return true;
-    case DataType::kUInt32: *out = static_cast<C>(t.data<uint32_t>()[0]); return true;
-    default: return false;  // half and bfloat16: the kernel sizes the output
-  }
-}
-
-template <typename C>
-absl::Status RangeSizeFrom(InferenceContext& ctx, const Tensor* v[3]) {
-  C start, limit, delta;
-  if (!ScalarAs(*v[0], &start) || !ScalarAs(*v[1], &limit) || !ScalarAs(*v[2], &delta)) {
-    ctx.set_output(0, PartialShape(Shape{-1}));
-    return absl::OkStatus();
-  }
-  int64_t size = 0;
-  PX_RETURN_IF_ERROR(Check(ctx, array_shapes::RangeSize<C>(start, limit, delta, &size)));
-  ctx.set_output(0, PartialShape(Shape{size}));
-  return absl::OkStatus();
-}
-
-absl::Status RangeShape(InferenceContext& ctx) {
-  PX_RETURN_IF_ERROR(CheckRank(ctx, 0, 0, "start"));
-  PX_RETURN_IF_ERROR(CheckRank(ctx, 1, 0, "limit"));
-  PX_RETURN_IF_ERROR(CheckRank(ctx, 2, 0, "delta"));
-  Tensor storage[3];
-  const Tensor* v[3];
-  for (int i = 0; i < 3; ++i) {
-    v[i] = KnownValue(ctx, i, &storage[i]);
-    if (v[i] == nullptr) {
-      ctx.set_output(0, PartialShape(Shape{-1}));
-      return absl::OkStatus();
-    }
-  }
-  switch (v[0]->dtype()) {
-    case DataType::kFloat: return RangeSizeFrom<float>(ctx, v);
-    case DataType::kDouble: return RangeSizeFrom<double>(ctx, v);
-    case DataType::kHalf: case DataType::kBFloat16:
-      ctx.set_output(0, PartialShape(Shape{-1}));
-      return absl::OkStatus();
-    default: return RangeSizeFrom<int64_t>(ctx, v);
-  }
-}
-
-absl::Status OneHotShape(InferenceContext& ctx) {
-  PX_RETURN_IF_ERROR(CheckRank(ctx, 1, 0, "depth"));
-  PX_RETURN_IF_ERROR(CheckRank(ctx, 2, 0, "on_value"));
-  PX_RETURN_IF_ERROR(CheckRank(ctx, 3, 0, "off_value"));
-  PX_ASSIGN_OR_RETURN(int64_t axis, GetAttrInt(ctx.node(), "axis"));
-  const PartialShape& in = ctx.input(0);
-  if (!in.rank_known()) {
-    ctx.set_output(0, PartialShape::Unknown());
-    return absl::OkStatus();
-  }
-  int64_t depth = -1;
-  bool known = KnownScalarInt(ctx, 1, &depth);
-  Dims out;
-  PX_RETURN_IF_ERROR(Check(ctx, array_shapes::OneHot(in.dim_vector(), known ? depth : 0, axis, &out)));
-  if (!known) {
-    for (size_t i = 0; i < out.size(); ++i) {
-      if (static_cast<int64_t>(i) == (axis == -1 ? in.rank() : axis)) out[i] = -1;
-    }
-  }
-  ctx.set_output(0, PartialShape(out));
-  return absl::OkStatus();
-}
-
-absl::Status BroadcastToShape(InferenceContext& ctx) {
-  PX_RETURN_IF_ERROR(CheckRank(ctx, 1, 1, "shape"));
-  bool known = false;
-  PartialShape target = ShapeFromInput(ctx, 1, &known);
-  if (known) {
-    const PartialShape& in = ctx.input(0);
-    Dims out;
-    if (in.rank_known()) {
-      PX_RETURN_IF_ERROR(Check(ctx, array_shapes::BroadcastTo(in.dim_vector(), target.dim_vector(), &out)));
-    }
-  }
-  ctx.set_output(0, target);
-  return absl::OkStatus();
-}
-
 absl::Status SpaceBatchShape(InferenceContext& ctx, bool to_batch) {
   const PartialShape& in = ctx.input(0);
   const PartialShape& bs = ctx.input(1);
@@ -563,54 +328,9 @@ absl::Status SpaceBatchShape(InferenceContext& ctx, bool to_batch) {
 absl::Status SpaceToBatchNDShape(InferenceContext& ctx) { return SpaceBatchShape(ctx, true); }
 absl::Status BatchToSpaceNDShape(InferenceContext& ctx) { return SpaceBatchShape(ctx, false); }
 
-absl::Status IdentityNShape(InferenceContext& ctx) {
-  for (int k = 0; k < ctx.num_outputs() && k < ctx.num_inputs(); ++k) {
-    ctx.set_output(k, ctx.input(k));
-  }
-  return absl::OkStatus();
-}
-
-// The input's shape when its rank is known (it is at least as precise as the
-// declared one), else the declared `shape` attribute.
-absl::Status PlaceholderWithDefaultShape(InferenceContext& ctx) {
-  PX_ASSIGN_OR_RETURN(PartialShape declared, GetAttrShape(ctx.node(), "shape"));
-  const PartialShape& in = ctx.input(0);
-  if (!in.rank_known()) {
-    ctx.set_output(0, declared);
-    return absl::OkStatus();
-  }
-  if (declared.rank_known()) {
-    bool compatible = declared.rank() == in.rank();
-    for (int64_t d = 0; compatible && d < in.rank(); ++d) {
-      compatible = declared.dim(d) < 0 || in.dim(d) < 0 || declared.dim(d) == in.dim(d);
-    }
-    if (!compatible) {
-      return ctx.Error(absl::StrCat("the default value has shape ", in.ToString(),
-                                    ", which does not match the declared shape ",
-                                    declared.ToString()));
-    }
-    Dims merged = in.dim_vector();
-    for (int64_t d = 0; d < in.rank(); ++d) {
-      if (merged[d] < 0) merged[d] = declared.dim(d);
-    }
-    ctx.set_output(0, PartialShape(merged));
-    return absl::OkStatus();
-  }
-  ctx.set_output(0, in);
-  return absl::OkStatus();
-}
-
 // ---------------------------------------------------------------------------
 // Op definitions (TensorFlow's names, arguments, attributes and defaults)
 // ---------------------------------------------------------------------------
-
-PX_REGISTER_OP(OpDefBuilder("Reshape")
-                   .Input("tensor: T")
-                   .Input("shape: Tshape")
-                   .Output("output: T")
-                   .Attr("T: type")
-                   .Attr(absl::StrCat("Tshape: ", kIndexTypes32And64))
-                   .SetShapeFn(ReshapeShape));
 
 PX_REGISTER_OP(OpDefBuilder("Transpose")
                    .Input("x: T")
@@ -760,99 +480,6 @@ PX_REGISTER_OP(OpDefBuilder("Tile")
                    .Attr(absl::StrCat("Tmultiples: ", kIndexTypes32And64))
                    .SetShapeFn(TileShape));
 
-PX_REGISTER_OP(OpDefBuilder("ExpandDims")
-                   .Input("input: T")
-                   .Input("dim: Tdim")
-                   .Output("output: T")
-                   .Attr("T: type")
-                   .Attr(absl::StrCat("Tdim: ", kIndexTypes32And64))
-                   .SetShapeFn(ExpandDimsShape));
-
-PX_REGISTER_OP(OpDefBuilder("Squeeze")
-                   .Input("input: T")
-                   .Output("output: T")
-                   .Attr("T: type")
-                   .Attr("squeeze_dims: list(int) >= 0 = []")
-                   .SetShapeFn(SqueezeShape));
-
-PX_REGISTER_OP(OpDefBuilder("Shape")
-                   .Input("input: T")
-                   .Output("output: out_type")
-                   .Attr("T: type")
-                   .Attr(absl::StrCat("out_type: ", kIndexTypes32And64))
-                   .SetShapeFn(ShapeShape));
-
-PX_REGISTER_OP(OpDefBuilder("ShapeN")
-                   .Input("input: N * T")
-                   .Output("output: N * out_type")
-                   .Attr("N: int >= 1")
-                   .Attr("T: type")
-                   .Attr(absl::StrCat("out_type: ", kIndexTypes32And64))
-                   .SetShapeFn(ShapeNShape));
-
-PX_REGISTER_OP(OpDefBuilder("Size")
-                   .Input("input: T")
-                   .Output("output: out_type")
-                   .Attr("T: type")
-                   .Attr(absl::StrCat("out_type: ", kIndexTypes32And64))
-                   .SetShapeFn(ScalarShape));
-
-// TensorFlow's Rank always produces int32 (it has no out_type).
-PX_REGISTER_OP(OpDefBuilder("Rank")
-                   .Input("input: T")
-                   .Output("output: int32")
-                   .Attr("T: type")
-                   .SetShapeFn(ScalarShape));
-
-PX_REGISTER_OP(OpDefBuilder("Fill")
-                   .Input("dims: index_type")
-                   .Input("value: T")
-                   .Output("output: T")
-                   .Attr("T: type")
-                   .Attr(absl::StrCat("index_type: ", kIndexTypes32And64))
-                   .SetShapeFn(FillShape));
-
-PX_REGISTER_OP(OpDefBuilder("ZerosLike")
-                   .Input("x: T")
-                   .Output("y: T")
-                   .Attr("T: type")
-                   .SetShapeFn(UnchangedShape));
-
-PX_REGISTER_OP(OpDefBuilder("OnesLike")
-                   .Input("x: T")
-                   .Output("y: T")
-                   .Attr("T: {bfloat16, half, float, double, int8, uint8, int16, uint16, int32, "
-                         "uint32, int64, uint64, complex64, complex128, bool}")
-                   .SetShapeFn(UnchangedShape));
-
-PX_REGISTER_OP(OpDefBuilder("Range")
-                   .Input("start: Tidx")
-                   .Input("limit: Tidx")
-                   .Input("delta: Tidx")
-                   .Output("output: Tidx")
-                   .Attr("Tidx: {bfloat16, half, float, double, int8, int16, int32, int64, "
-                         "uint16, uint32} = int32")
-                   .SetShapeFn(RangeShape));
-
-PX_REGISTER_OP(OpDefBuilder("OneHot")
-                   .Input("indices: TI")
-                   .Input("depth: int32")
-                   .Input("on_value: T")
-                   .Input("off_value: T")
-                   .Output("output: T")
-                   .Attr("axis: int = -1")
-                   .Attr("T: type")
-                   .Attr("TI: {uint8, int8, int32, int64} = int64")
-                   .SetShapeFn(OneHotShape));
-
-PX_REGISTER_OP(OpDefBuilder("BroadcastTo")
-                   .Input("input: T")
-                   .Input("shape: Tidx")
-                   .Output("output: T")
-                   .Attr("T: type")
-                   .Attr(absl::StrCat("Tidx: ", kIndexTypes32And64))
-                   .SetShapeFn(BroadcastToShape));
-
 PX_REGISTER_OP(OpDefBuilder("SpaceToBatchND")
                    .Input("input: T")
                    .Input("block_shape: Tblock_shape")
@@ -872,45 +499,6 @@ PX_REGISTER_OP(OpDefBuilder("BatchToSpaceND")
                    .Attr(absl::StrCat("Tblock_shape: ", kIndexTypes32And64))
                    .Attr(absl::StrCat("Tcrops: ", kIndexTypes32And64))
                    .SetShapeFn(BatchToSpaceNDShape));
-
-// Forwarding ops: output k is input k; the executor forwards the tensor and
-// runs no kernel (like Identity).
-PX_REGISTER_OP(OpDefBuilder("IdentityN")
-                   .Input("input: T")
-                   .Output("output: T")
-                   .Attr("T: list(type)")
-                   .SetForwardsInputs()
-                   .SetShapeFn(IdentityNShape));
-
-PX_REGISTER_OP(OpDefBuilder("StopGradient")
-                   .Input("input: T")
-                   .Output("output: T")
-                   .Attr("T: type")
-                   .SetForwardsInputs()
-                   .SetShapeFn(UnchangedShape));
-
-PX_REGISTER_OP(OpDefBuilder("PreventGradient")
-                   .Input("input: T")
-                   .Output("output: T")
-                   .Attr("T: type")
-                   .Attr("message: string = \"\"")
-                   .SetForwardsInputs()
-                   .SetShapeFn(UnchangedShape));
-
-PX_REGISTER_OP(OpDefBuilder("Snapshot")
-                   .Input("input: T")
-                   .Output("output: T")
-                   .Attr("T: type")
-                   .SetForwardsInputs()
-                   .SetShapeFn(UnchangedShape));
-
-PX_REGISTER_OP(OpDefBuilder("PlaceholderWithDefault")
-                   .Input("input: dtype")
-                   .Output("output: dtype")
-                   .Attr("dtype: type")
-                   .Attr("shape: shape")
-                   .SetForwardsInputs()
-                   .SetShapeFn(PlaceholderWithDefaultShape));
 
 }  // namespace
 }  // namespace plexus

@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "plexus/graph.h"
+#include "plexus/tensor.h"
 
 namespace plexus {
 

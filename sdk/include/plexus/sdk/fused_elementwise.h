@@ -1,5 +1,5 @@
 // The program of _PlexusFusedElementwise, the op the graph optimizer makes
-// from a tree of elementwise nodes (core/src/optimizer/elementwise_fusion.cc).
+// from a tree of elementwise nodes (core/src/passes/optimizer/elementwise_fusion.cc).
 // Shared by every plugin that implements it, so they all read and refuse
 // programs alike.
 //

@@ -1,0 +1,235 @@
+// The C API's handles (the structs behind px_status, px_tensor, px_graph,
+// px_session, px_saved_model, px_runtime) and the guards every entry point
+// uses: status conversion, NULL checks, exceptions kept from crossing into C.
+// Private to c_api/src/.
+#ifndef PLEXUS_C_API_SRC_HANDLES_H_
+#define PLEXUS_C_API_SRC_HANDLES_H_
+
+#include "plexus/c_api.h"
+
+#include <array>
+#include <climits>
+#include <cstddef>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <set>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "plexus/device.h"
+#include "plexus/dtype.h"
+#include "plexus/gradients.h"
+#include "plexus/graph.h"
+#include "plexus/graph_builder.h"
+#include "plexus/graph_import.h"
+#include "plexus/npy.h"
+#include "plexus/plugin_host.h"
+#include "plexus/runtime.h"
+#include "plexus/saved_model.h"
+#include "plexus/session.h"
+#include "plexus/tensor_dlpack.h"
+#include "plexus/status.h"
+#include "plexus/tensor.h"
+
+// ---- Handles ---------------------------------------------------------------
+
+struct px_status {
+  px_code code = PX_STATUS_OK;
+  std::string message;
+};
+
+struct px_tensor {
+  plexus::Tensor tensor;
+};
+
+struct px_graph {
+  std::shared_ptr<const plexus::Graph> graph;
+  // Made by px_graph_gradients: the gradient tensor of each x ("" = none).
+  std::vector<std::string> gradient_names;
+};
+
+struct px_session {
+  std::unique_ptr<plexus::Session> session;
+  std::string device_name;
+};
+
+namespace {
+
+// A signature's input or output, with its dims kept for px_signature_tensor_info.
+struct SignatureTensorEntry {
+  const std::string* key = nullptr;         // borrowed from the SavedModel
+  const plexus::SignatureTensor* tensor = nullptr;
+  std::vector<int64_t> dims;
+};
+
+struct SignatureEntry {
+  const std::string* key = nullptr;
+  std::vector<SignatureTensorEntry> inputs, outputs;  // in key order
+};
+
+}  // namespace
+
+struct px_saved_model {
+  std::unique_ptr<plexus::SavedModelSession> model;
+  std::string device_name;
+  std::vector<SignatureEntry> signatures;  // in key order
+
+  const SignatureEntry* Find(absl::string_view key) const {
+    for (const SignatureEntry& e : signatures) {
+      if (*e.key == key) return &e;
+    }
+    return nullptr;
+  }
+};
+
+namespace {
+
+struct PluginEntry {
+  std::string name, version, path, device_type;
+  uint32_t abi_major = 0, abi_minor = 0;
+  size_t num_kernels = 0;
+};
+
+struct DeviceEntry {
+  std::string name, type, description, vendor, plugin_name;
+  uint64_t total_memory_bytes = 0, free_memory_bytes = 0;
+};
+
+struct ReportEntry {
+  bool loaded = false;
+  std::string message;
+};
+
+}  // namespace
+
+// The runtime and copies of what it reports, so that the strings handed out
+// stay valid. The core only ever appends plugins, devices and reports (the C
+// API exposes no unload), so the caches are append-only deques: refreshing
+// them never moves an entry a caller may still be reading.
+struct px_runtime {
+  std::unique_ptr<plexus::Runtime> runtime;
+  mutable std::mutex mu;
+  std::deque<PluginEntry> plugins;
+  std::deque<DeviceEntry> devices;
+  std::deque<ReportEntry> reports;
+
+  template <typename Entries>
+  size_t CountOf(const Entries& entries) const noexcept {
+    try {
+      std::lock_guard<std::mutex> lock(mu);
+      return entries.size();
+    } catch (...) {
+      return 0;
+    }
+  }
+
+  void RefreshCache() {
+    std::vector<std::shared_ptr<plexus::Plugin>> core_plugins = runtime->plugins();
+    std::vector<std::shared_ptr<plexus::Device>> core_devices = runtime->devices();
+    std::vector<plexus::PluginLoadReport> core_reports = runtime->load_reports();
+    std::lock_guard<std::mutex> lock(mu);
+    for (size_t i = plugins.size(); i < core_plugins.size(); ++i) {
+      const plexus::Plugin& p = *core_plugins[i];
+      PluginEntry e;
+      e.name = p.name();
+      e.version = p.version();
+      e.path = p.path();
+      e.device_type = p.device_type();
+      e.abi_major = p.abi_major();
+      e.abi_minor = p.abi_minor();
+      e.num_kernels = p.kernels().size();
+      plugins.push_back(std::move(e));
+    }
+    for (size_t i = devices.size(); i < core_devices.size(); ++i) {
+      const plexus::Device& d = *core_devices[i];
+      DeviceEntry e;
+      e.name = d.name();
+      e.type = d.type();
+      e.description = d.info().name;
+      e.vendor = d.info().vendor;
+      e.plugin_name = d.plugin().name();
+      e.total_memory_bytes = d.info().total_memory_bytes;
+      e.free_memory_bytes = d.info().free_memory_bytes;
+      devices.push_back(std::move(e));
+    }
+    for (size_t i = reports.size(); i < core_reports.size(); ++i) {
+      reports.push_back({core_reports[i].loaded, core_reports[i].message});
+    }
+  }
+};
+
+namespace {
+
+inline px_code SetStatus(px_status* status, px_code code, std::string message) {
+  if (status != nullptr) {
+    status->code = code;
+    status->message = code == PX_STATUS_OK ? std::string() : std::move(message);
+  }
+  return code;
+}
+
+inline px_code Ok(px_status* status) { return SetStatus(status, PX_STATUS_OK, ""); }
+
+inline px_code FromAbsl(const absl::Status& s, px_status* status) {
+  if (s.ok()) return Ok(status);
+  return SetStatus(status, static_cast<px_code>(s.code()), std::string(s.message()));
+}
+
+inline px_code NullArgument(const char* function, const char* argument, px_status* status) {
+  return SetStatus(status, PX_STATUS_INVALID_ARGUMENT,
+                   absl::StrCat(function, ": argument '", argument, "' must not be NULL"));
+}
+
+// Runs `body` (returning px_code) and turns any escaping exception into a status.
+template <typename Body>
+inline px_code Guard(const char* function, px_status* status, Body&& body) noexcept {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    try {
+      return SetStatus(status, PX_STATUS_RESOURCE_EXHAUSTED,
+                       absl::StrCat(function, ": out of memory"));
+    } catch (...) {
+      if (status != nullptr) status->code = PX_STATUS_RESOURCE_EXHAUSTED;
+      return PX_STATUS_RESOURCE_EXHAUSTED;
+    }
+  } catch (const std::exception& e) {
+    try {
+      return SetStatus(status, PX_STATUS_INTERNAL,
+                       absl::StrCat(function, ": internal error: ", e.what()));
+    } catch (...) {
+    }
+  } catch (...) {
+    try {
+      return SetStatus(status, PX_STATUS_INTERNAL,
+                       absl::StrCat(function, ": internal error (unknown exception)"));
+    } catch (...) {
+    }
+  }
+  if (status != nullptr) status->code = PX_STATUS_INTERNAL;
+  return PX_STATUS_INTERNAL;
+}
+
+#define PX_REQUIRE_ARG(arg)                                              \
+  do {                                                                   \
+    if ((arg) == nullptr) return NullArgument(fn, #arg, status);         \
+  } while (0)
+
+// True when a caller-allocated struct (led by struct_size) holds `field`.
+#define PX_HAS_FIELD(ptr, field)                                               \
+  (offsetof(std::remove_cv_t<std::remove_pointer_t<decltype(ptr)>>, field) +   \
+       sizeof((ptr)->field) <=                                                 \
+   (ptr)->struct_size)
+
+}  // namespace
+
+#endif  // PLEXUS_C_API_SRC_HANDLES_H_

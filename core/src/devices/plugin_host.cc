@@ -1,0 +1,282 @@
+#include "plexus/plugin_host.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <mutex>
+#include <cstdlib>
+#include <cstring>
+#include <set>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "devices/host_services.h"
+#include "plexus/graph.h"
+#include "plexus/logging.h"
+
+namespace plexus {
+namespace {
+
+constexpr char kPluginFilePrefix[] = "libplexus_plugin_";
+
+std::string AbiRange(uint32_t major, uint32_t min_minor, uint32_t max_minor) {
+  return absl::StrCat(major, ".", min_minor, "-", major, ".", max_minor);
+}
+
+bool IsDirectory(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool IsFile(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+// Plugin files in a folder: libplexus_plugin_*.so, sorted by name.
+std::vector<std::string> ScanDirectory(const std::string& dir) {
+  std::vector<std::string> files;
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return files;
+  while (dirent* entry = readdir(d)) {
+    std::string name = entry->d_name;
+    if (absl::StartsWith(name, kPluginFilePrefix) && absl::EndsWith(name, ".so")) {
+      files.push_back(absl::StrCat(dir, "/", name));
+    }
+  }
+  closedir(d);
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// Names the required slots of the table that the plugin left NULL.
+std::vector<std::string> MissingRequiredSlots(const PX_PluginTable& t) {
+  std::vector<std::string> missing;
+  auto need = [&](const void* slot, const char* name) {
+    if (slot == nullptr) missing.push_back(name);
+  };
+#define PX_NEED(field) need(reinterpret_cast<const void*>(t.field), #field)
+  PX_NEED(register_kernels);
+  PX_NEED(device_count);
+  PX_NEED(device_get_info);
+  PX_NEED(device_open);
+  PX_NEED(device_close);
+  PX_NEED(allocate);
+  PX_NEED(deallocate);
+  PX_NEED(memcpy_h2d);
+  PX_NEED(memcpy_d2h);
+  PX_NEED(memcpy_d2d);
+  PX_NEED(stream_create);
+  PX_NEED(stream_destroy);
+  PX_NEED(stream_synchronize);
+  PX_NEED(stream_get_status);
+  PX_NEED(event_create);
+  PX_NEED(event_destroy);
+  PX_NEED(event_record);
+  PX_NEED(event_synchronize);
+  PX_NEED(stream_wait_event);
+#undef PX_NEED
+  return missing;
+}
+
+// Canonical paths of the plugin files initialized in this process.
+std::mutex& ProcessPluginsMutex() {
+  static std::mutex* mu = new std::mutex();
+  return *mu;
+}
+std::set<std::string>& ProcessPlugins() {
+  static std::set<std::string>* files = new std::set<std::string>();
+  return *files;
+}
+
+}  // namespace
+
+Plugin::~Plugin() {
+  if (initialized_ && table_.plugin_shutdown != nullptr) {
+    table_.plugin_shutdown(table_.plugin_state);
+  }
+  if (handle_ != nullptr) dlclose(handle_);
+  if (registered_in_process_) {
+    std::lock_guard<std::mutex> lock(ProcessPluginsMutex());
+    ProcessPlugins().erase(real_path_);
+  }
+}
+
+std::string Plugin::version() const {
+  return table_.plugin_version ? table_.plugin_version : "";
+}
+
+std::string Plugin::device_type() const {
+  return table_.device_type ? table_.device_type : "";
+}
+
+absl::StatusOr<std::shared_ptr<Plugin>> PluginLoader::Load(const std::string& path,
+                                                           bool synchronous_debug) {
+  auto refuse = [&](absl::StatusCode code, absl::string_view why) {
+    return absl::Status(code, absl::StrCat("plugin '", path, "' refused: ", why));
+  };
+  dlerror();
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    const char* error = dlerror();
+    return refuse(absl::StatusCode::kNotFound,
+                  absl::StrCat("cannot be loaded: ", error ? error : "unknown dlopen error"));
+  }
+  std::shared_ptr<Plugin> plugin(new Plugin());
+  plugin->path_ = path;
+  plugin->real_path_ = CanonicalPath(path);
+  plugin->handle_ = handle;  // from here on the destructor closes it
+
+  auto probe = reinterpret_cast<PX_PluginProbeFn>(dlsym(handle, PX_PLUGIN_PROBE_SYMBOL));
+  if (probe == nullptr) {
+    return refuse(absl::StatusCode::kInvalidArgument,
+                  "it does not export " PX_PLUGIN_PROBE_SYMBOL " (not a Plexus plugin)");
+  }
+  PX_PluginProbeInfo info;
+  std::memset(&info, 0, sizeof(info));
+  info.struct_size = sizeof(info);
+  probe(&info);
+  if (info.plugin_name == nullptr || info.plugin_name[0] == '\0') {
+    return refuse(absl::StatusCode::kInvalidArgument, "its probe reports no plugin name");
+  }
+  plugin->name_ = info.plugin_name;
+  plugin->log_prefix_ = absl::StrCat("plugin '", plugin->name_, "'");
+  plugin->abi_major_ = info.abi_major;
+  plugin->score_ = info.score;
+  const std::string host_range = AbiRange(kHostAbiMajor, kHostAbiMinMinor, kHostAbiMaxMinor);
+  const std::string plugin_range = AbiRange(info.abi_major, info.abi_min_minor, info.abi_max_minor);
+  if (info.abi_major != kHostAbiMajor) {
+    return refuse(absl::StatusCode::kFailedPrecondition,
+                  absl::StrCat("plugin '", plugin->name_, "' speaks ABI ", plugin_range,
+                               ", this core speaks ABI ", host_range, " (major versions differ)"));
+  }
+  if (info.abi_min_minor > kHostAbiMaxMinor || info.abi_max_minor < kHostAbiMinMinor ||
+      info.abi_min_minor > info.abi_max_minor) {
+    return refuse(absl::StatusCode::kFailedPrecondition,
+                  absl::StrCat("plugin '", plugin->name_, "' speaks ABI ", plugin_range,
+                               ", this core speaks ABI ", host_range, " (no common version)"));
+  }
+
+  auto initialize =
+      reinterpret_cast<PX_PluginInitializeFn>(dlsym(handle, PX_PLUGIN_INITIALIZE_SYMBOL));
+  if (initialize == nullptr) {
+    return refuse(absl::StatusCode::kInvalidArgument,
+                  "it does not export " PX_PLUGIN_INITIALIZE_SYMBOL);
+  }
+  {
+    std::lock_guard<std::mutex> lock(ProcessPluginsMutex());
+    if (!ProcessPlugins().insert(plugin->real_path_).second) {
+      return refuse(absl::StatusCode::kAlreadyExists,
+                    "this file is already loaded by another runtime in this process "
+                    "(a plugin is initialized once per process)");
+    }
+    plugin->registered_in_process_ = true;
+  }
+  FillHostServices(&plugin->services_, plugin.get());
+  PX_HostInitArgs args;
+  std::memset(&args, 0, sizeof(args));
+  args.struct_size = sizeof(args);
+  args.abi_major = kHostAbiMajor;
+  args.abi_min_minor = kHostAbiMinMinor;
+  args.abi_max_minor = kHostAbiMaxMinor;
+  args.services = &plugin->services_;
+  args.synchronous_debug = synchronous_debug ? 1 : 0;
+  args.plugin_path = path.c_str();
+  PX_PluginTable& table = plugin->table_;
+  std::memset(&table, 0, sizeof(table));
+  table.struct_size = sizeof(table);
+  absl::Status init = TakePluginStatus(initialize(&args, &table));
+  if (!init.ok()) {
+    return refuse(init.code(), absl::StrCat("plugin '", plugin->name_,
+                                            "' failed to initialize: ", init.message()));
+  }
+  plugin->initialized_ = true;  // from here on the destructor shuts it down
+
+  if (table.struct_size < offsetof(PX_PluginTable, stream_add_callback) ||
+      table.struct_size > sizeof(PX_PluginTable) * 4) {
+    return refuse(absl::StatusCode::kFailedPrecondition,
+                  absl::StrCat("its plugin table has an implausible struct_size ",
+                               table.struct_size));
+  }
+  if (table.abi_minor < kHostAbiMinMinor || table.abi_minor > kHostAbiMaxMinor ||
+      table.abi_minor < info.abi_min_minor || table.abi_minor > info.abi_max_minor) {
+    return refuse(absl::StatusCode::kFailedPrecondition,
+                  absl::StrCat("it chose ABI minor ", table.abi_minor,
+                               ", outside the negotiated range (host ", host_range,
+                               ", plugin ", plugin_range, ")"));
+  }
+  std::vector<std::string> missing = MissingRequiredSlots(table);
+  if (!missing.empty()) {
+    return refuse(absl::StatusCode::kFailedPrecondition,
+                  absl::StrCat("required slot(s) missing from its table: ",
+                               absl::StrJoin(missing, ", ")));
+  }
+  if (table.device_type == nullptr || table.device_type[0] == '\0') {
+    return refuse(absl::StatusCode::kFailedPrecondition, "its table names no device_type");
+  }
+  if (table.plugin_name != nullptr && plugin->name_ != table.plugin_name) {
+    return refuse(absl::StatusCode::kFailedPrecondition,
+                  absl::StrCat("its probe says '", plugin->name_, "' but its table says '",
+                               table.plugin_name, "'"));
+  }
+
+  plugin->registrar_.reset(new PX_KernelRegistrar{plugin.get(), &plugin->kernels_});
+  absl::Status kernels =
+      TakePluginStatus(table.register_kernels(table.plugin_state, plugin->registrar_.get()));
+  plugin->registrar_->registry = nullptr;
+  if (!kernels.ok()) {
+    return refuse(kernels.code(), absl::StrCat("kernel registration failed: ", kernels.message()));
+  }
+  return plugin;
+}
+
+std::string PluginLoader::CanonicalPath(const std::string& path) {
+  char* real = realpath(path.c_str(), nullptr);
+  std::string result = real ? real : path;
+  std::free(real);
+  return result;
+}
+
+std::string PluginLoader::DefaultPluginDir() {
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void*>(&PluginLoader::DefaultPluginDir), &info) == 0 ||
+      info.dli_fname == nullptr) {
+    return "";
+  }
+  std::string library = info.dli_fname;
+  size_t slash = library.rfind('/');
+  std::string dir = slash == std::string::npos ? "." : library.substr(0, slash);
+  return absl::StrCat(dir, "/plexus-plugins");
+}
+
+std::vector<std::string> PluginLoader::DiscoverFiles() {
+  std::vector<std::string> files;
+  std::set<std::string> seen;
+  auto add = [&](const std::string& file) {
+    if (seen.insert(CanonicalPath(file)).second) files.push_back(file);
+  };
+  if (const char* env = std::getenv("PLEXUS_PLUGIN_PATH")) {
+    for (absl::string_view entry : absl::StrSplit(env, ':', absl::SkipEmpty())) {
+      std::string path(entry);
+      if (IsDirectory(path)) {
+        for (const std::string& file : ScanDirectory(path)) add(file);
+      } else if (IsFile(path)) {
+        add(path);
+      } else {
+        Log(LogLevel::kWarning, absl::StrCat("PLEXUS_PLUGIN_PATH entry '", path,
+                                             "' is neither a file nor a folder"));
+      }
+    }
+  }
+  std::string dir = DefaultPluginDir();
+  if (!dir.empty() && IsDirectory(dir)) {
+    for (const std::string& file : ScanDirectory(dir)) add(file);
+  }
+  return files;
+}
+
+}  // namespace plexus

@@ -1,0 +1,257 @@
+#include "plexus/runtime.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "plexus/status.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
+#include "devices/host_services.h"
+#include "plexus/logging.h"
+
+namespace plexus {
+
+Runtime::Runtime(RuntimeOptions options) : options_(std::move(options)) {}
+
+Runtime::~Runtime() {
+  // Devices first (they close through their plugin), then the plugins.
+  devices_.clear();
+  plugins_.clear();
+}
+
+absl::StatusOr<std::unique_ptr<Runtime>> Runtime::Create(RuntimeOptions options) {
+  std::unique_ptr<Runtime> runtime(new Runtime(options));
+  std::vector<std::string> files;
+  if (options.discover_plugins) files = PluginLoader::DiscoverFiles();
+  for (const std::string& path : options.plugin_paths) files.push_back(path);
+  for (const std::string& path : files) {
+    auto plugin = runtime->LoadPlugin(path);
+    if (!plugin.ok()) Log(LogLevel::kWarning, plugin.status().message());
+  }
+  return runtime;
+}
+
+void Runtime::AddReport(PluginLoadReport report) {
+  std::lock_guard<std::mutex> lock(mu_);
+  reports_.push_back(std::move(report));
+}
+
+absl::StatusOr<std::shared_ptr<Plugin>> Runtime::LoadPlugin(const std::string& path) {
+  std::lock_guard<std::mutex> load_lock(load_mu_);  // one load at a time
+  {
+    const std::string canonical = PluginLoader::CanonicalPath(path);
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& plugin : plugins_) {
+      if (plugin->path() == path || plugin->real_path() == canonical) return plugin;
+    }
+  }
+  auto loaded = PluginLoader::Load(path, options_.synchronous_debug);
+  if (!loaded.ok()) {
+    AddReport({path, false, std::string(loaded.status().message())});
+    return loaded.status();
+  }
+  std::shared_ptr<Plugin> plugin = *std::move(loaded);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& other : plugins_) {
+      if (other->name() == plugin->name()) {
+        std::string message = absl::StrCat("plugin '", path, "' refused: a plugin named '",
+                                           plugin->name(), "' is already loaded from '",
+                                           other->path(), "'");
+        reports_.push_back({path, false, message});
+        return absl::AlreadyExistsError(message);
+      }
+    }
+  }
+
+  // Enumerate devices. A plugin whose enumeration fails stays loaded (its
+  // kernels and report remain visible) but contributes no device.
+  const PX_PluginTable& t = plugin->table();
+  std::vector<std::shared_ptr<Device>> devices;
+  int32_t count = 0;
+  absl::Status status = TakePluginStatus(t.device_count(t.plugin_state, &count));
+  std::string note;
+  if (!status.ok()) {
+    note = absl::StrCat("; device enumeration failed: ", absl::StatusCodeToString(status.code()),
+                        ": ", status.message());
+    count = 0;
+  }
+  for (int32_t i = 0; i < count; ++i) {
+    PX_DeviceInfo info;
+    std::memset(&info, 0, sizeof(info));
+    info.struct_size = sizeof(info);
+    absl::Status s = TakePluginStatus(t.device_get_info(t.plugin_state, i, &info));
+    if (!s.ok()) {
+      absl::StrAppend(&note, "; device ", i, " skipped: ", s.message());
+      continue;
+    }
+    info.name[sizeof(info.name) - 1] = '\0';
+    info.vendor[sizeof(info.vendor) - 1] = '\0';
+    devices.push_back(std::make_shared<Device>(plugin, i, info));
+  }
+  std::string message = absl::StrCat("loaded plugin '", plugin->name(), "' ", plugin->version(),
+                                     " (ABI ", plugin->abi_major(), ".", plugin->abi_minor(),
+                                     ", ", plugin->kernels().size(), " kernels, ",
+                                     devices.size(), " device(s))", note);
+  Log(LogLevel::kInfo, message);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    plugins_.push_back(plugin);
+    for (auto& d : devices) devices_.push_back(std::move(d));
+    reports_.push_back({path, true, message});
+  }
+  return plugin;
+}
+
+absl::Status Runtime::UnloadPlugin(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = std::find_if(plugins_.begin(), plugins_.end(),
+                         [&](const auto& p) { return p->name() == name; });
+  if (it == plugins_.end()) {
+    return absl::NotFoundError(absl::StrCat("no plugin named '", name, "' is loaded"));
+  }
+  long device_count = 0;
+  for (const auto& device : devices_) {
+    if (&device->plugin() != it->get()) continue;
+    ++device_count;
+    if (device.use_count() > 1) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "plugin '", name, "' cannot be unloaded: device ", device->name(),
+          " is still in use (a live tensor, session or kernel holds it)"));
+    }
+  }
+  if (it->use_count() > 1 + device_count) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("plugin '", name, "' cannot be unloaded: it is still in use"));
+  }
+  std::shared_ptr<Plugin> plugin = *it;
+  plugins_.erase(it);
+  devices_.erase(std::remove_if(devices_.begin(), devices_.end(),
+                                [&](const auto& d) { return &d->plugin() == plugin.get(); }),
+                 devices_.end());
+  return absl::OkStatus();  // `plugin` dies here: shutdown, then dlclose
+}
+
+std::vector<std::shared_ptr<Plugin>> Runtime::plugins() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return plugins_;
+}
+
+std::vector<PluginLoadReport> Runtime::load_reports() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return reports_;
+}
+
+std::vector<std::shared_ptr<Device>> Runtime::devices() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return devices_;
+}
+
+absl::StatusOr<DeviceSpec> ParseDeviceSpec(absl::string_view name) {
+  DeviceSpec spec;
+  auto bad = [&](absl::string_view why) {
+    return absl::InvalidArgumentError(absl::StrCat("bad device name '", name, "': ", why));
+  };
+  auto set_type_and_index = [&](absl::string_view type, absl::string_view index) -> absl::Status {
+    if (type.empty()) return bad("no device type");
+    spec.type = absl::AsciiStrToUpper(type);
+    if (index.empty() || index == "*") {
+      spec.ordinal = -1;
+    } else if (!absl::SimpleAtoi(index, &spec.ordinal) || spec.ordinal < 0) {
+      return bad(absl::StrCat("'", index, "' is not a device index"));
+    }
+    return absl::OkStatus();
+  };
+  absl::string_view rest = absl::StripAsciiWhitespace(name);
+  if (rest.empty()) return spec;
+  if (rest[0] != '/') {
+    // Plexus's own form: TYPE[:INDEX].
+    std::vector<absl::string_view> parts = absl::StrSplit(rest, ':');
+    if (parts.size() > 2) return bad("expected TYPE or TYPE:INDEX");
+    PX_RETURN_IF_ERROR(set_type_and_index(parts[0], parts.size() == 2 ? parts[1] : ""));
+    return spec;
+  }
+  for (absl::string_view part : absl::StrSplit(rest.substr(1), '/', absl::SkipEmpty())) {
+    std::vector<absl::string_view> kv = absl::StrSplit(part, ':');
+    std::string key = absl::AsciiStrToLower(kv[0]);
+    if (key == "job" || key == "replica" || key == "task") {
+      if (kv.size() != 2) return bad(absl::StrCat("'", part, "' should be ", key, ":VALUE"));
+    } else if (key == "device") {
+      if (kv.size() < 2 || kv.size() > 3) return bad(absl::StrCat("'", part, "' should be device:TYPE:INDEX"));
+      PX_RETURN_IF_ERROR(set_type_and_index(kv[1], kv.size() == 3 ? kv[2] : ""));
+    } else if (kv.size() <= 2 && (key == "cpu" || key == "gpu")) {
+      PX_RETURN_IF_ERROR(set_type_and_index(kv[0], kv.size() == 2 ? kv[1] : ""));  // legacy /cpu:0
+    } else {
+      return bad(absl::StrCat("unknown part '", part, "'"));
+    }
+  }
+  return spec;
+}
+
+std::shared_ptr<Device> Runtime::FindDevice(const DeviceSpec& spec) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::shared_ptr<Device> best;
+  for (const auto& device : devices_) {
+    if (absl::AsciiStrToUpper(device->type()) != spec.type) continue;
+    if (spec.ordinal >= 0 ? device->ordinal() == spec.ordinal
+                          : (best == nullptr || device->ordinal() < best->ordinal())) {
+      best = device;
+      if (spec.ordinal >= 0) break;
+    }
+  }
+  return best;
+}
+
+absl::StatusOr<std::shared_ptr<Device>> Runtime::FindDevice(absl::string_view name) const {
+  PX_ASSIGN_OR_RETURN(DeviceSpec spec, ParseDeviceSpec(name));
+  if (spec.type.empty()) return absl::InvalidArgumentError(absl::StrCat("'", name, "' names no device type"));
+  if (spec.ordinal < 0) spec.ordinal = 0;
+  std::shared_ptr<Device> found = FindDevice(spec);
+  if (found != nullptr) return found;
+  std::vector<std::string> names;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& device : devices_) names.push_back(device->name());
+  }
+  return absl::NotFoundError(absl::StrCat(
+      "no device named '", name, "'; devices present: ",
+      names.empty() ? std::string("none") : absl::StrJoin(names, ", ")));
+}
+
+std::shared_ptr<Device> Runtime::DefaultDevice() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::shared_ptr<Device> best;
+  for (const auto& device : devices_) {
+    if (best == nullptr) {
+      best = device;
+      continue;
+    }
+    int score = device->plugin().score(), best_score = best->plugin().score();
+    if (score > best_score ||
+        (score == best_score && best->host_accessible() && !device->host_accessible())) {
+      best = device;
+    }
+  }
+  return best;
+}
+
+std::shared_ptr<Device> Runtime::HostDevice() const {
+  // The highest-scoring plugin's first host-accessible device, whatever the
+  // load order (the reference plugin, say, must not stand in for cpu).
+  std::lock_guard<std::mutex> lock(mu_);
+  std::shared_ptr<Device> best;
+  for (const auto& device : devices_) {
+    if (device->host_accessible() && (best == nullptr || device->plugin().score() > best->plugin().score())) {
+      best = device;
+    }
+  }
+  return best;
+}
+
+}  // namespace plexus

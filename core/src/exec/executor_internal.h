@@ -1,0 +1,120 @@
+// What the executor's files share (executor.cc, plan.cc, execute.cc, the
+// schedulers, the memory plan and device graphs): the streams and scratch of
+// one run, the event pools and recordings, and small helpers over nodes.
+// Internal to core/src/exec/.
+#ifndef PLEXUS_SRC_EXEC_EXECUTOR_INTERNAL_H_
+#define PLEXUS_SRC_EXEC_EXECUTOR_INTERNAL_H_
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "exec/executor.h"
+#include "exec/run_streams.h"
+#include "plexus/device.h"
+#include "plexus/graph.h"
+
+namespace plexus {
+
+class TraceRecorder;
+
+// "node 'x' (op Y) on CPU:0"
+std::string Where(const Node& node, const Device& device);
+std::string EndpointName(const Endpoint& e);
+bool IsControlFlowOp(const std::string& op);
+bool HasStringInput(const Node& node);
+// A variable reference read as a value, where the op does not take a ref.
+absl::Status Dereference(const Node& node, std::vector<Tensor>& inputs);
+
+// What a run needs besides its streams, kept by the executor between runs:
+// the memory plan's arenas (one per device) with, for every planned slot, a
+// tensor viewing its place, and the serial path's value slots, use counts
+// and retired list. A run takes a set and gives it back once its streams
+// have drained, so steady-state runs allocate nothing for these;
+// concurrent runs each get their own.
+struct Executor::RunScratch {
+  std::vector<std::shared_ptr<Buffer>> arenas;  // per device, null when none
+  std::vector<Tensor> views;                    // per slot, empty when not planned
+  std::vector<Tensor> slots;
+  std::vector<int> uses;
+  std::vector<Tensor> retired;
+  std::vector<Tensor> inputs, outputs;
+};
+
+struct Executor::RunState {
+  RunState(const std::vector<std::shared_ptr<Device>>& devices, int num_slots = 1)
+      : streams(devices, num_slots) {}
+  TraceRecorder* trace = nullptr;
+  // Set by another thread (or a signal handler) to stop the run between
+  // nodes with CANCELLED; see RunOptions.
+  const std::atomic<bool>* cancel = nullptr;
+  absl::Status CheckCancelled() const {
+    if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) {
+      return absl::CancelledError("the run was cancelled");
+    }
+    return absl::OkStatus();
+  }
+  // Recording a device graph: the streams must not be waited for (the work
+  // is recorded, not run).
+  bool capturing = false;
+  // The memory plan's tensors for this run (null without a plan).
+  std::unique_ptr<RunScratch> scratch;
+  std::mutex retired_mu;  // for threads of the parallel scheduler
+  // Inputs kept alive until the streams have drained: declared before
+  // `streams`, so they die after its destructor has waited for the work.
+  std::vector<Tensor> retired;
+  RunStreams streams;
+  void Retire(std::vector<Tensor>& tensors) {
+    for (Tensor& t : tensors) {
+      if (t.buffer() != nullptr) retired.push_back(std::move(t));
+    }
+    tensors.clear();
+  }
+};
+
+struct Executor::EventPool {
+  std::mutex mu;
+  std::vector<PX_Event*> free;
+};
+
+// A recorded device graph and everything its work reads and writes: the
+// feed buffers, the memory plan's arenas (a scratch set kept out of the
+// free list) and every tensor the recording run made (kept, so their
+// addresses stay valid). The graph dies first.
+struct Executor::Recording {
+  std::shared_ptr<Device> device;
+  PX_Graph* graph = nullptr;
+  std::vector<Tensor> feeds;
+  std::unique_ptr<RunScratch> scratch;
+  std::vector<Tensor> kept;
+  std::vector<Tensor> fetched;
+  ~Recording() {
+    if (graph != nullptr) device->DestroyGraph(graph);
+  }
+};
+
+// The span of one item on the timeline, recorded when it goes out of scope
+// (whichever way the item's run returns).
+class Executor::TraceSpan {
+ public:
+  TraceSpan(TraceRecorder* trace, const Item& item)
+      : trace_(trace), item_(item), start_(trace ? trace->Now() : 0) {}
+  ~TraceSpan() {
+    if (trace_ == nullptr) return;
+    const bool on_device = (item_.kind == Kind::kKernel || item_.kind == Kind::kCopy) && item_.device != nullptr;
+    trace_->Add({item_.node->name, item_.node->op, on_device ? item_.device->name() : "core", start_,
+                 trace_->Now() - start_, TraceThreadId()});
+  }
+
+ private:
+  TraceRecorder* trace_;
+  const Item& item_;
+  int64_t start_;
+};
+
+}  // namespace plexus
+
+#endif  // PLEXUS_SRC_EXEC_EXECUTOR_INTERNAL_H_

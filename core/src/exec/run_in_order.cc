@@ -1,0 +1,106 @@
+// The in-order scheduler: every item in the plan's topological order on the
+// calling thread, with the memory plan when there is one.
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "absl/container/inlined_vector.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "base/thread_pool.h"
+#include "base/trace.h"
+#include "devices/host_services.h"
+#include "exec/executor.h"
+#include "exec/executor_internal.h"
+#include "exec/session_state.h"
+#include "plexus/logging.h"
+#include "plexus/op_def.h"
+#include "plexus/plugin_host.h"
+#include "plexus/session.h"
+#include "plexus/status.h"
+
+namespace plexus {
+
+absl::StatusOr<std::vector<Tensor>> Executor::RunInOrder(const std::vector<Tensor>& feed_values,
+                                                         RunState& run) const {
+  if (run.scratch == nullptr) {
+    PX_ASSIGN_OR_RETURN(run.scratch, TakeScratch());
+  }
+  run.retired.swap(run.scratch->retired);  // its capacity, for this run
+  std::vector<Tensor>& slots = run.scratch->slots;
+  std::vector<int>& uses = run.scratch->uses;
+  uses.assign(slot_uses_.begin(), slot_uses_.end());
+  auto value_of = [&](const Source& s) -> const Tensor& {
+    return s.item < 0 ? feed_values[s.feed] : slots[items_[s.item].first_slot + s.output];
+  };
+  std::vector<Tensor>& inputs = run.scratch->inputs;
+  std::vector<Tensor>& outputs = run.scratch->outputs;
+  // On an error return, wait for the streams before the tensors above are
+  // freed: queued work may still read or write them.
+  struct SyncOnExit {
+    RunState& run;
+    ~SyncOnExit() {
+      if (!run.capturing) run.streams.SynchronizeAll().IgnoreError();
+    }
+  } sync_on_exit{run};
+  absl::InlinedVector<const Tensor*, 8> pointers;
+  for (const Item& item : items_) {
+    const Node& node = *item.node;
+    // The common case, a kernel whose inputs are already where it reads
+    // them (no copy, no variable reference, no string): the kernel reads the
+    // slots directly, without copying tensors into an input list.
+    bool direct = item.kind == Kind::kKernel && item.constant_outputs.empty();
+    pointers.clear();
+    for (size_t k = 0; direct && k < item.inputs.size(); ++k) {
+      const Tensor& t = value_of(item.inputs[k]);
+      Device* target = item.kernel->InputInHostMemory(static_cast<int>(k)) ? nullptr : item.device;
+      direct = !t.is_ref() && t.dtype() != DataType::kString &&
+               (t.device() == target || (t.host_readable() && (target == nullptr || target->host_accessible())));
+      pointers.push_back(&t);
+    }
+    if (direct) {
+      TraceSpan span(run.trace, item);
+      PX_RETURN_IF_ERROR(Compute(item, pointers, &outputs, run.streams.stream(item.device_index), run));
+    } else {
+      inputs.clear();
+      for (const Source& s : item.inputs) inputs.push_back(value_of(s));
+      PX_RETURN_IF_ERROR(Execute(item, std::move(inputs), &outputs, run, run.streams.stream(item.device_index)));
+    }
+    for (int k = 0; k < node.num_outputs(); ++k) slots[item.first_slot + k] = std::move(outputs[k]);
+    // Retire inputs nobody else needs; they are freed once the streams drain.
+    // Planned values need no keeping: their arena lives with the scratch.
+    for (const Source& s : item.inputs) {
+      if (s.item < 0) continue;
+      const int slot = items_[s.item].first_slot + s.output;
+      if (--uses[slot] != 0) continue;
+      if (!slot_offset_.empty() && slot_offset_[slot] >= 0) {
+        slots[slot] = Tensor();
+      } else {
+        run.retired.push_back(std::move(slots[slot]));
+      }
+    }
+  }
+  std::vector<Tensor> fetched;
+  for (const Source& s : fetch_sources_) fetched.push_back(value_of(s));
+  // Values still in slots (fetched, or never read) wait with the retired
+  // ones for the streams to drain; the slots stay for the next run.
+  for (Tensor& t : slots) {
+    if (!t.valid()) continue;
+    if (t.buffer() != nullptr || t.is_ref()) run.retired.push_back(std::move(t));
+    t = Tensor();
+  }
+  return fetched;
+}
+
+}  // namespace plexus

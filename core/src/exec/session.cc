@@ -1,0 +1,272 @@
+#include "plexus/session.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include <cstdlib>
+
+#include "absl/strings/str_split.h"
+#include "exec/executor.h"
+#include "passes/optimizer/graph_util.h"
+#include "passes/optimizer/optimizer.h"
+#include "exec/session_state.h"
+#include "placer/placer.h"
+#include "base/trace.h"
+#include "plexus/status.h"
+
+namespace plexus {
+
+Session::Session(Runtime* runtime, std::shared_ptr<const Graph> graph,
+                 std::shared_ptr<Device> device, SessionOptions options)
+    : runtime_(runtime), graph_(std::move(graph)), device_(std::move(device)), options_(std::move(options)) {
+  if (options_.trace) trace_ = std::make_unique<TraceRecorder>();
+  state_ = std::make_unique<SessionState>(
+      runtime_, device_, std::make_shared<const tf::FunctionDefLibrary>(graph_->library), options_.resources);
+}
+
+Session::~Session() {
+  // Executors hold kernels of plugins and refer to the state: drop them
+  // before the state.
+  executors_.clear();
+  last_executor_.reset();
+  state_.reset();
+}
+
+absl::StatusOr<std::unique_ptr<Session>> Session::Create(Runtime* runtime,
+                                                         std::shared_ptr<const Graph> graph,
+                                                         SessionOptions options) {
+  if (runtime == nullptr || graph == nullptr) {
+    return absl::InvalidArgumentError("Session::Create needs a runtime and a graph");
+  }
+  std::shared_ptr<Device> device;
+  if (options.device.empty()) {
+    device = runtime->DefaultDevice();
+    if (device == nullptr) {
+      return absl::FailedPreconditionError(
+          "no device is available: no plugin with devices is loaded (set PLEXUS_PLUGIN_PATH, "
+          "or install plugins in the plexus-plugins folder beside the library)");
+    }
+  } else {
+    PX_ASSIGN_OR_RETURN(device, runtime->FindDevice(options.device));
+  }
+  if (const char* env = std::getenv("PLEXUS_OPTIMIZER"); env != nullptr) {
+    std::string v = env;
+    if (v == "off" || v == "0" || v == "false") options.optimizer.enabled = false;
+  }
+  if (const char* env = std::getenv("PLEXUS_MEMORY_PLAN"); env != nullptr) {
+    std::string v = env;
+    if (v == "off" || v == "0" || v == "false") options.memory_plan = false;
+  }
+  if (const char* env = std::getenv("PLEXUS_DEVICE_GRAPHS"); env != nullptr) {
+    std::string v = env;
+    if (v == "off" || v == "0" || v == "false") options.device_graphs = false;
+    if (v == "on" || v == "1" || v == "true") options.device_graphs = true;
+  }
+  if (const char* env = std::getenv("PLEXUS_DISABLE_PASSES"); env != nullptr) {
+    for (absl::string_view name : absl::StrSplit(env, ',', absl::SkipEmpty())) {
+      options.optimizer.disabled_passes.emplace_back(name);
+    }
+  }
+  for (const std::string& name : options.optimizer.disabled_passes) {
+    bool known = false;
+    for (const opt::PassInfo& pass : opt::AllPasses()) known |= name == pass.name;
+    if (!known) {
+      return absl::InvalidArgumentError(absl::StrCat("unknown optimizer pass '", name,
+                                                     "'; the passes are: ", opt::PassNames()));
+    }
+  }
+  return std::unique_ptr<Session>(
+      new Session(runtime, std::move(graph), std::move(device), std::move(options)));
+}
+
+absl::StatusOr<std::vector<Tensor>> Session::Run(
+    const std::vector<std::pair<std::string, Tensor>>& feeds,
+    const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
+    const RunOptions& options) {
+  ScopedRunCancelFlag cancel(options.cancel);
+  return Run(feeds, fetches, targets);
+}
+
+namespace {
+
+// What the optimizer passes may rely on for one signature: the nodes it
+// names (never removed), the fed endpoints, the roots, and the session's
+// constant evaluator and placer (for graph dumps).
+opt::PassContext PassContextFor(const Executor::Request& request, Runtime* runtime,
+                                const std::shared_ptr<Device>& device, const Graph& graph,
+                                const OptimizerOptions& optimizer) {
+  opt::PassContext ctx;
+  for (const Endpoint& e : request.feeds) {
+    ctx.protected_nodes.insert(e.node->name);
+    ctx.fed.insert(opt::EndpointKey(e.node->name, e.index));
+  }
+  for (const Endpoint& e : request.fetches) {
+    ctx.protected_nodes.insert(e.node->name);
+    ctx.roots.push_back(e.node->name);
+  }
+  for (const Node* n : request.targets) {
+    ctx.protected_nodes.insert(n->name);
+    ctx.roots.push_back(n->name);
+  }
+  ctx.runtime = runtime;
+  ctx.device = device;
+  ctx.source = graph.source;
+  if (!optimizer.dump_dir.empty()) {
+    auto placer = std::make_shared<Placer>(
+        *runtime, device, [](const Node& n) { return n.Describe(); });
+    ctx.place = [placer](const Graph& graph, const Node& node) -> std::string {
+      auto choice = placer->Place(node, RequestedDevice(graph, node));
+      if (!choice.ok() || choice->how != PlacedBy::kKernel) return "core";
+      return choice->device->name();
+    };
+  }
+  if (std::shared_ptr<Device> host = runtime->HostDevice()) {
+    ctx.evaluate = [runtime, host](std::shared_ptr<const Graph> graph,
+                                   const std::vector<std::string>& fetches)
+        -> absl::StatusOr<std::vector<Tensor>> {
+      SessionOptions options;
+      options.device = host->name();
+      options.optimizer.enabled = false;
+      PX_ASSIGN_OR_RETURN(std::unique_ptr<Session> session,
+                          Session::Create(runtime, std::move(graph), options));
+      return session->Run({}, fetches);
+    };
+  }
+  return ctx;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<Tensor>> Session::Run(
+    const std::vector<std::pair<std::string, Tensor>>& feeds,
+    const std::vector<std::string>& fetches, const std::vector<std::string>& targets) {
+  if (fetches.empty() && targets.empty()) {
+    return absl::InvalidArgumentError("Session::Run needs at least one fetch or target");
+  }
+  Executor::Request request;
+  std::vector<Tensor> feed_values;
+  std::vector<std::string> key_parts;
+  for (const auto& [name, value] : feeds) {
+    PX_ASSIGN_OR_RETURN(Endpoint e, graph_->ResolveTensor(name));
+    request.feeds.push_back(e);
+    feed_values.push_back(value);
+    key_parts.push_back(absl::StrCat(e.node->name, ":", e.index));
+  }
+  key_parts.push_back("->");
+  for (const std::string& name : fetches) {
+    PX_ASSIGN_OR_RETURN(Endpoint e, graph_->ResolveTensor(name));
+    request.fetches.push_back(e);
+    key_parts.push_back(absl::StrCat(e.node->name, ":", e.index));
+  }
+  key_parts.push_back("|");
+  for (const std::string& name : targets) {
+    absl::string_view node_name = name;
+    if (!node_name.empty() && node_name[0] == '^') node_name.remove_prefix(1);
+    const Node* node = graph_->FindNode(node_name);
+    if (node == nullptr) {
+      return absl::NotFoundError(absl::StrCat("target '", name, "' names no node in the graph"));
+    }
+    request.targets.push_back(node);
+    key_parts.push_back(node->name);
+  }
+  std::string key = absl::StrJoin(key_parts, ",");
+
+  std::shared_ptr<Executor> executor;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = executors_.find(key);
+    if (it != executors_.end()) {
+      executor = it->second.executor;
+      last_executor_ = executor;
+    }
+  }
+  if (executor == nullptr) {
+    CachedExecutor entry;
+    entry.graph = graph_;
+    std::vector<std::string> log;
+    if (options_.optimizer.enabled) {
+      opt::PassContext ctx = PassContextFor(request, runtime_, device_, *graph_, options_.optimizer);
+      PX_ASSIGN_OR_RETURN(opt::OptimizeResult result, opt::Optimize(*graph_, ctx, options_.optimizer));
+      log = std::move(result.log);
+      if (result.graph != nullptr) {
+        // The request's endpoints, in the optimized graph (the nodes the
+        // signature names keep their names).
+        auto remap = [&](const Endpoint& e) { return Endpoint{result.graph->FindNode(e.node->name), e.index}; };
+        for (Endpoint& e : request.feeds) e = remap(e);
+        for (Endpoint& e : request.fetches) e = remap(e);
+        for (const Node*& n : request.targets) n = result.graph->FindNode(n->name);
+        entry.graph = result.graph;
+      }
+    }
+    PX_ASSIGN_OR_RETURN(executor,
+                        Executor::Create(*entry.graph, *runtime_, device_, std::move(request), state_.get(),
+                                         Executor::Options{options_.inter_op_parallelism, options_.memory_plan, options_.fetch_to_host,
+                                                          options_.device_graphs}));
+    entry.executor = executor;
+    std::lock_guard<std::mutex> lock(mu_);
+    placement_notes_ = executor->placement_notes();
+    optimizer_log_ = std::move(log);
+    last_run_graph_ = entry.graph;
+    last_execution_info_.parallel = executor->parallel();
+    last_execution_info_.planned_tensors = executor->memory_plan().tensors;
+    last_execution_info_.planned_tensor_bytes = executor->memory_plan().tensor_bytes;
+    last_execution_info_.arena_bytes = executor->memory_plan().arena_bytes;
+    last_execution_info_.copy_items = executor->num_copy_items();
+    // Another thread may have built the same signature meanwhile: keep its
+    // executor and drop ours (try_emplace leaves `entry`, whose graph our
+    // executor points into, untouched until then; it dies executor first).
+    auto [it, inserted] = executors_.try_emplace(key, std::move(entry));
+    if (!inserted) {
+      executor = it->second.executor;
+      last_run_graph_ = it->second.graph;
+    }
+    last_executor_ = executor;
+  }
+  return executor->Run(feed_values, trace_.get());
+}
+
+absl::Status Session::WriteTrace(const std::string& path) const {
+  if (trace_ == nullptr) {
+    return absl::FailedPreconditionError("the session was created without SessionOptions::trace");
+  }
+  return trace_->WriteFile(path);
+}
+
+std::vector<std::string> Session::optimizer_log() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return optimizer_log_;
+}
+
+std::shared_ptr<const Graph> Session::last_run_graph() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return last_run_graph_ ? last_run_graph_ : graph_;
+}
+
+ExecutionInfo Session::last_execution_info() const {
+  std::shared_ptr<Executor> executor;
+  ExecutionInfo info;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    info = last_execution_info_;
+    executor = last_executor_;
+  }
+  if (executor != nullptr) {
+    const Executor::DeviceGraphInfo g = executor->device_graph();
+    info.device_graph_eligible = g.eligible;
+    info.device_graph_recorded = g.recorded;
+    info.device_graph_replays = g.replays;
+    info.device_graph_note = g.note;
+  }
+  return info;
+}
+
+PlacementReport Session::placement() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return last_executor_ != nullptr ? last_executor_->placement() : PlacementReport{};
+}
+
+std::vector<std::string> Session::placement_notes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return placement_notes_;
+}
+
+}  // namespace plexus

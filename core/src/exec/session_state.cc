@@ -1,0 +1,194 @@
+#include "exec/session_state.h"
+
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "exec/executor.h"
+#include "plexus/device.h"
+#include "plexus/graph_import.h"
+#include "plexus/status.h"
+
+namespace plexus {
+
+std::string Variable::DebugString() const {
+  return absl::StrCat("variable '", name_, "' (", DataTypeName(dtype_), " ", shape_.ToString(), ")");
+}
+
+absl::StatusOr<Tensor> Variable::Read() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!value_.valid()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "attempting to use uninitialized variable '", name_, "'"));
+  }
+  // Readers share the value: its buffer is pinned (see Keep), so nothing
+  // writes it while they hold it, and an assignment replaces the buffer.
+  if (value_.dtype() == DataType::kString || value_.buffer() == nullptr || value_.host_readable()) {
+    return value_;
+  }
+  return CopyTensorTo(value_, nullptr);
+}
+
+absl::StatusOr<Tensor> Variable::Keep(Tensor value) {
+  if (value.dtype() == DataType::kString || value.buffer() == nullptr) return value;
+  Buffer& buffer = *value.buffer();
+  if (value.host_readable() && !buffer.exposed() && !buffer.is_view()) {
+    buffer.Pin();  // Plexus's own memory, never written again: kept without a copy
+    return value;
+  }
+  // Memory someone else may write (an import, or handed out for writing), a
+  // view into a larger block, or device memory: a host copy of its own.
+  Tensor copy;
+  if (value.host_readable()) {
+    PX_ASSIGN_OR_RETURN(copy, Tensor::AllocateHost(value.dtype(), value.shape()));
+    if (value.nbytes() > 0) std::memcpy(copy.raw_data(), value.raw_data(), value.nbytes());
+  } else {
+    PX_ASSIGN_OR_RETURN(copy, CopyTensorTo(value, nullptr));  // already a new host tensor
+  }
+  copy.buffer()->Pin();
+  return copy;
+}
+
+bool Variable::initialized() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return value_.valid();
+}
+
+absl::Status Variable::Assign(Tensor value) {
+  PX_ASSIGN_OR_RETURN(Tensor kept, Keep(std::move(value)));
+  std::lock_guard<std::mutex> lock(mu_);
+  value_ = std::move(kept);
+  return absl::OkStatus();
+}
+
+absl::Status Variable::Update(const std::function<absl::StatusOr<Tensor>(const Tensor&)>& fn) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!value_.valid()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "attempting to use uninitialized variable '", name_, "'"));
+  }
+  PX_ASSIGN_OR_RETURN(Tensor next, fn(value_));
+  PX_ASSIGN_OR_RETURN(value_, Keep(std::move(next)));
+  return absl::OkStatus();
+}
+
+struct SessionState::Instance {
+  std::shared_ptr<const Graph> graph;
+  std::shared_ptr<Executor> executor;
+  size_t num_args = 0;
+};
+
+SessionState::SessionState(Runtime* runtime, std::shared_ptr<Device> device,
+                           std::shared_ptr<const tf::FunctionDefLibrary> library,
+                           std::shared_ptr<ResourceStore> resources)
+    : runtime_(runtime),
+      device_(std::move(device)),
+      library_(std::move(library)),
+      resources_(resources != nullptr ? std::move(resources) : std::make_shared<ResourceStore>()) {}
+
+SessionState::~SessionState() = default;
+
+std::shared_ptr<ResourceBase> ResourceStore::Find(const std::string& key) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = resources_.find(key);
+  return it == resources_.end() ? nullptr : it->second;
+}
+
+void ResourceStore::Erase(const std::string& key) {
+  std::lock_guard<std::mutex> lock(mu_);
+  resources_.erase(key);
+}
+
+absl::StatusOr<std::shared_ptr<ResourceBase>> ResourceStore::LookupOrCreate(
+    const std::string& key,
+    const std::function<absl::StatusOr<std::shared_ptr<ResourceBase>>()>& create) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = resources_.find(key);
+  if (it != resources_.end()) return it->second;
+  PX_ASSIGN_OR_RETURN(std::shared_ptr<ResourceBase> r, create());
+  resources_.emplace(key, r);
+  return r;
+}
+
+bool SessionState::HasFunction(const std::string& name) const {
+  if (library_ == nullptr) return false;
+  for (const tf::FunctionDef& f : library_->function()) {
+    if (f.signature().name() == name) return true;
+  }
+  return false;
+}
+
+absl::StatusOr<std::shared_ptr<SessionState::Instance>> SessionState::Instantiate(
+    const std::string& name) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = functions_.find(name);
+    if (it != functions_.end()) return it->second;
+  }
+  const tf::FunctionDef* function = nullptr;
+  if (library_ != nullptr) {
+    for (const tf::FunctionDef& f : library_->function()) {
+      if (f.signature().name() == name) function = &f;
+    }
+  }
+  if (function == nullptr) {
+    return absl::NotFoundError(absl::StrCat("function '", name, "' is not in the graph's library"));
+  }
+  PX_ASSIGN_OR_RETURN(FunctionGraph fg, FunctionToGraphDef(*function, *library_));
+  PX_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph,
+                      ImportGraphDef(fg.graph, absl::StrCat("function ", name)));
+  auto instance = std::make_shared<Instance>();
+  instance->graph = std::shared_ptr<const Graph>(std::move(graph));
+  instance->num_args = fg.arg_nodes.size();
+  Executor::Request request;
+  for (const std::string& arg : fg.arg_nodes) {
+    PX_ASSIGN_OR_RETURN(Endpoint e, instance->graph->ResolveTensor(arg + ":0"));
+    request.feeds.push_back(e);
+  }
+  for (const std::string& fetch : fg.fetches) {
+    PX_ASSIGN_OR_RETURN(Endpoint e, instance->graph->ResolveTensor(fetch));
+    request.fetches.push_back(e);
+  }
+  for (const std::string& target : fg.targets) {
+    const Node* node = instance->graph->FindNode(target);
+    if (node == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat("function '", name, "': control return '",
+                                                     target, "' names no node"));
+    }
+    request.targets.push_back(node);
+  }
+  auto executor = Executor::Create(*instance->graph, *runtime_, device_, std::move(request), this);
+  if (!executor.ok()) {
+    return Annotate(executor.status(), absl::StrCat("in function '", name, "'"));
+  }
+  instance->executor = *std::move(executor);
+  std::lock_guard<std::mutex> lock(mu_);
+  functions_.emplace(name, instance);
+  return instance;
+}
+
+absl::StatusOr<std::vector<Tensor>> SessionState::CallFunction(const std::string& name,
+                                                               const std::vector<Tensor>& args) {
+  PX_ASSIGN_OR_RETURN(std::shared_ptr<Instance> instance, Instantiate(name));
+  if (args.size() != instance->num_args) {
+    return absl::InvalidArgumentError(absl::StrCat("function '", name, "' takes ",
+                                                   instance->num_args, " argument(s), got ",
+                                                   args.size()));
+  }
+  // Nesting depth of function calls on this thread (a run and the calls it
+  // makes stay on one thread).
+  constexpr int kMaxDepth = 100;
+  static thread_local int depth = 0;
+  struct DepthGuard {
+    DepthGuard() { ++depth; }
+    ~DepthGuard() { --depth; }
+  } guard;
+  if (depth > kMaxDepth) {
+    return absl::ResourceExhaustedError(absl::StrCat("function '", name, "': calls nest deeper than ",
+                                                     kMaxDepth, " (runaway recursion?)"));
+  }
+  auto results = instance->executor->Run(args);
+  if (!results.ok()) return Annotate(results.status(), absl::StrCat("in function '", name, "'"));
+  return results;
+}
+
+}  // namespace plexus

@@ -1,0 +1,360 @@
+// Fusion, for the device the session runs on:
+//   - TensorFlow 1's atrous pattern SpaceToBatchND -> convolution ->
+//     BatchToSpaceND becomes one dilated convolution (atrous.cc);
+//   - an Add of a constant channel vector after a MatMul or NHWC
+//     convolution becomes the BiasAdd it is;
+//   - inference batch norm after a convolution (Conv2D or depthwise) with
+//     constant weights folds into it: filter * s and a BiasAdd of offset - mean * s,
+//     where s = scale / sqrt(variance + epsilon) (float and double);
+//   - MatMul + BiasAdd (+ Relu, Relu6, Elu, LeakyRelu, Tanh or Sigmoid)
+//     becomes one _FusedMatMul, Conv2D + BiasAdd (+ the same) one
+//     _FusedConv2D, and DepthwiseConv2dNative + BiasAdd (+ the same) one
+//     _FusedDepthwiseConv2dNative, TensorFlow's own fused ops, when the
+//     device's plugin has a kernel for them in that dtype. A folded batch
+//     norm is a BiasAdd by then, so it fuses the same way.
+// The fused node takes the name of the last node of the pattern, so its
+// consumers and a fetch of it need no rewiring. Intermediate nodes must have
+// no other consumer and must not be named by the signature.
+#include <optional>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "passes/optimizer/graph_util.h"
+#include "passes/optimizer/optimizer.h"
+#include "plexus/device.h"
+#include "plexus/tensor_proto.h"
+
+namespace plexus::opt {
+namespace {
+
+const std::set<std::string>& Activations() {
+  static const std::set<std::string> kOps = {"Relu", "Relu6", "Elu", "LeakyRelu", "Tanh", "Sigmoid"};
+  return kOps;
+}
+
+// True when the session's device has a kernel for `op` accepting `dtype`.
+bool DeviceHasKernel(const PassContext& ctx, const std::string& op, DataType dtype) {
+  if (ctx.device == nullptr || OpRegistry::Global().Find(op) == nullptr) return false;
+  for (const KernelRegistration* k : ctx.device->plugin().kernels().ForOp(op)) {
+    bool ok = true;
+    for (const auto& [attr, allowed] : k->type_constraints) {
+      if (attr == "T") ok &= std::find(allowed.begin(), allowed.end(), dtype) != allowed.end();
+    }
+    if (ok) return true;
+  }
+  return false;
+}
+
+std::vector<std::string> DataInputs(const tf::NodeDef& n) {
+  std::vector<std::string> v;
+  for (const std::string& in : n.input()) {
+    if (!ParseInput(in).control) v.push_back(in);
+  }
+  return v;
+}
+
+std::vector<std::string> ControlInputs(const tf::NodeDef& n) {
+  std::vector<std::string> v;
+  for (const std::string& in : n.input()) {
+    if (ParseInput(in).control) v.push_back(in);
+  }
+  return v;
+}
+
+// `n` feeds exactly one data input of one node and nothing else, and the
+// signature does not name it.
+bool SoleConsumer(const NodeIndex& index, const PassContext& ctx, const tf::NodeDef& n, tf::NodeDef** consumer) {
+  if (ctx.protected_nodes.count(n.name()) > 0) return false;
+  const auto& data = index.DataConsumers(n.name());
+  if (data.size() != 1 || !index.ControlConsumers(n.name()).empty()) return false;
+  if (ParseInput(data[0].first->input(data[0].second)).index != 0) return false;
+  *consumer = data[0].first;
+  return true;
+}
+
+std::optional<Tensor> ConstOf(const NodeIndex& index, const PassContext& ctx, const std::string& input) {
+  InputRef ref = ParseInput(input);
+  const tf::NodeDef* n = index.Find(ref.node);
+  if (n == nullptr || n->op() != "Const" || ref.index != 0 || !ControlInputs(*n).empty()) return std::nullopt;
+  if (ctx.fed.count(EndpointKey(n->name(), 0)) > 0) return std::nullopt;  // fed: not constant
+  auto t = TensorFromProto(n->attr().at("value").tensor());
+  if (!t.ok()) return std::nullopt;
+  return *std::move(t);
+}
+
+double At(const Tensor& t, int64_t i) {
+  return t.dtype() == DataType::kDouble ? t.data<double>()[i] : t.data<float>()[i];
+}
+void Set(Tensor& t, int64_t i, double v) {
+  if (t.dtype() == DataType::kDouble) {
+    t.data<double>()[i] = v;
+  } else {
+    t.data<float>()[i] = static_cast<float>(v);
+  }
+}
+
+// Conv2D (constant HWIO filter) -> FusedBatchNorm (inference, constant
+// parameters): scale the filter, and turn the batch norm into a BiasAdd.
+bool FoldBatchNorm(const PassContext& ctx, NodeIndex& index, NameSet& names, tf::NodeDef& bn) {
+  if (bn.op() != "FusedBatchNorm" && bn.op() != "FusedBatchNormV2" && bn.op() != "FusedBatchNormV3") return false;
+  auto training = bn.attr().find("is_training");
+  if (training != bn.attr().end() && training->second.b()) return false;
+  std::vector<std::string> in = DataInputs(bn);
+  if (in.size() != 5) return false;
+  // Only output 0 may be read.
+  for (const auto& [consumer, pos] : index.DataConsumers(bn.name())) {
+    if (ParseInput(consumer->input(pos)).index != 0) return false;
+  }
+  if (ctx.fed.count(EndpointKey(bn.name(), 0)) > 0 || ctx.protected_nodes.count(bn.name()) > 0) return false;
+  tf::NodeDef* conv = index.Find(ParseInput(in[0]).node);
+  tf::NodeDef* consumer = nullptr;
+  // A BiasAdd of a constant between the convolution and the batch norm
+  // folds too: (conv + b - mean) * s + offset = conv * s + (b - mean) * s + offset.
+  tf::NodeDef* between = nullptr;
+  std::optional<Tensor> old_bias;
+  if (conv != nullptr && conv->op() == "BiasAdd" && ParseInput(in[0]).index == 0 &&
+      SoleConsumer(index, ctx, *conv, &consumer) && consumer == &bn &&
+      ctx.fed.count(EndpointKey(conv->name(), 0)) == 0) {
+    between = conv;
+    std::string bias_format = "NHWC", bn_format = "NHWC";
+    if (auto f = between->attr().find("data_format"); f != between->attr().end()) bias_format = f->second.s();
+    if (auto f = bn.attr().find("data_format"); f != bn.attr().end()) bn_format = f->second.s();
+    if (!ControlInputs(*between).empty() || bias_format != bn_format) return false;
+    std::vector<std::string> bias_in = DataInputs(*between);
+    if (bias_in.size() != 2 || ParseInput(bias_in[0]).index != 0) return false;
+    old_bias = ConstOf(index, ctx, bias_in[1]);
+    if (!old_bias) return false;
+    conv = index.Find(ParseInput(bias_in[0]).node);
+    if (conv == nullptr || !SoleConsumer(index, ctx, *conv, &consumer) || consumer != between) return false;
+  } else if (conv == nullptr || ParseInput(in[0]).index != 0 || !SoleConsumer(index, ctx, *conv, &consumer) ||
+             consumer != &bn) {
+    return false;
+  }
+  if (conv->op() != "Conv2D" && conv->op() != "DepthwiseConv2dNative") return false;
+  if (ctx.fed.count(EndpointKey(conv->name(), 0)) > 0) return false;
+  std::vector<std::string> conv_in = DataInputs(*conv);
+  std::optional<Tensor> filter = ConstOf(index, ctx, conv_in[1]);
+  std::optional<Tensor> scale = ConstOf(index, ctx, in[1]), offset = ConstOf(index, ctx, in[2]),
+                        mean = ConstOf(index, ctx, in[3]), var = ConstOf(index, ctx, in[4]);
+  if (!filter || !scale || !offset || !mean || !var) return false;
+  DataType t = filter->dtype();
+  if ((t != DataType::kFloat && t != DataType::kDouble) || scale->dtype() != t || filter->dims() != 4) return false;
+  // Conv2D's filter is [kh, kw, in, out]; a depthwise filter [kh, kw, in,
+  // multiplier] makes output channel c * multiplier + m: either way output
+  // channel o scales the filter elements whose flat index is o modulo the
+  // number of output channels.
+  const bool depthwise = conv->op() == "DepthwiseConv2dNative";
+  const int64_t out_channels = depthwise ? filter->shape()[2] * filter->shape()[3] : filter->shape()[3];
+  for (const Tensor* p : {&*scale, &*offset, &*mean, &*var}) {
+    if (p->dtype() != t || p->num_elements() != out_channels) return false;
+  }
+  if (old_bias && (old_bias->dtype() != t || old_bias->num_elements() != out_channels)) return false;
+  auto eps_it = bn.attr().find("epsilon");
+  double eps = eps_it == bn.attr().end() ? 1e-4 : eps_it->second.f();
+  Tensor new_filter = Tensor::AllocateHost(t, filter->shape()).value();
+  Tensor bias = Tensor::AllocateHost(t, {out_channels}).value();
+  std::vector<double> s(out_channels);
+  for (int64_t o = 0; o < out_channels; ++o) {
+    s[o] = At(*scale, o) / std::sqrt(At(*var, o) + eps);
+    const double b = old_bias ? At(*old_bias, o) : 0.0;
+    Set(bias, o, At(*offset, o) + (b - At(*mean, o)) * s[o]);
+  }
+  for (int64_t i = 0; i < filter->num_elements(); ++i) Set(new_filter, i, At(*filter, i) * s[i % out_channels]);
+  auto filter_node = MakeConst(names.Unique(absl::StrCat(conv->name(), "/folded_filter")), new_filter,
+                               conv->device());
+  auto bias_node = MakeConst(names.Unique(absl::StrCat(bn.name(), "/folded_bias")), bias, bn.device());
+  if (!filter_node.ok() || !bias_node.ok()) return false;
+  // Rewire the conv's filter, and make the batch norm a BiasAdd in place.
+  for (int i = 0; i < conv->input_size(); ++i) {
+    if (conv->input(i) == conv_in[1]) {
+      index.SetInput(*conv, i, filter_node->name());
+      break;
+    }
+  }
+  std::string data_format = "NHWC";
+  if (auto it = bn.attr().find("data_format"); it != bn.attr().end()) data_format = it->second.s();
+  std::vector<std::string> controls = ControlInputs(bn);
+  tf::NodeDef bias_add;
+  bias_add.set_name(bn.name());
+  bias_add.set_op("BiasAdd");
+  bias_add.set_device(bn.device());
+  bias_add.add_input(conv->name());
+  bias_add.add_input(bias_node->name());
+  for (const std::string& c : controls) bias_add.add_input(c);
+  (*bias_add.mutable_attr())["T"].set_type(static_cast<tf::DataType>(t));
+  (*bias_add.mutable_attr())["data_format"].set_s(data_format == "NCHW" ? "NCHW" : "NHWC");
+  index.ReplaceNode(bn, std::move(bias_add));
+  index.AddNode(*std::move(filter_node));
+  index.AddNode(*std::move(bias_node));
+  return true;
+}
+
+// Output channels of a MatMul or NHWC convolution, from its constant
+// weights (-1 when they are not constant or the layout is not NHWC).
+int64_t OutputChannels(const NodeIndex& index, const PassContext& ctx, const tf::NodeDef& producer) {
+  std::vector<std::string> in = DataInputs(producer);
+  if (in.size() != 2) return -1;
+  std::optional<Tensor> w = ConstOf(index, ctx, in[1]);
+  if (!w) return -1;
+  const Shape& s = w->shape();
+  auto attr = [&](const char* name) -> const tf::AttrValue* {
+    auto it = producer.attr().find(name);
+    return it == producer.attr().end() ? nullptr : &it->second;
+  };
+  if (producer.op() == "MatMul") {
+    if (s.size() != 2) return -1;
+    const tf::AttrValue* tb = attr("transpose_b");
+    return tb != nullptr && tb->b() ? s[0] : s[1];
+  }
+  const tf::AttrValue* format = attr("data_format");
+  if ((format != nullptr && format->s() != "NHWC") || s.size() != 4) return -1;
+  return producer.op() == "Conv2D" ? s[3] : s[2] * s[3];
+}
+
+// Add(x, b) where x is a MatMul or NHWC convolution read by nothing else
+// and b a constant vector of its output channels is BiasAdd(x, b), exactly
+// (TensorFlow graphs often write the bias as an Add): rewritten so that
+// the fusions below apply.
+bool BiasAddFromAdd(const PassContext& ctx, NodeIndex& index, tf::NodeDef& add) {
+  if (add.op() != "Add" && add.op() != "AddV2") return false;
+  std::vector<std::string> in = DataInputs(add);
+  if (in.size() != 2 || ctx.protected_nodes.count(add.name()) > 0) return false;
+  for (int side = 0; side < 2; ++side) {
+    tf::NodeDef* producer = index.Find(ParseInput(in[side]).node);
+    tf::NodeDef* consumer = nullptr;
+    if (producer == nullptr || ParseInput(in[side]).index != 0 ||
+        (producer->op() != "MatMul" && producer->op() != "Conv2D" && producer->op() != "DepthwiseConv2dNative") ||
+        !SoleConsumer(index, ctx, *producer, &consumer) || consumer != &add ||
+        ctx.fed.count(EndpointKey(producer->name(), 0)) > 0) {
+      continue;
+    }
+    std::optional<Tensor> bias = ConstOf(index, ctx, in[1 - side]);
+    const int64_t channels = OutputChannels(index, ctx, *producer);
+    if (!bias || bias->dims() != 1 || channels < 0 || bias->shape()[0] != channels ||
+        bias->dtype() != TypeAttr(*producer, "T")) {
+      continue;
+    }
+    tf::NodeDef bias_add = add;
+    bias_add.set_op("BiasAdd");
+    bias_add.clear_input();
+    bias_add.add_input(in[side]);
+    bias_add.add_input(in[1 - side]);
+    for (const std::string& c : ControlInputs(add)) bias_add.add_input(c);
+    (*bias_add.mutable_attr())["data_format"].set_s("NHWC");
+    index.ReplaceNode(add, std::move(bias_add));
+    return true;
+  }
+  return false;
+}
+
+// MatMul/Conv2D/DepthwiseConv2dNative -> BiasAdd (-> activation) into one
+// fused node.
+bool FuseBiasAdd(const PassContext& ctx, NodeIndex& index, tf::NodeDef& bias_add) {
+  if (bias_add.op() != "BiasAdd") return false;
+  std::vector<std::string> in = DataInputs(bias_add);
+  if (in.size() != 2) return false;
+  tf::NodeDef* producer = index.Find(ParseInput(in[0]).node);
+  tf::NodeDef* consumer = nullptr;
+  if (producer == nullptr || ParseInput(in[0]).index != 0 ||
+      (producer->op() != "MatMul" && producer->op() != "Conv2D" &&
+       producer->op() != "DepthwiseConv2dNative") ||
+      !SoleConsumer(index, ctx, *producer, &consumer) || consumer != &bias_add) {
+    return false;
+  }
+  DataType t = TypeAttr(bias_add, "T");
+  const bool matmul = producer->op() == "MatMul";
+  const std::string fused_op = matmul                        ? "_FusedMatMul"
+                               : producer->op() == "Conv2D" ? "_FusedConv2D"
+                                                            : "_FusedDepthwiseConv2dNative";
+  if (!DeviceHasKernel(ctx, fused_op, t)) return false;
+  std::string bias_format = "NHWC";
+  if (auto it = bias_add.attr().find("data_format"); it != bias_add.attr().end()) bias_format = it->second.s();
+  if (!matmul) {
+    std::string conv_format = "NHWC";
+    if (auto it = producer->attr().find("data_format"); it != producer->attr().end()) conv_format = it->second.s();
+    if (conv_format != bias_format) return false;
+  }
+  // An activation that is the BiasAdd's only reader joins the fusion.
+  tf::NodeDef* last = &bias_add;
+  tf::NodeDef* act = nullptr;
+  if (SoleConsumer(index, ctx, bias_add, &act) && Activations().count(act->op()) > 0 &&
+      TypeAttr(*act, "T") == t && DataInputs(*act).size() == 1 &&
+      ctx.fed.count(EndpointKey(bias_add.name(), 0)) == 0) {
+    last = act;
+  } else {
+    act = nullptr;
+  }
+  if (ctx.fed.count(EndpointKey(producer->name(), 0)) > 0) return false;
+
+  tf::NodeDef fused;
+  fused.set_name(last->name());
+  fused.set_op(fused_op);
+  fused.set_device(last->device());
+  std::vector<std::string> producer_in = DataInputs(*producer);
+  fused.add_input(producer_in[0]);
+  fused.add_input(producer_in[1]);
+  fused.add_input(in[1]);
+  std::set<std::string> controls;
+  for (const tf::NodeDef* n : {producer, &bias_add, act}) {
+    if (n == nullptr) continue;
+    for (const std::string& c : ControlInputs(*n)) controls.insert(c);
+  }
+  for (const std::string& c : controls) fused.add_input(c);
+  auto& attr = *fused.mutable_attr();
+  for (const auto& [name, value] : producer->attr()) attr[name] = value;
+  attr["T"].set_type(static_cast<tf::DataType>(t));
+  attr["num_args"].set_i(1);
+  auto* ops = attr["fused_ops"].mutable_list();
+  ops->add_s("BiasAdd");
+  if (act != nullptr) {
+    ops->add_s(act->op());
+    if (act->op() == "LeakyRelu") {
+      auto alpha = act->attr().find("alpha");
+      attr["leakyrelu_alpha"].set_f(alpha == act->attr().end() ? 0.2f : alpha->second.f());
+    }
+  }
+  index.ReplaceNode(*last, std::move(fused));
+  return true;
+}
+
+}  // namespace
+
+// atrous.cc: SpaceToBatchND -> convolution -> BatchToSpaceND into one
+// dilated convolution; returns how many were rewritten.
+int RewriteAtrousConvolutions(tf::GraphDef& def, const PassContext& ctx, NodeIndex& index);
+
+absl::StatusOr<bool> FuseOps(tf::GraphDef& def, const PassContext& ctx) {
+  int folded = 0, fused = 0;
+  // One index for the whole pass, kept current by every rewrite (no
+  // rebuild per fusion). Batch norms first: each fold leaves a BiasAdd that
+  // the next loop fuses.
+  NodeIndex index(def);
+  // Atrous convolutions first, so the dilated Conv2D fuses below.
+  const int atrous = RewriteAtrousConvolutions(def, ctx, index);
+  {
+    const int n = def.node_size();
+    for (int i = 0; i < n; ++i) BiasAddFromAdd(ctx, index, *def.mutable_node(i));
+  }
+  {
+    NameSet names(def);
+    const int n = def.node_size();
+    for (int i = 0; i < n; ++i) {
+      if (FoldBatchNorm(ctx, index, names, *def.mutable_node(i))) ++folded;
+    }
+  }
+  {
+    const int n = def.node_size();
+    for (int i = 0; i < n; ++i) {
+      if (FuseBiasAdd(ctx, index, *def.mutable_node(i))) ++fused;
+    }
+  }
+  if (atrous + folded + fused == 0) return false;
+  if (ctx.log) {
+    ctx.log->push_back(absl::StrCat("fuse: ", atrous, " atrous convolutions made dilated, ", folded,
+                                    " batch norms folded into convolutions, ", fused,
+                                    " MatMul/Conv2D/DepthwiseConv2dNative + BiasAdd (+ activation) fused"));
+  }
+  return true;
+}
+
+}  // namespace plexus::opt
