@@ -125,5 +125,56 @@ TEST(SessionTest, CancelledRunStopsWithCancelled) {
   EXPECT_EQ(CurrentRunCancelFlag(), nullptr);
 }
 
+// Metadata ops run in the core (exec/views.h): a Reshape, ExpandDims or
+// Squeeze output shares its input's memory; Shape, ShapeN, Size and Rank are
+// host values made from shapes. No kernel runs for them.
+TEST(EagerTest, MetadataOpsAreViewsAndShapeValues) {
+  auto runtime = CpuRuntime();
+  EagerContext eager(runtime.get());
+  Tensor a = Floats({2, 3}, {1, 2, 3, 4, 5, 6});
+  Tensor shape = Tensor::FromVector<int32_t>(DataType::kInt32, {2}, {3, -1});
+  auto reshaped = eager.Execute("Reshape", {a, shape}, {}, nullptr);
+  ASSERT_TRUE(reshaped.ok()) << reshaped.status();
+  EXPECT_EQ((*reshaped)[0].shape(), (Shape{3, 2}));
+  EXPECT_EQ((*reshaped)[0].buffer(), a.buffer());  // a view, not a copy
+  auto prepared = eager.Prepare("Reshape", {DataType::kFloat, DataType::kInt32}, {}, nullptr);
+  ASSERT_TRUE(prepared.ok()) << prepared.status();
+  EXPECT_EQ((*prepared)->device(), nullptr);  // no device's kernel
+
+  Tensor axis = Tensor::FromVector<int32_t>(DataType::kInt32, {}, {0});
+  auto expanded = eager.Execute("ExpandDims", {a, axis}, {}, nullptr);
+  ASSERT_TRUE(expanded.ok()) << expanded.status();
+  EXPECT_EQ((*expanded)[0].shape(), (Shape{1, 2, 3}));
+  auto squeezed = eager.Execute("Squeeze", {(*expanded)[0]}, {}, nullptr);
+  ASSERT_TRUE(squeezed.ok()) << squeezed.status();
+  EXPECT_EQ((*squeezed)[0].shape(), (Shape{2, 3}));
+  EXPECT_EQ((*squeezed)[0].buffer(), a.buffer());
+
+  AttrMap int64_out;
+  int64_out["out_type"].set_type(tf::DT_INT64);
+  auto dims = eager.Execute("Shape", {a}, int64_out, nullptr);
+  ASSERT_TRUE(dims.ok()) << dims.status();
+  ASSERT_EQ((*dims)[0].dtype(), DataType::kInt64);
+  EXPECT_EQ((*dims)[0].data<int64_t>()[0], 2);
+  EXPECT_EQ((*dims)[0].data<int64_t>()[1], 3);
+  auto size = eager.Execute("Size", {a}, {}, nullptr);
+  ASSERT_TRUE(size.ok()) << size.status();
+  EXPECT_EQ((*size)[0].data<int32_t>()[0], 6);
+  auto rank = eager.Execute("Rank", {a}, {}, nullptr);
+  ASSERT_TRUE(rank.ok()) << rank.status();
+  EXPECT_EQ((*rank)[0].data<int32_t>()[0], 2);
+  auto both = eager.Execute("ShapeN", {a, (*expanded)[0]}, {}, nullptr);
+  ASSERT_TRUE(both.ok()) << both.status();
+  ASSERT_EQ(both->size(), 2u);
+  EXPECT_EQ((*both)[1].num_elements(), 3);
+
+  // Errors name the op, as a kernel's would.
+  Tensor bad = Tensor::FromVector<int32_t>(DataType::kInt32, {1}, {5});
+  auto refused = eager.Execute("Reshape", {a, bad}, {}, nullptr);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(std::string(refused.status().message()).find("op Reshape"), std::string::npos)
+      << refused.status();
+}
+
 }  // namespace
 }  // namespace plexus

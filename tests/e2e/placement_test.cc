@@ -142,5 +142,47 @@ TEST(Placement, ReportSaysWhereEachNodeRanAndWhy) {
   EXPECT_NE(printed.find("summary: 3 nodes (CPU:0: 1, TESTDEV:0: 1, core: 1), "), std::string::npos) << printed;
 }
 
+// Metadata ops are the core's own work in the report, and their outputs
+// are right whatever device the run is on.
+TEST(Placement, MetadataOpsRunInTheCore) {
+  RuntimeOptions options;
+  options.discover_plugins = false;
+  options.plugin_paths = {PX_CPU_PLUGIN_PATH};
+  auto runtime = Runtime::Create(options);
+  ASSERT_TRUE(runtime.ok()) << runtime.status();
+  const char* text = R"pb(
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "shape" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+           attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 2 } }
+                                                int_val: 3 int_val: 2 } } } }
+    node { name: "r" op: "Reshape" input: "x" input: "shape"
+           attr { key: "T" value { type: DT_FLOAT } } attr { key: "Tshape" value { type: DT_INT32 } } }
+    node { name: "twice" op: "AddV2" input: "r" input: "r" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "dims" op: "Shape" input: "twice" attr { key: "T" value { type: DT_FLOAT } }
+           attr { key: "out_type" value { type: DT_INT32 } } }
+  )pb";
+  auto graph = ImportGraphDefBytes(text, "<metadata ops test>", GraphFormat::kText);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  SessionOptions session_options;
+  session_options.device = "CPU:0";
+  session_options.optimizer.enabled = false;  // keep Reshape and Shape as they are
+  auto session = Session::Create(runtime->get(), std::shared_ptr<const Graph>(*std::move(graph)), session_options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  auto out = (*session)->Run({{"x", Tensor::FromVector<float>(DataType::kFloat, {6}, {1, 2, 3, 4, 5, 6})}},
+                             {"twice", "dims"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].shape(), (Shape{3, 2}));
+  EXPECT_EQ((*out)[0].data<float>()[5], 12.0f);
+  EXPECT_EQ((*out)[1].data<int32_t>()[0], 3);
+  EXPECT_EQ((*out)[1].data<int32_t>()[1], 2);
+  const PlacementReport report = (*session)->placement();
+  for (const NodePlacement& n : report.nodes) {
+    if (n.op == "Reshape" || n.op == "Shape") {
+      EXPECT_EQ(n.how, PlacedBy::kCore) << report.ToString();
+    }
+    if (n.op == "AddV2") EXPECT_EQ(n.how, PlacedBy::kKernel) << report.ToString();
+  }
+}
+
 }  // namespace
 }  // namespace plexus

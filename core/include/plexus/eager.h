@@ -88,6 +88,10 @@ class EagerOp {
  private:
   friend class EagerContext;
   EagerOp() = default;
+  // The paths of Run that launch no kernel: a metadata op (a view or shape
+  // values) and a host op of the core.
+  absl::StatusOr<std::vector<Tensor>> RunMetadata(absl::Span<const Tensor> inputs) const;
+  absl::StatusOr<std::vector<Tensor>> RunHostOp(absl::Span<const Tensor> inputs) const;
 
   EagerContext* context_ = nullptr;
   std::unique_ptr<Graph> graph_;  // owns node_ and its placeholder inputs

@@ -272,6 +272,49 @@ EagerOp::~EagerOp() {
   }
 }
 
+absl::StatusOr<std::vector<Tensor>> EagerOp::RunMetadata(absl::Span<const Tensor> inputs) const {
+  const Node& node = *node_;
+  // A view or shape values (exec/views.h): no kernel, no device work. A
+  // view's other inputs (a Reshape's shape) are read on the host.
+  std::vector<Tensor> staged(inputs.begin(), inputs.end());
+  for (size_t k = 1; node.def->output_is_view && k < staged.size(); ++k) {
+    if (staged[k].host_readable()) continue;
+    if (staged[k].device() != nullptr) PX_RETURN_IF_ERROR(context_->Synchronize(staged[k].device()));
+    auto host = CopyTensorTo(staged[k], nullptr);
+    if (!host.ok()) return Annotate(host.status(), absl::StrCat(Where(node, nullptr), ": input ", k));
+    staged[k] = *std::move(host);
+  }
+  std::vector<const Tensor*> pointers;
+  for (const Tensor& t : staged) pointers.push_back(&t);
+  std::vector<Tensor> outputs;
+  PX_RETURN_IF_ERROR(RunMetadataOp(node, pointers, /*static_shapes=*/false, &DescribeEagerOp, &outputs));
+  return outputs;
+}
+
+absl::StatusOr<std::vector<Tensor>> EagerOp::RunHostOp(absl::Span<const Tensor> inputs) const {
+  const Node& node = *node_;
+  std::vector<Tensor> host_inputs;
+  host_inputs.reserve(inputs.size());
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    const Tensor& t = inputs[k];
+    if (t.device() != nullptr && !t.host_readable()) {
+      PX_RETURN_IF_ERROR(context_->Synchronize(t.device()));
+    }
+    auto host = CopyTensorTo(t, nullptr);
+    if (!host.ok()) return Annotate(host.status(), absl::StrCat(Where(node, nullptr), ": input ", k));
+    host_inputs.push_back(*std::move(host));
+  }
+  HostOpContext ctx(node, std::move(host_inputs), context_->state());
+  PX_RETURN_IF_ERROR(host_op_(ctx));
+  for (int k = 0; k < node.num_outputs(); ++k) {
+    const Tensor& t = ctx.outputs()[k];
+    if (!t.valid() || t.dtype() != node.output_types[k]) {
+      return absl::InternalError(absl::StrCat(Where(node, nullptr), ": the host op produced a bad output ", k));
+    }
+  }
+  return std::move(ctx.outputs());
+}
+
 absl::StatusOr<std::vector<Tensor>> EagerOp::Run(absl::Span<const Tensor> inputs) const {
   const Node& node = *node_;
   if (inputs.size() != node.input_types.size()) {
@@ -290,46 +333,8 @@ absl::StatusOr<std::vector<Tensor>> EagerOp::Run(absl::Span<const Tensor> inputs
   if (node.def->forwards_inputs) {
     return std::vector<Tensor>(inputs.begin(), inputs.begin() + node.num_outputs());
   }
-  if (IsMetadataOp(node)) {
-    // A view or shape values (exec/views.h): no kernel, no device work. A
-    // view's other inputs (a Reshape's shape) are read on the host.
-    std::vector<Tensor> staged(inputs.begin(), inputs.end());
-    for (size_t k = 1; node.def->output_is_view && k < staged.size(); ++k) {
-      if (staged[k].host_readable()) continue;
-      if (staged[k].device() != nullptr) PX_RETURN_IF_ERROR(context_->Synchronize(staged[k].device()));
-      auto host = CopyTensorTo(staged[k], nullptr);
-      if (!host.ok()) return Annotate(host.status(), absl::StrCat(Where(node, nullptr), ": input ", k));
-      staged[k] = *std::move(host);
-    }
-    std::vector<const Tensor*> pointers;
-    for (const Tensor& t : staged) pointers.push_back(&t);
-    std::vector<Tensor> outputs;
-    PX_RETURN_IF_ERROR(RunMetadataOp(node, pointers, /*static_shapes=*/false, &DescribeEagerOp, &outputs));
-    return outputs;
-  }
-  if (host_op_ != nullptr) {
-    std::vector<Tensor> host_inputs;
-    host_inputs.reserve(inputs.size());
-    for (size_t k = 0; k < inputs.size(); ++k) {
-      const Tensor& t = inputs[k];
-      if (t.device() != nullptr && !t.host_readable()) {
-        PX_RETURN_IF_ERROR(context_->Synchronize(t.device()));
-      }
-      auto host = CopyTensorTo(t, nullptr);
-      if (!host.ok()) return Annotate(host.status(), absl::StrCat(Where(node, nullptr), ": input ", k));
-      host_inputs.push_back(*std::move(host));
-    }
-    HostOpContext ctx(node, std::move(host_inputs), context_->state());
-    PX_RETURN_IF_ERROR(host_op_(ctx));
-    for (int k = 0; k < node.num_outputs(); ++k) {
-      const Tensor& t = ctx.outputs()[k];
-      if (!t.valid() || t.dtype() != node.output_types[k]) {
-        return absl::InternalError(absl::StrCat(Where(node, nullptr), ": the host op produced a bad output ", k));
-      }
-    }
-    return std::move(ctx.outputs());
-  }
-
+  if (IsMetadataOp(node)) return RunMetadata(inputs);
+  if (host_op_ != nullptr) return RunHostOp(inputs);
   Device& device = *device_;
   // Inputs where the kernel reads them (copies only where needed).
   absl::InlinedVector<const Tensor*, 4> in(inputs.size());
