@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "plexus/sdk/fused.h"
+#include "plexus/sdk/op_signatures.h"
 #include "plexus/sdk/window.h"
 #include "plexus/sdk/fused_elementwise.h"
 #include "reference_kernels.h"
@@ -346,15 +347,14 @@ class FusedElementwiseKernel : public sdk::OpKernel {
 PX_Status* RegisterFusedKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar) {
   const std::vector<PX_DataType> floats = sdk::FloatTypes();
   PX_Status* s = nullptr;
-  if ((s = sdk::RegisterKernel<FusedMatMulKernel>(info, registrar, "_FusedMatMul",
-                                                  {{"T", floats}})) ||
-      (s = sdk::RegisterKernel<FusedConv2DKernel>(info, registrar, "_FusedConv2D",
-                                                  {{"T", floats}})) ||
-      (s = sdk::RegisterKernel<FusedDepthwiseConvKernel>(info, registrar,
-                                                         "_FusedDepthwiseConv2dNative",
-                                                         {{"T", floats}})) ||
-      (s = sdk::RegisterKernel<FusedElementwiseKernel>(info, registrar, "_PlexusFusedElementwise",
-                                                       {{"T", {PX_DT_FLOAT, PX_DT_DOUBLE}}}))) {
+  if ((s = sdk::RegisterKernel<FusedMatMulKernel>(
+      info, registrar, sdk::sig::kFusedMatMul, {floats})) ||
+      (s = sdk::RegisterKernel<FusedConv2DKernel>(
+          info, registrar, sdk::sig::kFusedConv2D, {floats})) ||
+      (s = sdk::RegisterKernel<FusedDepthwiseConvKernel>(
+          info, registrar, sdk::sig::kFusedDepthwiseConv2dNative, {floats})) ||
+      (s = sdk::RegisterKernel<FusedElementwiseKernel>(
+          info, registrar, sdk::sig::kPlexusFusedElementwise, {{PX_DT_FLOAT, PX_DT_DOUBLE}}))) {
     return s;
   }
   return nullptr;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "plexus/sdk/kernel.h"
+#include "plexus/sdk/op_signatures.h"
 #include "plexus/sdk/plugin.h"
 #include "template_kernels.h"
 
@@ -187,13 +188,13 @@ class MatMulKernel : public sdk::OpKernel {
 PX_Status* RegisterTemplateKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar) {
   // One line per kernel: the class, the op and the dtypes of its "T" attribute.
   PX_SDK_RETURN_IF_ERROR(
-      sdk::RegisterKernel<BinaryKernel<AddOp>>(info, registrar, "AddV2", {{"T", kFloatTypes}}));
+      sdk::RegisterKernel<BinaryKernel<AddOp>>(info, registrar, sdk::sig::kAddV2, {kFloatTypes}));
   PX_SDK_RETURN_IF_ERROR(
-      sdk::RegisterKernel<BinaryKernel<MulOp>>(info, registrar, "Mul", {{"T", kFloatTypes}}));
+      sdk::RegisterKernel<BinaryKernel<MulOp>>(info, registrar, sdk::sig::kMul, {kFloatTypes}));
   PX_SDK_RETURN_IF_ERROR(
-      sdk::RegisterKernel<ReluKernel>(info, registrar, "Relu", {{"T", kFloatTypes}}));
+      sdk::RegisterKernel<ReluKernel>(info, registrar, sdk::sig::kRelu, {kFloatTypes}));
   PX_SDK_RETURN_IF_ERROR(
-      sdk::RegisterKernel<MatMulKernel>(info, registrar, "MatMul", {{"T", kFloatTypes}}));
+      sdk::RegisterKernel<MatMulKernel>(info, registrar, sdk::sig::kMatMul, {kFloatTypes}));
   return nullptr;
 }
 

@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "plexus/sdk/op_signatures.h"
 #include "kernels/conv_im2col.h"
 #include "kernels/conv_onednn.h"
 #include "kernels/fused_epilogue.h"
@@ -368,10 +369,10 @@ class DepthwiseKernel : public sdk::OpKernel {
 
 PX_Status* RegisterDepthwiseKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar) {
   PX_Status* s = nullptr;
-  if ((s = sdk::RegisterKernel<DepthwiseKernel<false>>(info, registrar, "DepthwiseConv2dNative",
-                                                       {{"T", sdk::FloatTypes()}})) ||
-      (s = sdk::RegisterKernel<DepthwiseKernel<true>>(info, registrar, "_FusedDepthwiseConv2dNative",
-                                                      {{"T", sdk::FloatTypes()}}))) {
+  if ((s = sdk::RegisterKernel<DepthwiseKernel<false>>(
+      info, registrar, sdk::sig::kDepthwiseConv2dNative, {sdk::FloatTypes()})) ||
+      (s = sdk::RegisterKernel<DepthwiseKernel<true>>(
+          info, registrar, sdk::sig::kFusedDepthwiseConv2dNative, {sdk::FloatTypes()}))) {
     return s;
   }
   return nullptr;

@@ -24,6 +24,7 @@
 #include "kernels/elementwise_impl.h"
 #include "kernels/fused_epilogue.h"
 #include "plexus/sdk/fused_elementwise.h"
+#include "plexus/sdk/op_signatures.h"
 
 namespace plexus::cpu {
 namespace {
@@ -313,8 +314,8 @@ class FusedElementwiseKernel : public sdk::OpKernel {
 }  // namespace
 
 PX_Status* RegisterFusedElementwiseKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar) {
-  return sdk::RegisterKernel<FusedElementwiseKernel>(info, registrar, "_PlexusFusedElementwise",
-                                                     {{"T", {PX_DT_FLOAT, PX_DT_DOUBLE}}});
+  return sdk::RegisterKernel<FusedElementwiseKernel>(
+      info, registrar, sdk::sig::kPlexusFusedElementwise, {{PX_DT_FLOAT, PX_DT_DOUBLE}});
 }
 
 }  // namespace plexus::cpu

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "plexus/sdk/op_signatures.h"
 #include "kernels/conv_im2col.h"
 #include "kernels/conv_onednn.h"
 #include "kernels/fused_epilogue.h"
@@ -82,7 +83,7 @@ PX_Status* RegisterConvKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* 
   std::vector<PX_DataType> conv = sdk::FloatTypes();
   conv.push_back(PX_DT_INT32);
   PX_Status* s = nullptr;
-  if ((s = sdk::RegisterKernel<ConvKernel>(info, registrar, "Conv2D", {{"T", conv}})) ||
+  if ((s = sdk::RegisterKernel<ConvKernel>(info, registrar, sdk::sig::kConv2D, {conv})) ||
       (s = RegisterDepthwiseKernels(info, registrar))) {
     return s;
   }

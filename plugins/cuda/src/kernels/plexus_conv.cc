@@ -179,7 +179,7 @@ PX_Status* RegisterPlexusConvKernels(sdk::RegistrationInfo* info, PX_KernelRegis
   for (const char* op :
        {"Conv2D", "DepthwiseConv2dNative", "_FusedConv2D", "_FusedDepthwiseConv2dNative"}) {
     PX_SDK_RETURN_IF_ERROR(
-        sdk::RegisterKernel<PlexusConvKernel>(info, registrar, op, {{"T", types}}));
+        sdk::RegisterKernel<PlexusConvKernel>(info, registrar, *op, {types}));
   }
   return nullptr;
 }

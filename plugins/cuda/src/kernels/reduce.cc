@@ -11,6 +11,7 @@
 #include "kernels/dtype_map.h"
 #include "kernels/register_kernels.h"
 #include "plexus/sdk/kernel.h"
+#include "plexus/sdk/op_signatures.h"
 #include "plexus/sdk/plugin.h"
 #include "plexus/sdk/window.h"
 
@@ -25,7 +26,7 @@ using sdk::Shape;
 // ---------------------------------------------------------------------------
 
 struct ReduceEntry {
-  const char* op;
+  const sdk::OpSignature* op;
   Reducer code;
 };
 constexpr ReduceEntry kReduceOps[] = {
@@ -242,14 +243,14 @@ PX_Status* RegisterReductionKernels(sdk::RegistrationInfo* info, PX_KernelRegist
   for (const ReduceEntry& e : kReduceOps) {
     // axis (input 1) stays in host memory.
     PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<ReduceKernel>(
-        info, registrar, e.op, {{"T", kFloatTypes}, {"Tidx", idx}}, {1}));
+        info, registrar, *e.op, {kFloatTypes, idx}));
   }
-  for (const char* op : {"Softmax", "LogSoftmax"}) {
+  for (const sdk::OpSignature* op : {&sdk::sig::kSoftmax, &sdk::sig::kLogSoftmax}) {
     PX_SDK_RETURN_IF_ERROR(
-        sdk::RegisterKernel<SoftmaxKernel>(info, registrar, op, {{"T", kFloatTypes}}));
+        sdk::RegisterKernel<SoftmaxKernel>(info, registrar, *op, {kFloatTypes}));
   }
   PX_SDK_RETURN_IF_ERROR(
-      sdk::RegisterKernel<BiasAddKernel>(info, registrar, "BiasAdd", {{"T", kFloatTypes}}));
+      sdk::RegisterKernel<BiasAddKernel>(info, registrar, sdk::sig::kBiasAdd, {kFloatTypes}));
   return nullptr;
 }
 

@@ -14,6 +14,7 @@
 #include "kernels/dtype_map.h"
 #include "kernels/register_kernels.h"
 #include "plexus/sdk/kernel.h"
+#include "plexus/sdk/op_signatures.h"
 #include "plexus/sdk/plugin.h"
 
 namespace plexus::cuda {
@@ -166,13 +167,13 @@ PX_Status* RegisterArgReduceKernels(sdk::RegistrationInfo* info, PX_KernelRegist
   const std::vector<PX_DataType> out_types = {PX_DT_INT16, PX_DT_UINT16, PX_DT_INT32,
                                               PX_DT_INT64};
   const std::vector<PX_DataType> idx = {PX_DT_INT32, PX_DT_INT64};
-  for (const char* op : {"ArgMax", "ArgMin"}) {
+  for (const sdk::OpSignature* op : {&sdk::sig::kArgMax, &sdk::sig::kArgMin}) {
     PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<ArgReduceKernel>(
-        info, registrar, op, {{"T", types}, {"Tidx", arg_idx}, {"output_type", out_types}}, {1}));
+        info, registrar, *op, {types, arg_idx, out_types}));
   }
-  for (const char* op : {"All", "Any"}) {
+  for (const sdk::OpSignature* op : {&sdk::sig::kAll, &sdk::sig::kAny}) {
     PX_SDK_RETURN_IF_ERROR(
-        sdk::RegisterKernel<LogicalReduceKernel>(info, registrar, op, {{"Tidx", idx}}, {1}));
+        sdk::RegisterKernel<LogicalReduceKernel>(info, registrar, *op, {idx}));
   }
   return nullptr;
 }

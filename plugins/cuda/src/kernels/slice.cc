@@ -15,6 +15,7 @@
 #include "kernels/slice_launch.h"
 #include "plexus/sdk/array_shapes.h"
 #include "plexus/sdk/kernel.h"
+#include "plexus/sdk/op_signatures.h"
 #include "plexus/sdk/plugin.h"
 
 namespace plexus::cuda {
@@ -178,9 +179,9 @@ PX_Status* RegisterSliceKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar*
   // begin and size (Slice), begin, end and strides (StridedSlice) stay in
   // host memory, as on the cpu plugin.
   PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<SliceKernel>(
-      info, registrar, "Slice", {{"T", all}, {"Index", index}}, {1, 2}));
+      info, registrar, sdk::sig::kSlice, {all, index}));
   PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<StridedSliceKernel>(
-      info, registrar, "StridedSlice", {{"T", all}, {"Index", index}}, {1, 2, 3}));
+      info, registrar, sdk::sig::kStridedSlice, {all, index}));
   return nullptr;
 }
 

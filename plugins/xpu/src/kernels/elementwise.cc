@@ -15,6 +15,7 @@
 #include "kernels/families.h"
 #include "kernels/plans.h"
 #include "plexus/sdk/kernel.h"
+#include "plexus/sdk/op_signatures.h"
 #include "plexus/sdk/plugin.h"
 #include "xpu_stream.h"
 
@@ -40,7 +41,7 @@ void Launch1D(XpuStream& stream, const std::string& kernel, int64_t n,
 // ---------------------------------------------------------------------------
 
 struct UnaryEntry {
-  const char* op;
+  const sdk::OpSignature* op;
   int code;
   bool integer;  // the integer kernels have it too
 };
@@ -143,7 +144,7 @@ class CastKernel : public sdk::OpKernel {
 
 enum class Kind { kArith, kCompare, kLogical };
 struct BinaryEntry {
-  const char* op;
+  const sdk::OpSignature* op;
   Kind kind;
   int code;
 };
@@ -307,34 +308,35 @@ PX_Status* RegisterXpuElementwiseKernels(sdk::RegistrationInfo* info,
                                          PX_KernelRegistrar* registrar) {
   for (const UnaryEntry& e : kUnaryOps) {
     PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<UnaryKernel>(
-        info, registrar, e.op, {{"T", e.integer ? kFloatInt : kFloat}}));
+        info, registrar, *e.op, {e.integer ? kFloatInt : kFloat}));
   }
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<LogicalNotKernel>(info, registrar, "LogicalNot", {}));
+  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<LogicalNotKernel>(
+      info, registrar, sdk::sig::kLogicalNot));
   PX_SDK_RETURN_IF_ERROR(
-      sdk::RegisterKernel<CastKernel>(info, registrar, "Cast", {{"SrcT", kAll}, {"DstT", kAll}}));
+      sdk::RegisterKernel<CastKernel>(info, registrar, sdk::sig::kCast, {kAll, kAll}));
   // Integer division and powers are not here: they need the cpu plugin's
   // zero-divisor and negative-exponent checks (the ops run elsewhere).
   struct Entry {
-    const char* op;
+    const sdk::OpSignature* op;
     const std::vector<PX_DataType>* types;
   };
   const Entry binary[] = {
-      {"Add", &kFloatInt},     {"AddV2", &kFloatInt},     {"Sub", &kFloatInt},
-      {"Mul", &kFloatInt},     {"Div", &kFloat},          {"RealDiv", &kFloat},
-      {"Maximum", &kFloatInt}, {"Minimum", &kFloatInt},   {"Pow", &kFloat},
-      {"FloorDiv", &kFloat},   {"FloorMod", &kFloat},     {"SquaredDifference", &kFloatInt},
-      {"Less", &kFloatInt},    {"LessEqual", &kFloatInt}, {"Greater", &kFloatInt},
-      {"GreaterEqual", &kFloatInt}, {"Equal", &kAll},     {"NotEqual", &kAll},
+      {&sdk::sig::kAdd, &kFloatInt},     {&sdk::sig::kAddV2, &kFloatInt},     {&sdk::sig::kSub, &kFloatInt},
+      {&sdk::sig::kMul, &kFloatInt},     {&sdk::sig::kDiv, &kFloat},          {&sdk::sig::kRealDiv, &kFloat},
+      {&sdk::sig::kMaximum, &kFloatInt}, {&sdk::sig::kMinimum, &kFloatInt},   {&sdk::sig::kPow, &kFloat},
+      {&sdk::sig::kFloorDiv, &kFloat},   {&sdk::sig::kFloorMod, &kFloat},     {&sdk::sig::kSquaredDifference, &kFloatInt},
+      {&sdk::sig::kLess, &kFloatInt},    {&sdk::sig::kLessEqual, &kFloatInt}, {&sdk::sig::kGreater, &kFloatInt},
+      {&sdk::sig::kGreaterEqual, &kFloatInt}, {&sdk::sig::kEqual, &kAll},     {&sdk::sig::kNotEqual, &kAll},
   };
   for (const Entry& e : binary) {
     PX_SDK_RETURN_IF_ERROR(
-        sdk::RegisterKernel<BinaryKernel>(info, registrar, e.op, {{"T", *e.types}}));
+        sdk::RegisterKernel<BinaryKernel>(info, registrar, *e.op, {*e.types}));
   }
-  for (const char* op : {"LogicalAnd", "LogicalOr"}) {
-    PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<BinaryKernel>(info, registrar, op, {}));
+  for (const sdk::OpSignature* op : {&sdk::sig::kLogicalAnd, &sdk::sig::kLogicalOr}) {
+    PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<BinaryKernel>(info, registrar, *op));
   }
-  for (const char* op : {"Select", "SelectV2"}) {
-    PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<SelectKernel>(info, registrar, op, {{"T", kAll}}));
+  for (const sdk::OpSignature* op : {&sdk::sig::kSelect, &sdk::sig::kSelectV2}) {
+    PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<SelectKernel>(info, registrar, *op, {kAll}));
   }
   return nullptr;
 }

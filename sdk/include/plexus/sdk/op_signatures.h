@@ -355,7 +355,7 @@ inline const OpSignature* FindOpSignature(const char* op) {
 template <typename K>
 PX_Status* RegisterKernel(RegistrationInfo* info, PX_KernelRegistrar* registrar,
                           const OpSignature& sig,
-                          std::initializer_list<std::vector<PX_DataType>> types,
+                          std::initializer_list<std::vector<PX_DataType>> types = {},
                           int32_t priority = 0) {
   if (types.size() != sig.type_attrs.size()) {
     std::string names;
