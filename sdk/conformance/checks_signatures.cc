@@ -93,8 +93,8 @@ void CheckKernelSignatures(const HarnessPlugin& plugin, Report& report) {
     report.Fail("abi", "kernel_signatures", absl::StrJoin(bad, "; "));
     return;
   }
-  std::string detail = absl::StrCat("the kernels of ", checked_ops.size(),
-                                    " ops match the op-signature table");
+  std::string detail =
+      absl::StrCat("the kernels of ", checked_ops.size(), " ops match the op-signature table");
   if (!other_ops.empty()) absl::StrAppend(&detail, " (", other_ops.size(), " ops not in it)");
   if (!extras.empty()) {
     absl::StrAppend(&detail, "; in host memory beyond the table: ", absl::StrJoin(extras, ", "));

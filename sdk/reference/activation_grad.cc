@@ -178,14 +178,18 @@ PX_Status* RegisterActivationGradKernels(sdk::RegistrationInfo* info, PX_KernelR
       return s;
     }
   }
-  for (const sdk::OpSignature* op : {&sdk::sig::kEluGrad, &sdk::sig::kSeluGrad, &sdk::sig::kLeakyReluGrad, &sdk::sig::kSoftplusGrad, &sdk::sig::kSigmoidGrad,
-                         &sdk::sig::kTanhGrad, &sdk::sig::kRsqrtGrad, &sdk::sig::kSqrtGrad, &sdk::sig::kReciprocalGrad, &sdk::sig::kInvGrad}) {
+  for (const sdk::OpSignature* op :
+       {&sdk::sig::kEluGrad, &sdk::sig::kSeluGrad, &sdk::sig::kLeakyReluGrad,
+        &sdk::sig::kSoftplusGrad, &sdk::sig::kSigmoidGrad, &sdk::sig::kTanhGrad,
+        &sdk::sig::kRsqrtGrad, &sdk::sig::kSqrtGrad, &sdk::sig::kReciprocalGrad,
+        &sdk::sig::kInvGrad}) {
     if (PX_Status* s = sdk::RegisterKernel<ActivationGradKernel>(info, registrar, *op, {kFloat})) {
       return s;
     }
   }
   return sdk::RegisterKernel<UnsortedSegmentSumKernel>(
-      info, registrar, sdk::sig::kUnsortedSegmentSum, {kReal, {PX_DT_INT32, PX_DT_INT64}, {PX_DT_INT32, PX_DT_INT64}});
+      info, registrar, sdk::sig::kUnsortedSegmentSum,
+      {kReal, {PX_DT_INT32, PX_DT_INT64}, {PX_DT_INT32, PX_DT_INT64}});
 }
 
 }  // namespace plexus::reference

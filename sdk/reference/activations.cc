@@ -135,9 +135,9 @@ PX_Status* RegisterActivationKernels(sdk::RegistrationInfo* info, PX_KernelRegis
       return s;
     }
   }
-  for (const sdk::OpSignature* op : {&sdk::sig::kElu, &sdk::sig::kSelu, &sdk::sig::kLeakyRelu, &sdk::sig::kSoftplus, &sdk::sig::kGelu}) {
-    if (PX_Status* s =
-            sdk::RegisterKernel<ActivationKernel>(info, registrar, *op, {kFloat})) {
+  for (const sdk::OpSignature* op : {&sdk::sig::kElu, &sdk::sig::kSelu, &sdk::sig::kLeakyRelu,
+                                     &sdk::sig::kSoftplus, &sdk::sig::kGelu}) {
+    if (PX_Status* s = sdk::RegisterKernel<ActivationKernel>(info, registrar, *op, {kFloat})) {
       return s;
     }
   }

@@ -718,11 +718,11 @@ PX_Status* RegisterArrayKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar*
   reg(sdk::RegisterKernel<ConcatKernel>(info, registrar, sdk::sig::kConcatV2, {all, index}));
   reg(sdk::RegisterKernel<ConcatV1Kernel>(info, registrar, sdk::sig::kConcat, {all}));
   reg(sdk::RegisterKernel<SplitKernel>(info, registrar, sdk::sig::kSplit, {all}));
-  reg(sdk::RegisterKernel<SplitVKernel>(
-      info, registrar, sdk::sig::kSplitV, {all, {PX_DT_INT8, PX_DT_INT32, PX_DT_INT64}}));
+  reg(sdk::RegisterKernel<SplitVKernel>(info, registrar, sdk::sig::kSplitV,
+                                        {all, {PX_DT_INT8, PX_DT_INT32, PX_DT_INT64}}));
   reg(sdk::RegisterKernel<SliceKernel>(info, registrar, sdk::sig::kSlice, {all, index}));
-  reg(sdk::RegisterKernel<StridedSliceKernel>(
-      info, registrar, sdk::sig::kStridedSlice, {all, index}));
+  reg(sdk::RegisterKernel<StridedSliceKernel>(info, registrar, sdk::sig::kStridedSlice,
+                                              {all, index}));
   reg(sdk::RegisterKernel<PackKernel>(info, registrar, sdk::sig::kPack, {all}));
   reg(sdk::RegisterKernel<UnpackKernel>(info, registrar, sdk::sig::kUnpack, {all}));
   reg(sdk::RegisterKernel<GatherKernel>(info, registrar, sdk::sig::kGather, {all, index}));
@@ -743,13 +743,14 @@ PX_Status* RegisterArrayKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar*
   reg(sdk::RegisterKernel<OnesLikeKernel>(info, registrar, sdk::sig::kOnesLike, {ones_types}));
   reg(sdk::RegisterKernel<RangeKernel>(info, registrar, sdk::sig::kRange, {range_types}));
   reg(sdk::RegisterKernel<OneHotKernel>(
-      info, registrar, sdk::sig::kOneHot, {all, {PX_DT_UINT8, PX_DT_INT8, PX_DT_INT32, PX_DT_INT64}}));
-  reg(sdk::RegisterKernel<BroadcastToKernel>(
-      info, registrar, sdk::sig::kBroadcastTo, {all, index}));
-  reg(sdk::RegisterKernel<SpaceBatchKernel>(
-      info, registrar, sdk::sig::kSpaceToBatchND, {all, index, index}));
-  reg(sdk::RegisterKernel<BatchToSpaceKernel>(
-      info, registrar, sdk::sig::kBatchToSpaceND, {all, index, index}));
+      info, registrar, sdk::sig::kOneHot,
+      {all, {PX_DT_UINT8, PX_DT_INT8, PX_DT_INT32, PX_DT_INT64}}));
+  reg(sdk::RegisterKernel<BroadcastToKernel>(info, registrar, sdk::sig::kBroadcastTo,
+                                             {all, index}));
+  reg(sdk::RegisterKernel<SpaceBatchKernel>(info, registrar, sdk::sig::kSpaceToBatchND,
+                                            {all, index, index}));
+  reg(sdk::RegisterKernel<BatchToSpaceKernel>(info, registrar, sdk::sig::kBatchToSpaceND,
+                                              {all, index, index}));
   return s;
 }
 

@@ -383,9 +383,8 @@ PX_Status* RegisterAudioKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar*
   if (PX_Status* s = sdk::RegisterKernel<DecodeWavKernel>(info, registrar, sdk::sig::kDecodeWav)) {
     return s;
   }
-  if (PX_Status* s =
-          sdk::RegisterKernel<AudioSpectrogramKernel>(
-              info, registrar, sdk::sig::kAudioSpectrogram)) {
+  if (PX_Status* s = sdk::RegisterKernel<AudioSpectrogramKernel>(info, registrar,
+                                                                 sdk::sig::kAudioSpectrogram)) {
     return s;
   }
   return sdk::RegisterKernel<MfccKernel>(info, registrar, sdk::sig::kMfcc);

@@ -50,13 +50,12 @@ class NoOp : public sdk::OpKernel {
 }  // namespace
 
 PX_Status* RegisterBasicKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar) {
-  if (PX_Status* s = sdk::RegisterKernel<Const>(
-      info, registrar, sdk::sig::kConst, {sdk::AllTypes()})) {
+  if (PX_Status* s =
+          sdk::RegisterKernel<Const>(info, registrar, sdk::sig::kConst, {sdk::AllTypes()})) {
     return s;
   }
-  if (PX_Status* s =
-          sdk::RegisterKernel<Placeholder>(
-              info, registrar, sdk::sig::kPlaceholder, {sdk::AllTypes()})) {
+  if (PX_Status* s = sdk::RegisterKernel<Placeholder>(info, registrar, sdk::sig::kPlaceholder,
+                                                      {sdk::AllTypes()})) {
     return s;
   }
   return sdk::RegisterKernel<NoOp>(info, registrar, sdk::sig::kNoOp);

@@ -204,13 +204,13 @@ PX_Status* RegisterConvGradKernels(sdk::RegistrationInfo* info, PX_KernelRegistr
   input_types.push_back(PX_DT_INT32);
   PX_Status* s = nullptr;
   if ((s = sdk::RegisterKernel<ConvGradKernel<false, false>>(
-      info, registrar, sdk::sig::kConv2DBackpropInput, {input_types})) ||
+           info, registrar, sdk::sig::kConv2DBackpropInput, {input_types})) ||
       (s = sdk::RegisterKernel<ConvGradKernel<true, false>>(
-          info, registrar, sdk::sig::kConv2DBackpropFilter, {sdk::FloatTypes()})) ||
+           info, registrar, sdk::sig::kConv2DBackpropFilter, {sdk::FloatTypes()})) ||
       (s = sdk::RegisterKernel<ConvGradKernel<false, true>>(
-          info, registrar, sdk::sig::kDepthwiseConv2dNativeBackpropInput, {sdk::FloatTypes()})) ||
+           info, registrar, sdk::sig::kDepthwiseConv2dNativeBackpropInput, {sdk::FloatTypes()})) ||
       (s = sdk::RegisterKernel<ConvGradKernel<true, true>>(
-          info, registrar, sdk::sig::kDepthwiseConv2dNativeBackpropFilter, {sdk::FloatTypes()}))) {
+           info, registrar, sdk::sig::kDepthwiseConv2dNativeBackpropFilter, {sdk::FloatTypes()}))) {
     return s;
   }
   return nullptr;

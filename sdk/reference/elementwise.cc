@@ -518,12 +518,15 @@ PX_Status* RegisterElementwiseKernels(sdk::RegistrationInfo* info, PX_KernelRegi
     const std::vector<PX_DataType>* types;
   };
   const Entry binary[] = {
-      {&sdk::sig::kAdd, &kReal},       {&sdk::sig::kAddV2, &kReal},        {&sdk::sig::kSub, &kReal},
-      {&sdk::sig::kMul, &kReal},       {&sdk::sig::kDiv, &kReal},          {&sdk::sig::kRealDiv, &kReal},
-      {&sdk::sig::kFloorDiv, &kReal},  {&sdk::sig::kFloorMod, &kReal},     {&sdk::sig::kMaximum, &kReal},
-      {&sdk::sig::kMinimum, &kReal},   {&sdk::sig::kPow, &kSigned},        {&sdk::sig::kLess, &kReal},
-      {&sdk::sig::kLessEqual, &kReal}, {&sdk::sig::kGreater, &kReal},      {&sdk::sig::kGreaterEqual, &kReal},
-      {&sdk::sig::kEqual, &kAll},      {&sdk::sig::kNotEqual, &kAll},
+      {&sdk::sig::kAdd, &kReal},          {&sdk::sig::kAddV2, &kReal},
+      {&sdk::sig::kSub, &kReal},          {&sdk::sig::kMul, &kReal},
+      {&sdk::sig::kDiv, &kReal},          {&sdk::sig::kRealDiv, &kReal},
+      {&sdk::sig::kFloorDiv, &kReal},     {&sdk::sig::kFloorMod, &kReal},
+      {&sdk::sig::kMaximum, &kReal},      {&sdk::sig::kMinimum, &kReal},
+      {&sdk::sig::kPow, &kSigned},        {&sdk::sig::kLess, &kReal},
+      {&sdk::sig::kLessEqual, &kReal},    {&sdk::sig::kGreater, &kReal},
+      {&sdk::sig::kGreaterEqual, &kReal}, {&sdk::sig::kEqual, &kAll},
+      {&sdk::sig::kNotEqual, &kAll},
   };
   static const std::vector<PX_DataType> kSqDiff = {PX_DT_FLOAT, PX_DT_DOUBLE, PX_DT_HALF,
                                                    PX_DT_BFLOAT16, PX_DT_INT32, PX_DT_INT64};
@@ -532,18 +535,22 @@ PX_Status* RegisterElementwiseKernels(sdk::RegistrationInfo* info, PX_KernelRegi
       return s;
     }
   }
-  if (PX_Status* s = sdk::RegisterKernel<BinaryKernel>(
-      info, registrar, sdk::sig::kSquaredDifference, {kSqDiff})) {
+  if (PX_Status* s = sdk::RegisterKernel<BinaryKernel>(info, registrar,
+                                                       sdk::sig::kSquaredDifference, {kSqDiff})) {
     return s;
   }
   for (const sdk::OpSignature* op : {&sdk::sig::kLogicalAnd, &sdk::sig::kLogicalOr}) {
     if (PX_Status* s = sdk::RegisterKernel<BinaryKernel>(info, registrar, *op)) return s;
   }
   const Entry unary[] = {
-      {&sdk::sig::kNeg, &kSigned},   {&sdk::sig::kAbs, &kSigned},        {&sdk::sig::kSign, &kSigned},  {&sdk::sig::kExp, &kFloat},
-      {&sdk::sig::kLog, &kFloat},    {&sdk::sig::kLog1p, &kFloat},       {&sdk::sig::kSqrt, &kFloat},   {&sdk::sig::kRsqrt, &kFloat},
-      {&sdk::sig::kSquare, &kReal},  {&sdk::sig::kReciprocal, &kSigned}, {&sdk::sig::kInv, &kSigned},   {&sdk::sig::kTanh, &kFloat},
-      {&sdk::sig::kSigmoid, &kFloat}, {&sdk::sig::kErf, &kFloat},        {&sdk::sig::kFloor, &kFloat},  {&sdk::sig::kCeil, &kFloat},
+      {&sdk::sig::kNeg, &kSigned},    {&sdk::sig::kAbs, &kSigned},
+      {&sdk::sig::kSign, &kSigned},   {&sdk::sig::kExp, &kFloat},
+      {&sdk::sig::kLog, &kFloat},     {&sdk::sig::kLog1p, &kFloat},
+      {&sdk::sig::kSqrt, &kFloat},    {&sdk::sig::kRsqrt, &kFloat},
+      {&sdk::sig::kSquare, &kReal},   {&sdk::sig::kReciprocal, &kSigned},
+      {&sdk::sig::kInv, &kSigned},    {&sdk::sig::kTanh, &kFloat},
+      {&sdk::sig::kSigmoid, &kFloat}, {&sdk::sig::kErf, &kFloat},
+      {&sdk::sig::kFloor, &kFloat},   {&sdk::sig::kCeil, &kFloat},
       {&sdk::sig::kRound, &kSigned},
   };
   for (const Entry& e : unary) {
@@ -551,15 +558,15 @@ PX_Status* RegisterElementwiseKernels(sdk::RegistrationInfo* info, PX_KernelRegi
       return s;
     }
   }
-  if (PX_Status* s = sdk::RegisterKernel<UnaryKernel>(
-      info, registrar, sdk::sig::kLogicalNot)) return s;
+  if (PX_Status* s = sdk::RegisterKernel<UnaryKernel>(info, registrar, sdk::sig::kLogicalNot))
+    return s;
   for (const sdk::OpSignature* op : {&sdk::sig::kSelect, &sdk::sig::kSelectV2}) {
     if (PX_Status* s = sdk::RegisterKernel<SelectKernel>(info, registrar, *op, {kAll})) {
       return s;
     }
   }
-  return sdk::RegisterKernel<CastKernel>(
-      info, registrar, sdk::sig::kCast, {sdk::AllTypes(), sdk::AllTypes()});
+  return sdk::RegisterKernel<CastKernel>(info, registrar, sdk::sig::kCast,
+                                         {sdk::AllTypes(), sdk::AllTypes()});
 }
 
 }  // namespace plexus::reference

@@ -309,16 +309,16 @@ PX_Status* RegisterNnKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* re
   PX_Status* s = nullptr;
   if ((s = sdk::RegisterKernel<BiasAddKernel>(info, registrar, sdk::sig::kBiasAdd, {real})) ||
       (s = sdk::RegisterKernel<ConvKernel<false>>(info, registrar, sdk::sig::kConv2D, {conv})) ||
-      (s = sdk::RegisterKernel<ConvKernel<true>>(
-          info, registrar, sdk::sig::kDepthwiseConv2dNative, {floats})) ||
+      (s = sdk::RegisterKernel<ConvKernel<true>>(info, registrar, sdk::sig::kDepthwiseConv2dNative,
+                                                 {floats})) ||
       (s = sdk::RegisterKernel<PoolKernel<true>>(info, registrar, sdk::sig::kMaxPool, {real})) ||
       (s = sdk::RegisterKernel<PoolKernel<false>>(info, registrar, sdk::sig::kAvgPool, {floats})) ||
-      (s = sdk::RegisterKernel<FusedBatchNormKernel>(
-          info, registrar, sdk::sig::kFusedBatchNorm, {f32})) ||
-      (s = sdk::RegisterKernel<FusedBatchNormKernel>(
-          info, registrar, sdk::sig::kFusedBatchNormV2, {bn_x, f32})) ||
-      (s = sdk::RegisterKernel<FusedBatchNormKernel>(
-          info, registrar, sdk::sig::kFusedBatchNormV3, {bn_x, f32}))) {
+      (s = sdk::RegisterKernel<FusedBatchNormKernel>(info, registrar, sdk::sig::kFusedBatchNorm,
+                                                     {f32})) ||
+      (s = sdk::RegisterKernel<FusedBatchNormKernel>(info, registrar, sdk::sig::kFusedBatchNormV2,
+                                                     {bn_x, f32})) ||
+      (s = sdk::RegisterKernel<FusedBatchNormKernel>(info, registrar, sdk::sig::kFusedBatchNormV3,
+                                                     {bn_x, f32}))) {
     return s;
   }
   return nullptr;

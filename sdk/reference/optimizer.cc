@@ -208,23 +208,23 @@ PX_Status* RegisterOptimizerKernels(sdk::RegistrationInfo* info, PX_KernelRegist
   const std::vector<PX_DataType> kFloat = sdk::FloatTypes();
   PX_Status* s = nullptr;
   if ((s = sdk::RegisterKernel<GradientDescentKernel>(
-      info, registrar, sdk::sig::kPlexusApplyGradientDescent, {kFloat}))) {
+           info, registrar, sdk::sig::kPlexusApplyGradientDescent, {kFloat}))) {
     return s;
   }
-  if ((s = sdk::RegisterKernel<MomentumKernel>(
-      info, registrar, sdk::sig::kPlexusApplyMomentum, {kFloat}))) {
+  if ((s = sdk::RegisterKernel<MomentumKernel>(info, registrar, sdk::sig::kPlexusApplyMomentum,
+                                               {kFloat}))) {
     return s;
   }
-  if ((s = sdk::RegisterKernel<AdamKernel>(
-      info, registrar, sdk::sig::kPlexusApplyAdam, {kFloat}))) {
+  if ((s = sdk::RegisterKernel<AdamKernel>(info, registrar, sdk::sig::kPlexusApplyAdam,
+                                           {kFloat}))) {
     return s;
   }
-  if ((s = sdk::RegisterKernel<AdamWKernel>(
-      info, registrar, sdk::sig::kPlexusApplyAdamW, {kFloat}))) {
+  if ((s = sdk::RegisterKernel<AdamWKernel>(info, registrar, sdk::sig::kPlexusApplyAdamW,
+                                            {kFloat}))) {
     return s;
   }
-  return sdk::RegisterKernel<RMSPropKernel>(
-      info, registrar, sdk::sig::kPlexusApplyRMSProp, {kFloat});
+  return sdk::RegisterKernel<RMSPropKernel>(info, registrar, sdk::sig::kPlexusApplyRMSProp,
+                                            {kFloat});
 }
 
 }  // namespace plexus::reference

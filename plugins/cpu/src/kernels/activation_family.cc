@@ -7,9 +7,9 @@
 #include <utility>
 #include <vector>
 
-#include "plexus/sdk/op_signatures.h"
 #include "kernels/elementwise_impl.h"
 #include "kernels/register_kernels.h"
+#include "plexus/sdk/op_signatures.h"
 
 namespace plexus::cpu {
 namespace {
@@ -110,9 +110,9 @@ PX_Status* RegisterActivationFamily(sdk::RegistrationInfo* info, PX_KernelRegist
       return s;
     }
   }
-  for (const sdk::OpSignature* op : {&sdk::sig::kElu, &sdk::sig::kSelu, &sdk::sig::kLeakyRelu, &sdk::sig::kSoftplus, &sdk::sig::kGelu}) {
-    if (PX_Status* s =
-            sdk::RegisterKernel<ActivationKernel>(info, registrar, *op, {kFloat})) {
+  for (const sdk::OpSignature* op : {&sdk::sig::kElu, &sdk::sig::kSelu, &sdk::sig::kLeakyRelu,
+                                     &sdk::sig::kSoftplus, &sdk::sig::kGelu}) {
+    if (PX_Status* s = sdk::RegisterKernel<ActivationKernel>(info, registrar, *op, {kFloat})) {
       return s;
     }
   }

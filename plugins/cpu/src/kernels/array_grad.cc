@@ -322,12 +322,12 @@ PX_Status* RegisterArrayGradFamily(sdk::RegistrationInfo* info, PX_KernelRegistr
   auto reg = [&](PX_Status* status) {
     if (s == nullptr) s = status;
   };
-  reg(sdk::RegisterKernel<StridedSliceGradKernel>(
-      info, registrar, sdk::sig::kStridedSliceGrad, {all, index}));
+  reg(sdk::RegisterKernel<StridedSliceGradKernel>(info, registrar, sdk::sig::kStridedSliceGrad,
+                                                  {all, index}));
   std::vector<PX_DataType> real = sdk::FloatTypes();
   for (PX_DataType t : {PX_DT_INT8, PX_DT_INT16, PX_DT_INT32, PX_DT_INT64, PX_DT_UINT8}) real.push_back(t);
-  reg(sdk::RegisterKernel<MirrorPadGradKernel>(
-      info, registrar, sdk::sig::kMirrorPadGrad, {real, index}));
+  reg(sdk::RegisterKernel<MirrorPadGradKernel>(info, registrar, sdk::sig::kMirrorPadGrad,
+                                               {real, index}));
   reg(sdk::RegisterKernel<ScatterNdKernel>(info, registrar, sdk::sig::kScatterNd, {real, index}));
   return s;
 }

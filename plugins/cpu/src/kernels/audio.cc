@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "plexus/sdk/op_signatures.h"
 #include "kernels/register_kernels.h"
+#include "plexus/sdk/op_signatures.h"
 
 namespace plexus::cpu {
 namespace {
@@ -488,9 +488,8 @@ PX_Status* RegisterAudioFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar* 
   if (PX_Status* s = sdk::RegisterKernel<DecodeWavKernel>(info, registrar, sdk::sig::kDecodeWav)) {
     return s;
   }
-  if (PX_Status* s =
-          sdk::RegisterKernel<AudioSpectrogramKernel>(
-              info, registrar, sdk::sig::kAudioSpectrogram)) {
+  if (PX_Status* s = sdk::RegisterKernel<AudioSpectrogramKernel>(info, registrar,
+                                                                 sdk::sig::kAudioSpectrogram)) {
     return s;
   }
   return sdk::RegisterKernel<MfccKernel>(info, registrar, sdk::sig::kMfcc);

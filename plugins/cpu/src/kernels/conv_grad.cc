@@ -26,13 +26,13 @@
 #include <type_traits>
 #include <vector>
 
-#include "plexus/sdk/op_signatures.h"
 #include "kernels/conv_grad_onednn.h"
 #include "kernels/conv_im2col.h"
 #include "kernels/fused_epilogue.h"
 #include "kernels/linalg_gemm.h"
 #include "kernels/nn_window.h"
 #include "kernels/register_kernels.h"
+#include "plexus/sdk/op_signatures.h"
 
 #if defined(_OPENMP)
 #include <omp.h>
@@ -523,13 +523,13 @@ PX_Status* RegisterConvGradFamily(sdk::RegistrationInfo* info, PX_KernelRegistra
   input_types.push_back(PX_DT_INT32);
   PX_Status* s = nullptr;
   if ((s = sdk::RegisterKernel<ConvGradKernel<false, false>>(
-      info, registrar, sdk::sig::kConv2DBackpropInput, {input_types})) ||
+           info, registrar, sdk::sig::kConv2DBackpropInput, {input_types})) ||
       (s = sdk::RegisterKernel<ConvGradKernel<true, false>>(
-          info, registrar, sdk::sig::kConv2DBackpropFilter, {sdk::FloatTypes()})) ||
+           info, registrar, sdk::sig::kConv2DBackpropFilter, {sdk::FloatTypes()})) ||
       (s = sdk::RegisterKernel<ConvGradKernel<false, true>>(
-          info, registrar, sdk::sig::kDepthwiseConv2dNativeBackpropInput, {sdk::FloatTypes()})) ||
+           info, registrar, sdk::sig::kDepthwiseConv2dNativeBackpropInput, {sdk::FloatTypes()})) ||
       (s = sdk::RegisterKernel<ConvGradKernel<true, true>>(
-          info, registrar, sdk::sig::kDepthwiseConv2dNativeBackpropFilter, {sdk::FloatTypes()}))) {
+           info, registrar, sdk::sig::kDepthwiseConv2dNativeBackpropFilter, {sdk::FloatTypes()}))) {
     return s;
   }
   return nullptr;

@@ -9,9 +9,9 @@
 #include <utility>
 #include <vector>
 
-#include "plexus/sdk/op_signatures.h"
 #include "kernels/elementwise_impl.h"
 #include "kernels/register_kernels.h"
+#include "plexus/sdk/op_signatures.h"
 
 namespace plexus::cpu {
 namespace {
@@ -413,11 +413,15 @@ PX_Status* RegisterElementwiseFamily(sdk::RegistrationInfo* info, PX_KernelRegis
     const std::vector<PX_DataType>* types;
   };
   const Entry binary[] = {
-      {&sdk::sig::kAdd, &kReal},       {&sdk::sig::kAddV2, &kReal},   {&sdk::sig::kSub, &kReal},          {&sdk::sig::kMul, &kReal},
-      {&sdk::sig::kDiv, &kReal},       {&sdk::sig::kRealDiv, &kReal}, {&sdk::sig::kFloorDiv, &kReal},     {&sdk::sig::kFloorMod, &kReal},
-      {&sdk::sig::kMaximum, &kReal},   {&sdk::sig::kMinimum, &kReal}, {&sdk::sig::kPow, &kSigned},        {&sdk::sig::kLess, &kReal},
-      {&sdk::sig::kLessEqual, &kReal}, {&sdk::sig::kGreater, &kReal}, {&sdk::sig::kGreaterEqual, &kReal}, {&sdk::sig::kEqual, &kAll},
-      {&sdk::sig::kNotEqual, &kAll},   {&sdk::sig::kSquaredDifference, &kSqDiff},
+      {&sdk::sig::kAdd, &kReal},          {&sdk::sig::kAddV2, &kReal},
+      {&sdk::sig::kSub, &kReal},          {&sdk::sig::kMul, &kReal},
+      {&sdk::sig::kDiv, &kReal},          {&sdk::sig::kRealDiv, &kReal},
+      {&sdk::sig::kFloorDiv, &kReal},     {&sdk::sig::kFloorMod, &kReal},
+      {&sdk::sig::kMaximum, &kReal},      {&sdk::sig::kMinimum, &kReal},
+      {&sdk::sig::kPow, &kSigned},        {&sdk::sig::kLess, &kReal},
+      {&sdk::sig::kLessEqual, &kReal},    {&sdk::sig::kGreater, &kReal},
+      {&sdk::sig::kGreaterEqual, &kReal}, {&sdk::sig::kEqual, &kAll},
+      {&sdk::sig::kNotEqual, &kAll},      {&sdk::sig::kSquaredDifference, &kSqDiff},
   };
   for (const Entry& e : binary) {
     if (PX_Status* s = sdk::RegisterKernel<BinaryKernel>(info, registrar, *e.op, {*e.types})) {
@@ -428,10 +432,14 @@ PX_Status* RegisterElementwiseFamily(sdk::RegistrationInfo* info, PX_KernelRegis
     if (PX_Status* s = sdk::RegisterKernel<BinaryKernel>(info, registrar, *op)) return s;
   }
   const Entry unary[] = {
-      {&sdk::sig::kNeg, &kSigned},    {&sdk::sig::kAbs, &kSigned},        {&sdk::sig::kSign, &kSigned}, {&sdk::sig::kExp, &kFloat},
-      {&sdk::sig::kLog, &kFloat},     {&sdk::sig::kLog1p, &kFloat},       {&sdk::sig::kSqrt, &kFloat},  {&sdk::sig::kRsqrt, &kFloat},
-      {&sdk::sig::kSquare, &kReal},   {&sdk::sig::kReciprocal, &kSigned}, {&sdk::sig::kInv, &kSigned},  {&sdk::sig::kTanh, &kFloat},
-      {&sdk::sig::kSigmoid, &kFloat}, {&sdk::sig::kErf, &kFloat},         {&sdk::sig::kFloor, &kFloat}, {&sdk::sig::kCeil, &kFloat},
+      {&sdk::sig::kNeg, &kSigned},    {&sdk::sig::kAbs, &kSigned},
+      {&sdk::sig::kSign, &kSigned},   {&sdk::sig::kExp, &kFloat},
+      {&sdk::sig::kLog, &kFloat},     {&sdk::sig::kLog1p, &kFloat},
+      {&sdk::sig::kSqrt, &kFloat},    {&sdk::sig::kRsqrt, &kFloat},
+      {&sdk::sig::kSquare, &kReal},   {&sdk::sig::kReciprocal, &kSigned},
+      {&sdk::sig::kInv, &kSigned},    {&sdk::sig::kTanh, &kFloat},
+      {&sdk::sig::kSigmoid, &kFloat}, {&sdk::sig::kErf, &kFloat},
+      {&sdk::sig::kFloor, &kFloat},   {&sdk::sig::kCeil, &kFloat},
       {&sdk::sig::kRound, &kSigned},
   };
   for (const Entry& e : unary) {
@@ -439,8 +447,8 @@ PX_Status* RegisterElementwiseFamily(sdk::RegistrationInfo* info, PX_KernelRegis
       return s;
     }
   }
-  if (PX_Status* s = sdk::RegisterKernel<LogicalNotKernel>(
-      info, registrar, sdk::sig::kLogicalNot)) {
+  if (PX_Status* s =
+          sdk::RegisterKernel<LogicalNotKernel>(info, registrar, sdk::sig::kLogicalNot)) {
     return s;
   }
   for (const sdk::OpSignature* op : {&sdk::sig::kSelect, &sdk::sig::kSelectV2}) {
@@ -448,8 +456,8 @@ PX_Status* RegisterElementwiseFamily(sdk::RegistrationInfo* info, PX_KernelRegis
       return s;
     }
   }
-  return sdk::RegisterKernel<CastKernel>(
-      info, registrar, sdk::sig::kCast, {sdk::AllTypes(), sdk::AllTypes()});
+  return sdk::RegisterKernel<CastKernel>(info, registrar, sdk::sig::kCast,
+                                         {sdk::AllTypes(), sdk::AllTypes()});
 }
 
 }  // namespace plexus::cpu

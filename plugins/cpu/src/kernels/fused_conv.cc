@@ -13,12 +13,12 @@
 #include <string>
 #include <vector>
 
-#include "plexus/sdk/op_signatures.h"
 #include "kernels/conv_im2col.h"
 #include "kernels/conv_onednn.h"
 #include "kernels/fused_epilogue.h"
 #include "kernels/linalg_gemm.h"
 #include "kernels/nn_window.h"
+#include "plexus/sdk/op_signatures.h"
 
 namespace plexus::cpu {
 namespace {
@@ -98,8 +98,8 @@ class FusedConv2DKernel : public sdk::OpKernel {
 }  // namespace
 
 PX_Status* RegisterFusedConvKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar) {
-  return sdk::RegisterKernel<FusedConv2DKernel>(
-      info, registrar, sdk::sig::kFusedConv2D, {sdk::FloatTypes()});
+  return sdk::RegisterKernel<FusedConv2DKernel>(info, registrar, sdk::sig::kFusedConv2D,
+                                                {sdk::FloatTypes()});
 }
 
 }  // namespace plexus::cpu

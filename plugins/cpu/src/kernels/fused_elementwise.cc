@@ -16,6 +16,8 @@
 // Square, Relu, Relu6, Maximum, Minimum) are the same one-rounding
 // expressions as ew::RunBinary / ew::RunActivation, and the transcendental
 // ones call ew::RunUnary on tiles aligned like the separate kernels' buffers.
+#include "plexus/sdk/fused_elementwise.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -23,7 +25,6 @@
 
 #include "kernels/elementwise_impl.h"
 #include "kernels/fused_epilogue.h"
-#include "plexus/sdk/fused_elementwise.h"
 #include "plexus/sdk/op_signatures.h"
 
 namespace plexus::cpu {

@@ -380,12 +380,12 @@ PX_Status* RegisterLinalgFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar*
   v3_in.push_back(PX_DT_UINT8);
   PX_Status* s = nullptr;
   if ((s = sdk::RegisterKernel<MatMulKernel>(info, registrar, sdk::sig::kMatMul, {matmul})) ||
-      (s = sdk::RegisterKernel<BatchMatMulKernel<false>>(
-          info, registrar, sdk::sig::kBatchMatMul, {matmul})) ||
-      (s = sdk::RegisterKernel<BatchMatMulKernel<true>>(
-          info, registrar, sdk::sig::kBatchMatMulV2, {v2})) ||
-      (s = sdk::RegisterKernel<BatchMatMulV3Kernel>(
-          info, registrar, sdk::sig::kBatchMatMulV3, {v3_in, v3_in, v2})) ||
+      (s = sdk::RegisterKernel<BatchMatMulKernel<false>>(info, registrar, sdk::sig::kBatchMatMul,
+                                                         {matmul})) ||
+      (s = sdk::RegisterKernel<BatchMatMulKernel<true>>(info, registrar, sdk::sig::kBatchMatMulV2,
+                                                        {v2})) ||
+      (s = sdk::RegisterKernel<BatchMatMulV3Kernel>(info, registrar, sdk::sig::kBatchMatMulV3,
+                                                    {v3_in, v3_in, v2})) ||
       (s = sdk::RegisterKernel<EinsumKernel>(info, registrar, sdk::sig::kEinsum, {matmul}))) {
     return s;
   }

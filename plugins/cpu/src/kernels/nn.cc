@@ -9,10 +9,10 @@
 #include <utility>
 #include <vector>
 
-#include "plexus/sdk/op_signatures.h"
 #include "kernels/nn_internal.h"
 #include "kernels/nn_window.h"
 #include "kernels/register_kernels.h"
+#include "plexus/sdk/op_signatures.h"
 
 namespace plexus::cpu {
 namespace {
@@ -250,12 +250,12 @@ PX_Status* RegisterNnFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar* reg
       (s = RegisterConvKernels(info, registrar)) ||
       (s = sdk::RegisterKernel<PoolKernel<true>>(info, registrar, sdk::sig::kMaxPool, {real})) ||
       (s = sdk::RegisterKernel<PoolKernel<false>>(info, registrar, sdk::sig::kAvgPool, {floats})) ||
-      (s = sdk::RegisterKernel<FusedBatchNormKernel>(
-          info, registrar, sdk::sig::kFusedBatchNorm, {f32})) ||
-      (s = sdk::RegisterKernel<FusedBatchNormKernel>(
-          info, registrar, sdk::sig::kFusedBatchNormV2, {bn_x, f32})) ||
-      (s = sdk::RegisterKernel<FusedBatchNormKernel>(
-          info, registrar, sdk::sig::kFusedBatchNormV3, {bn_x, f32}))) {
+      (s = sdk::RegisterKernel<FusedBatchNormKernel>(info, registrar, sdk::sig::kFusedBatchNorm,
+                                                     {f32})) ||
+      (s = sdk::RegisterKernel<FusedBatchNormKernel>(info, registrar, sdk::sig::kFusedBatchNormV2,
+                                                     {bn_x, f32})) ||
+      (s = sdk::RegisterKernel<FusedBatchNormKernel>(info, registrar, sdk::sig::kFusedBatchNormV3,
+                                                     {bn_x, f32}))) {
     return s;
   }
   return nullptr;

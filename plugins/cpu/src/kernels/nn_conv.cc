@@ -6,13 +6,13 @@
 #include <algorithm>
 #include <vector>
 
-#include "plexus/sdk/op_signatures.h"
 #include "kernels/conv_im2col.h"
 #include "kernels/conv_onednn.h"
 #include "kernels/fused_epilogue.h"
 #include "kernels/linalg_gemm.h"
 #include "kernels/nn_internal.h"
 #include "kernels/nn_window.h"
+#include "plexus/sdk/op_signatures.h"
 
 namespace plexus::cpu {
 namespace {

@@ -17,10 +17,10 @@
 #include <string>
 #include <vector>
 
-#include "gpu_error.h"
-#include "gpu_stream.h"
 #include "fused/fused_codegen.h"
 #include "fused/fused_compiler.h"
+#include "gpu_error.h"
+#include "gpu_stream.h"
 #include "plexus/sdk/fused_elementwise.h"
 #include "plexus/sdk/op_signatures.h"
 #include "plexus/sdk/plugin.h"

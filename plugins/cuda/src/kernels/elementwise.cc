@@ -12,8 +12,8 @@
 
 #include "gpu_error.h"
 #include "gpu_stream.h"
-#include "kernels/elementwise_launch.h"
 #include "kernels/dtype_map.h"
+#include "kernels/elementwise_launch.h"
 #include "kernels/register_kernels.h"
 #include "plexus/sdk/kernel.h"
 #include "plexus/sdk/op_signatures.h"
@@ -136,7 +136,7 @@ void CheckContiguous(const sdk::Call& call, const char* op) {
 // ---------------------------------------------------------------------------
 
 struct UnaryEntry {
-  const sdk::OpSignature* op;
+  const char* op;
   ew::Unary code;
 };
 constexpr UnaryEntry kUnaryOps[] = {
@@ -234,7 +234,7 @@ class UnaryKernel : public sdk::OpKernel {
 // ---------------------------------------------------------------------------
 
 struct BinaryEntry {
-  const sdk::OpSignature* op;
+  const char* op;
   ew::Binary code;
 };
 constexpr BinaryEntry kBinaryOps[] = {
@@ -432,28 +432,36 @@ PX_Status* RegisterElementwiseKernels(sdk::RegistrationInfo* info, PX_KernelRegi
     const std::vector<PX_DataType>* types;
   };
   const Entry unary[] = {
-      {&sdk::sig::kNeg, &kSigned},       {&sdk::sig::kAbs, &kSigned},   {&sdk::sig::kSign, &kSigned},     {&sdk::sig::kExp, &kFloat},
-      {&sdk::sig::kLog, &kFloat},        {&sdk::sig::kLog1p, &kFloat},  {&sdk::sig::kSqrt, &kFloat},      {&sdk::sig::kRsqrt, &kFloat},
-      {&sdk::sig::kSquare, &kReal},      {&sdk::sig::kReciprocal, &kSigned}, {&sdk::sig::kInv, &kSigned}, {&sdk::sig::kTanh, &kFloat},
-      {&sdk::sig::kSigmoid, &kFloat},    {&sdk::sig::kErf, &kFloat},    {&sdk::sig::kFloor, &kFloat},     {&sdk::sig::kCeil, &kFloat},
-      {&sdk::sig::kRound, &kSigned},     {&sdk::sig::kRelu, &kReal},    {&sdk::sig::kRelu6, &kReal},      {&sdk::sig::kElu, &kFloat},
-      {&sdk::sig::kSelu, &kFloat},       {&sdk::sig::kLeakyRelu, &kFloat}, {&sdk::sig::kSoftplus, &kFloat}, {&sdk::sig::kGelu, &kFloat},
+      {&sdk::sig::kNeg, &kSigned},     {&sdk::sig::kAbs, &kSigned},
+      {&sdk::sig::kSign, &kSigned},    {&sdk::sig::kExp, &kFloat},
+      {&sdk::sig::kLog, &kFloat},      {&sdk::sig::kLog1p, &kFloat},
+      {&sdk::sig::kSqrt, &kFloat},     {&sdk::sig::kRsqrt, &kFloat},
+      {&sdk::sig::kSquare, &kReal},    {&sdk::sig::kReciprocal, &kSigned},
+      {&sdk::sig::kInv, &kSigned},     {&sdk::sig::kTanh, &kFloat},
+      {&sdk::sig::kSigmoid, &kFloat},  {&sdk::sig::kErf, &kFloat},
+      {&sdk::sig::kFloor, &kFloat},    {&sdk::sig::kCeil, &kFloat},
+      {&sdk::sig::kRound, &kSigned},   {&sdk::sig::kRelu, &kReal},
+      {&sdk::sig::kRelu6, &kReal},     {&sdk::sig::kElu, &kFloat},
+      {&sdk::sig::kSelu, &kFloat},     {&sdk::sig::kLeakyRelu, &kFloat},
+      {&sdk::sig::kSoftplus, &kFloat}, {&sdk::sig::kGelu, &kFloat},
   };
   for (const Entry& e : unary) {
-    PX_SDK_RETURN_IF_ERROR(
-        sdk::RegisterKernel<UnaryKernel>(info, registrar, *e.op, {*e.types}));
+    PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<UnaryKernel>(info, registrar, *e.op, {*e.types}));
   }
   PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<UnaryKernel>(info, registrar, sdk::sig::kLogicalNot));
   const Entry binary[] = {
-      {&sdk::sig::kAdd, &kReal},       {&sdk::sig::kAddV2, &kReal},   {&sdk::sig::kSub, &kReal},          {&sdk::sig::kMul, &kReal},
-      {&sdk::sig::kDiv, &kReal},       {&sdk::sig::kRealDiv, &kReal}, {&sdk::sig::kFloorDiv, &kReal},     {&sdk::sig::kFloorMod, &kReal},
-      {&sdk::sig::kMaximum, &kReal},   {&sdk::sig::kMinimum, &kReal}, {&sdk::sig::kPow, &kSigned},        {&sdk::sig::kLess, &kReal},
-      {&sdk::sig::kLessEqual, &kReal}, {&sdk::sig::kGreater, &kReal}, {&sdk::sig::kGreaterEqual, &kReal}, {&sdk::sig::kEqual, &kAll},
-      {&sdk::sig::kNotEqual, &kAll},   {&sdk::sig::kSquaredDifference, &kSqDiff},
+      {&sdk::sig::kAdd, &kReal},          {&sdk::sig::kAddV2, &kReal},
+      {&sdk::sig::kSub, &kReal},          {&sdk::sig::kMul, &kReal},
+      {&sdk::sig::kDiv, &kReal},          {&sdk::sig::kRealDiv, &kReal},
+      {&sdk::sig::kFloorDiv, &kReal},     {&sdk::sig::kFloorMod, &kReal},
+      {&sdk::sig::kMaximum, &kReal},      {&sdk::sig::kMinimum, &kReal},
+      {&sdk::sig::kPow, &kSigned},        {&sdk::sig::kLess, &kReal},
+      {&sdk::sig::kLessEqual, &kReal},    {&sdk::sig::kGreater, &kReal},
+      {&sdk::sig::kGreaterEqual, &kReal}, {&sdk::sig::kEqual, &kAll},
+      {&sdk::sig::kNotEqual, &kAll},      {&sdk::sig::kSquaredDifference, &kSqDiff},
   };
   for (const Entry& e : binary) {
-    PX_SDK_RETURN_IF_ERROR(
-        sdk::RegisterKernel<BinaryKernel>(info, registrar, *e.op, {*e.types}));
+    PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<BinaryKernel>(info, registrar, *e.op, {*e.types}));
   }
   for (const sdk::OpSignature* op : {&sdk::sig::kLogicalAnd, &sdk::sig::kLogicalOr}) {
     PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<BinaryKernel>(info, registrar, *op));

@@ -630,8 +630,8 @@ class BatchMatMulKernel : public sdk::OpKernel {
 
 PX_Status* RegisterMatMulKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar) {
   const std::vector<PX_DataType> types = {PX_DT_FLOAT, PX_DT_DOUBLE, PX_DT_HALF, PX_DT_BFLOAT16};
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<MatMulKernel>(
-      info, registrar, sdk::sig::kMatMul, {types}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<MatMulKernel>(info, registrar, sdk::sig::kMatMul, {types}));
   PX_SDK_RETURN_IF_ERROR(
       sdk::RegisterKernel<MatMulKernel>(info, registrar, sdk::sig::kFusedMatMul, {types}));
   PX_SDK_RETURN_IF_ERROR(

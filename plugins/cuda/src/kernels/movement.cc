@@ -896,36 +896,36 @@ PX_Status* RegisterMovementKernels(sdk::RegistrationInfo* info, PX_KernelRegistr
   // The host-memory arguments are the cpu plugin's: shape, dim, multiples,
   // paddings, block_shape, crops, split_dim, size_splits, depth, dims and
   // Range's scalars; Shape, Size and Rank write host-memory outputs.
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<ReshapeKernel>(
-      info, registrar, sdk::sig::kReshape, {all, index}));
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<ExpandDimsKernel>(
-      info, registrar, sdk::sig::kExpandDims, {all, index}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<ReshapeKernel>(info, registrar, sdk::sig::kReshape, {all, index}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<ExpandDimsKernel>(info, registrar, sdk::sig::kExpandDims, {all, index}));
   PX_SDK_RETURN_IF_ERROR(
       sdk::RegisterKernel<SqueezeKernel>(info, registrar, sdk::sig::kSqueeze, {all}));
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<ShapeKernel>(
-      info, registrar, sdk::sig::kShape, {all, index}));
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<ShapeKernel>(
-      info, registrar, sdk::sig::kShapeN, {all, index}));
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<SizeKernel>(
-      info, registrar, sdk::sig::kSize, {all, index}));
   PX_SDK_RETURN_IF_ERROR(
-      sdk::RegisterKernel<RankKernel>(info, registrar, sdk::sig::kRank, {all}));
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<FillKernel>(
-      info, registrar, sdk::sig::kFill, {all, index}));
+      sdk::RegisterKernel<ShapeKernel>(info, registrar, sdk::sig::kShape, {all, index}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<ShapeKernel>(info, registrar, sdk::sig::kShapeN, {all, index}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<SizeKernel>(info, registrar, sdk::sig::kSize, {all, index}));
+  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<RankKernel>(info, registrar, sdk::sig::kRank, {all}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<FillKernel>(info, registrar, sdk::sig::kFill, {all, index}));
   PX_SDK_RETURN_IF_ERROR(
       sdk::RegisterKernel<ZerosLikeKernel>(info, registrar, sdk::sig::kZerosLike, {all}));
   PX_SDK_RETURN_IF_ERROR(
       sdk::RegisterKernel<OnesLikeKernel>(info, registrar, sdk::sig::kOnesLike, {all}));
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<RangeKernel>(
-      info, registrar, sdk::sig::kRange, {range_types}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<RangeKernel>(info, registrar, sdk::sig::kRange, {range_types}));
   PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<OneHotKernel>(
-      info, registrar, sdk::sig::kOneHot, {all, {PX_DT_UINT8, PX_DT_INT8, PX_DT_INT32, PX_DT_INT64}}));
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<TileKernel>(
-      info, registrar, sdk::sig::kTile, {all, index}));
+      info, registrar, sdk::sig::kOneHot,
+      {all, {PX_DT_UINT8, PX_DT_INT8, PX_DT_INT32, PX_DT_INT64}}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<TileKernel>(info, registrar, sdk::sig::kTile, {all, index}));
   PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<BroadcastToKernel>(
       info, registrar, sdk::sig::kBroadcastTo, {all, index}));
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<MirrorPadKernel>(
-      info, registrar, sdk::sig::kMirrorPad, {all, index}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<MirrorPadKernel>(info, registrar, sdk::sig::kMirrorPad, {all, index}));
   PX_SDK_RETURN_IF_ERROR(
       sdk::RegisterKernel<SplitKernel>(info, registrar, sdk::sig::kSplit, {all}));
   PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<SplitKernel>(
@@ -933,8 +933,8 @@ PX_Status* RegisterMovementKernels(sdk::RegistrationInfo* info, PX_KernelRegistr
   PX_SDK_RETURN_IF_ERROR(
       sdk::RegisterKernel<UnpackKernel>(info, registrar, sdk::sig::kUnpack, {all}));
   PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<PackKernel>(info, registrar, sdk::sig::kPack, {all}));
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<GatherNdKernel>(
-      info, registrar, sdk::sig::kGatherNd, {all, index}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<GatherNdKernel>(info, registrar, sdk::sig::kGatherNd, {all, index}));
   PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<SpaceBatchKernel>(
       info, registrar, sdk::sig::kSpaceToBatchND, {all, index, index}));
   PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<SpaceBatchKernel>(

@@ -178,8 +178,7 @@ PX_Status* RegisterPlexusConvKernels(sdk::RegistrationInfo* info, PX_KernelRegis
   const std::vector<PX_DataType> types = {PX_DT_FLOAT, PX_DT_DOUBLE, PX_DT_HALF, PX_DT_BFLOAT16};
   for (const char* op :
        {"Conv2D", "DepthwiseConv2dNative", "_FusedConv2D", "_FusedDepthwiseConv2dNative"}) {
-    PX_SDK_RETURN_IF_ERROR(
-        sdk::RegisterKernel<PlexusConvKernel>(info, registrar, *op, {types}));
+    PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<PlexusConvKernel>(info, registrar, *op, {types}));
   }
   return nullptr;
 }

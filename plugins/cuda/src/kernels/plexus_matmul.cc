@@ -28,8 +28,8 @@
 #include "kernels/plexus_kernels.h"
 #include "plexus/sdk/fused.h"
 #include "plexus/sdk/kernel.h"
-#include "plexus/sdk/op_signatures.h"
 #include "plexus/sdk/linalg_shapes.h"
+#include "plexus/sdk/op_signatures.h"
 #include "plexus/sdk/plugin.h"
 
 namespace plexus::cuda {

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "gpu_stream.h"
-#include "kernels/pool_launch.h"
 #include "kernels/dtype_map.h"
+#include "kernels/pool_launch.h"
 #include "kernels/register_kernels.h"
 #include "plexus/sdk/kernel.h"
 #include "plexus/sdk/op_signatures.h"

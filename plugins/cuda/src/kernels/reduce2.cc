@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "gpu_stream.h"
-#include "kernels/reduce2_launch.h"
 #include "kernels/dtype_map.h"
+#include "kernels/reduce2_launch.h"
 #include "kernels/register_kernels.h"
 #include "plexus/sdk/kernel.h"
 #include "plexus/sdk/op_signatures.h"
@@ -168,12 +168,11 @@ PX_Status* RegisterArgReduceKernels(sdk::RegistrationInfo* info, PX_KernelRegist
                                               PX_DT_INT64};
   const std::vector<PX_DataType> idx = {PX_DT_INT32, PX_DT_INT64};
   for (const sdk::OpSignature* op : {&sdk::sig::kArgMax, &sdk::sig::kArgMin}) {
-    PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<ArgReduceKernel>(
-        info, registrar, *op, {types, arg_idx, out_types}));
+    PX_SDK_RETURN_IF_ERROR(
+        sdk::RegisterKernel<ArgReduceKernel>(info, registrar, *op, {types, arg_idx, out_types}));
   }
   for (const sdk::OpSignature* op : {&sdk::sig::kAll, &sdk::sig::kAny}) {
-    PX_SDK_RETURN_IF_ERROR(
-        sdk::RegisterKernel<LogicalReduceKernel>(info, registrar, *op, {idx}));
+    PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<LogicalReduceKernel>(info, registrar, *op, {idx}));
   }
   return nullptr;
 }

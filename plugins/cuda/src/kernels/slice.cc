@@ -178,8 +178,8 @@ PX_Status* RegisterSliceKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar*
   const std::vector<PX_DataType> index = {PX_DT_INT32, PX_DT_INT64};
   // begin and size (Slice), begin, end and strides (StridedSlice) stay in
   // host memory, as on the cpu plugin.
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<SliceKernel>(
-      info, registrar, sdk::sig::kSlice, {all, index}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<SliceKernel>(info, registrar, sdk::sig::kSlice, {all, index}));
   PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<StridedSliceKernel>(
       info, registrar, sdk::sig::kStridedSlice, {all, index}));
   return nullptr;

@@ -312,11 +312,11 @@ PX_Status* RegisterXpuConvKernels(sdk::RegistrationInfo* info, PX_KernelRegistra
   PX_SDK_RETURN_IF_ERROR(
       sdk::RegisterKernel<PoolKernel<false>>(info, registrar, sdk::sig::kAvgPool, {types}));
   const std::vector<PX_DataType> f32 = {PX_DT_FLOAT};
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<FusedBatchNormKernel>(
-      info, registrar, sdk::sig::kFusedBatchNorm, {f32}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<FusedBatchNormKernel>(info, registrar, sdk::sig::kFusedBatchNorm, {f32}));
   for (const sdk::OpSignature* op : {&sdk::sig::kFusedBatchNormV2, &sdk::sig::kFusedBatchNormV3}) {
-    PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<FusedBatchNormKernel>(
-        info, registrar, *op, {types, f32}));
+    PX_SDK_RETURN_IF_ERROR(
+        sdk::RegisterKernel<FusedBatchNormKernel>(info, registrar, *op, {types, f32}));
   }
   return nullptr;
 }

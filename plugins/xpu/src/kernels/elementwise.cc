@@ -41,7 +41,7 @@ void Launch1D(XpuStream& stream, const std::string& kernel, int64_t n,
 // ---------------------------------------------------------------------------
 
 struct UnaryEntry {
-  const sdk::OpSignature* op;
+  const char* op;
   int code;
   bool integer;  // the integer kernels have it too
 };
@@ -144,7 +144,7 @@ class CastKernel : public sdk::OpKernel {
 
 enum class Kind { kArith, kCompare, kLogical };
 struct BinaryEntry {
-  const sdk::OpSignature* op;
+  const char* op;
   Kind kind;
   int code;
 };
@@ -307,11 +307,11 @@ const std::vector<PX_DataType> kAll = {PX_DT_FLOAT, PX_DT_HALF,  PX_DT_BFLOAT16,
 PX_Status* RegisterXpuElementwiseKernels(sdk::RegistrationInfo* info,
                                          PX_KernelRegistrar* registrar) {
   for (const UnaryEntry& e : kUnaryOps) {
-    PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<UnaryKernel>(
-        info, registrar, *e.op, {e.integer ? kFloatInt : kFloat}));
+    PX_SDK_RETURN_IF_ERROR(
+        sdk::RegisterKernel<UnaryKernel>(info, registrar, *e.op, {e.integer ? kFloatInt : kFloat}));
   }
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<LogicalNotKernel>(
-      info, registrar, sdk::sig::kLogicalNot));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<LogicalNotKernel>(info, registrar, sdk::sig::kLogicalNot));
   PX_SDK_RETURN_IF_ERROR(
       sdk::RegisterKernel<CastKernel>(info, registrar, sdk::sig::kCast, {kAll, kAll}));
   // Integer division and powers are not here: they need the cpu plugin's
@@ -321,16 +321,18 @@ PX_Status* RegisterXpuElementwiseKernels(sdk::RegistrationInfo* info,
     const std::vector<PX_DataType>* types;
   };
   const Entry binary[] = {
-      {&sdk::sig::kAdd, &kFloatInt},     {&sdk::sig::kAddV2, &kFloatInt},     {&sdk::sig::kSub, &kFloatInt},
-      {&sdk::sig::kMul, &kFloatInt},     {&sdk::sig::kDiv, &kFloat},          {&sdk::sig::kRealDiv, &kFloat},
-      {&sdk::sig::kMaximum, &kFloatInt}, {&sdk::sig::kMinimum, &kFloatInt},   {&sdk::sig::kPow, &kFloat},
-      {&sdk::sig::kFloorDiv, &kFloat},   {&sdk::sig::kFloorMod, &kFloat},     {&sdk::sig::kSquaredDifference, &kFloatInt},
-      {&sdk::sig::kLess, &kFloatInt},    {&sdk::sig::kLessEqual, &kFloatInt}, {&sdk::sig::kGreater, &kFloatInt},
-      {&sdk::sig::kGreaterEqual, &kFloatInt}, {&sdk::sig::kEqual, &kAll},     {&sdk::sig::kNotEqual, &kAll},
+      {&sdk::sig::kAdd, &kFloatInt},     {&sdk::sig::kAddV2, &kFloatInt},
+      {&sdk::sig::kSub, &kFloatInt},     {&sdk::sig::kMul, &kFloatInt},
+      {&sdk::sig::kDiv, &kFloat},        {&sdk::sig::kRealDiv, &kFloat},
+      {&sdk::sig::kMaximum, &kFloatInt}, {&sdk::sig::kMinimum, &kFloatInt},
+      {&sdk::sig::kPow, &kFloat},        {&sdk::sig::kFloorDiv, &kFloat},
+      {&sdk::sig::kFloorMod, &kFloat},   {&sdk::sig::kSquaredDifference, &kFloatInt},
+      {&sdk::sig::kLess, &kFloatInt},    {&sdk::sig::kLessEqual, &kFloatInt},
+      {&sdk::sig::kGreater, &kFloatInt}, {&sdk::sig::kGreaterEqual, &kFloatInt},
+      {&sdk::sig::kEqual, &kAll},        {&sdk::sig::kNotEqual, &kAll},
   };
   for (const Entry& e : binary) {
-    PX_SDK_RETURN_IF_ERROR(
-        sdk::RegisterKernel<BinaryKernel>(info, registrar, *e.op, {*e.types}));
+    PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<BinaryKernel>(info, registrar, *e.op, {*e.types}));
   }
   for (const sdk::OpSignature* op : {&sdk::sig::kLogicalAnd, &sdk::sig::kLogicalOr}) {
     PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<BinaryKernel>(info, registrar, *op));

@@ -16,8 +16,8 @@
 #include "kernels/families.h"
 #include "plexus/sdk/fused.h"
 #include "plexus/sdk/kernel.h"
-#include "plexus/sdk/op_signatures.h"
 #include "plexus/sdk/linalg_shapes.h"
+#include "plexus/sdk/op_signatures.h"
 #include "plexus/sdk/plugin.h"
 #include "xpu_stream.h"
 

@@ -1072,42 +1072,42 @@ PX_Status* RegisterXpuMovementKernels(sdk::RegistrationInfo* info,
   const std::vector<PX_DataType> range_types = {PX_DT_FLOAT, PX_DT_HALF,   PX_DT_BFLOAT16,
                                                 PX_DT_INT8,  PX_DT_INT16,  PX_DT_INT32,
                                                 PX_DT_INT64, PX_DT_UINT16, PX_DT_UINT32};
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<ReshapeKernel>(
-      info, registrar, sdk::sig::kReshape, {all, index}));
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<ExpandDimsKernel>(
-      info, registrar, sdk::sig::kExpandDims, {all, index}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<ReshapeKernel>(info, registrar, sdk::sig::kReshape, {all, index}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<ExpandDimsKernel>(info, registrar, sdk::sig::kExpandDims, {all, index}));
   PX_SDK_RETURN_IF_ERROR(
       sdk::RegisterKernel<SqueezeKernel>(info, registrar, sdk::sig::kSqueeze, {all}));
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<ShapeKernel>(
-      info, registrar, sdk::sig::kShape, {all, index}));
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<ShapeKernel>(
-      info, registrar, sdk::sig::kShapeN, {all, index}));
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<SizeKernel>(
-      info, registrar, sdk::sig::kSize, {all, index}));
   PX_SDK_RETURN_IF_ERROR(
-      sdk::RegisterKernel<RankKernel>(info, registrar, sdk::sig::kRank, {all}));
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<FillKernel>(
-      info, registrar, sdk::sig::kFill, {all, index}));
+      sdk::RegisterKernel<ShapeKernel>(info, registrar, sdk::sig::kShape, {all, index}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<ShapeKernel>(info, registrar, sdk::sig::kShapeN, {all, index}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<SizeKernel>(info, registrar, sdk::sig::kSize, {all, index}));
+  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<RankKernel>(info, registrar, sdk::sig::kRank, {all}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<FillKernel>(info, registrar, sdk::sig::kFill, {all, index}));
   PX_SDK_RETURN_IF_ERROR(
       sdk::RegisterKernel<ZerosLikeKernel>(info, registrar, sdk::sig::kZerosLike, {all}));
   PX_SDK_RETURN_IF_ERROR(
       sdk::RegisterKernel<OnesLikeKernel>(info, registrar, sdk::sig::kOnesLike, {all}));
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<RangeKernel>(
-      info, registrar, sdk::sig::kRange, {range_types}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<RangeKernel>(info, registrar, sdk::sig::kRange, {range_types}));
   PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<OneHotKernel>(
-      info, registrar, sdk::sig::kOneHot, {all, {PX_DT_UINT8, PX_DT_INT8, PX_DT_INT32, PX_DT_INT64}}));
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<TransposeKernel>(
-      info, registrar, sdk::sig::kTranspose, {all, index}));
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<SliceKernel>(
-      info, registrar, sdk::sig::kSlice, {all, index}));
+      info, registrar, sdk::sig::kOneHot,
+      {all, {PX_DT_UINT8, PX_DT_INT8, PX_DT_INT32, PX_DT_INT64}}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<TransposeKernel>(info, registrar, sdk::sig::kTranspose, {all, index}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<SliceKernel>(info, registrar, sdk::sig::kSlice, {all, index}));
   PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<StridedSliceKernel>(
       info, registrar, sdk::sig::kStridedSlice, {all, index}));
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<TileKernel>(
-      info, registrar, sdk::sig::kTile, {all, index}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<TileKernel>(info, registrar, sdk::sig::kTile, {all, index}));
   PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<BroadcastToKernel>(
       info, registrar, sdk::sig::kBroadcastTo, {all, index}));
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<ConcatKernel>(
-      info, registrar, sdk::sig::kConcatV2, {all, index}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<ConcatKernel>(info, registrar, sdk::sig::kConcatV2, {all, index}));
   PX_SDK_RETURN_IF_ERROR(
       sdk::RegisterKernel<ConcatKernel>(info, registrar, sdk::sig::kConcat, {all}));
   PX_SDK_RETURN_IF_ERROR(
@@ -1117,21 +1117,21 @@ PX_Status* RegisterXpuMovementKernels(sdk::RegistrationInfo* info,
   PX_SDK_RETURN_IF_ERROR(
       sdk::RegisterKernel<UnpackKernel>(info, registrar, sdk::sig::kUnpack, {all}));
   PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<PackKernel>(info, registrar, sdk::sig::kPack, {all}));
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<PadKernel>(
-      info, registrar, sdk::sig::kPad, {all, index}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<PadKernel>(info, registrar, sdk::sig::kPad, {all, index}));
   // PadV2's constant_values (input 2) in host memory too, beyond the op's
   // contract: PadKernel reads the fill value on the host and fills with it
   // as a bit pattern (FillBits), so no kernel reads it from the device.
   PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<PadKernel>(
       info, registrar, sdk::sig::kPadV2.WithHostInputs({1, 2}), {all, index}));
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<MirrorPadKernel>(
-      info, registrar, sdk::sig::kMirrorPad, {all, index}));
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<GatherKernel>(
-      info, registrar, sdk::sig::kGather, {all, index}));
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<GatherKernel>(
-      info, registrar, sdk::sig::kGatherV2, {all, index, index}));
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<GatherNdKernel>(
-      info, registrar, sdk::sig::kGatherNd, {all, index}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<MirrorPadKernel>(info, registrar, sdk::sig::kMirrorPad, {all, index}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<GatherKernel>(info, registrar, sdk::sig::kGather, {all, index}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<GatherKernel>(info, registrar, sdk::sig::kGatherV2, {all, index, index}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<GatherNdKernel>(info, registrar, sdk::sig::kGatherNd, {all, index}));
   PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<SpaceBatchKernel>(
       info, registrar, sdk::sig::kSpaceToBatchND, {all, index, index}));
   PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<SpaceBatchKernel>(

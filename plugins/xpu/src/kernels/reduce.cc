@@ -60,12 +60,13 @@ std::vector<bool> ReducedAxes(const sdk::Call& call, size_t index, const Shape& 
 }
 
 struct ReduceEntry {
-  const sdk::OpSignature* op;
+  const sdk::OpSignature* sig;
   int code;
 };
 constexpr ReduceEntry kReduceOps[] = {
     {&sdk::sig::kSum, PX_RED_SUM}, {&sdk::sig::kMean, PX_RED_MEAN}, {&sdk::sig::kMax, PX_RED_MAX},
-    {&sdk::sig::kMin, PX_RED_MIN}, {&sdk::sig::kProd, PX_RED_PROD}, {&sdk::sig::kAll, PX_RED_ALL}, {&sdk::sig::kAny, PX_RED_ANY},
+    {&sdk::sig::kMin, PX_RED_MIN}, {&sdk::sig::kProd, PX_RED_PROD}, {&sdk::sig::kAll, PX_RED_ALL},
+    {&sdk::sig::kAny, PX_RED_ANY},
 };
 
 class ReduceKernel : public sdk::OpKernel {
@@ -74,7 +75,7 @@ class ReduceKernel : public sdk::OpKernel {
     op_name_ = attrs.op();
     keep_dims_ = attrs.Bool("keep_dims", false);
     for (const ReduceEntry& e : kReduceOps) {
-      if (op_name_ == e.op) {
+      if (op_name_ == e.sig->op) {
         code_ = e.code;
         return;
       }
@@ -249,17 +250,16 @@ PX_Status* RegisterXpuReductionKernels(sdk::RegistrationInfo* info, PX_KernelReg
     const bool logical = e.code == PX_RED_ALL || e.code == PX_RED_ANY;
     // The axes (input 1) stay in host memory.
     if (logical) {
-      PX_SDK_RETURN_IF_ERROR(
-          sdk::RegisterKernel<ReduceKernel>(info, registrar, *e.op, {idx}));
+      PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<ReduceKernel>(info, registrar, *e.sig, {idx}));
     } else {
-      PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<ReduceKernel>(
-          info, registrar, *e.op, {kFloat, idx}));
+      PX_SDK_RETURN_IF_ERROR(
+          sdk::RegisterKernel<ReduceKernel>(info, registrar, *e.sig, {kFloat, idx}));
     }
   }
   const std::vector<PX_DataType> arg_types = {PX_DT_FLOAT, PX_DT_HALF, PX_DT_BFLOAT16, PX_DT_INT32};
   for (const sdk::OpSignature* op : {&sdk::sig::kArgMax, &sdk::sig::kArgMin}) {
-    PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<ArgReduceKernel>(
-        info, registrar, *op, {arg_types, idx, idx}));
+    PX_SDK_RETURN_IF_ERROR(
+        sdk::RegisterKernel<ArgReduceKernel>(info, registrar, *op, {arg_types, idx, idx}));
   }
   for (const sdk::OpSignature* op : {&sdk::sig::kSoftmax, &sdk::sig::kLogSoftmax}) {
     PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<SoftmaxKernel>(info, registrar, *op, {kFloat}));
