@@ -303,8 +303,9 @@ class FusedBatchNormKernel : public sdk::OpKernel {
 
 PX_Status* RegisterXpuConvKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar) {
   const std::vector<PX_DataType> types = {PX_DT_FLOAT, PX_DT_HALF, PX_DT_BFLOAT16};
-  for (const char* op :
-       {"Conv2D", "DepthwiseConv2dNative", "_FusedConv2D", "_FusedDepthwiseConv2dNative"}) {
+  for (const sdk::OpSignature* op :
+       {&sdk::sig::kConv2D, &sdk::sig::kDepthwiseConv2dNative, &sdk::sig::kFusedConv2D,
+        &sdk::sig::kFusedDepthwiseConv2dNative}) {
     PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<ConvKernel>(info, registrar, *op, {types}));
   }
   PX_SDK_RETURN_IF_ERROR(

@@ -41,23 +41,35 @@ void Launch1D(XpuStream& stream, const std::string& kernel, int64_t n,
 // ---------------------------------------------------------------------------
 
 struct UnaryEntry {
-  const char* op;
+  const sdk::OpSignature* sig;
   int code;
   bool integer;  // the integer kernels have it too
 };
 constexpr UnaryEntry kUnaryOps[] = {
-    {"Neg", PX_UN_NEG, true},          {"Abs", PX_UN_ABS, true},
-    {"Sign", PX_UN_SIGN, true},        {"Exp", PX_UN_EXP, false},
-    {"Log", PX_UN_LOG, false},         {"Log1p", PX_UN_LOG1P, false},
-    {"Sqrt", PX_UN_SQRT, false},       {"Rsqrt", PX_UN_RSQRT, false},
-    {"Square", PX_UN_SQUARE, true},    {"Reciprocal", PX_UN_RECIPROCAL, false},
-    {"Inv", PX_UN_RECIPROCAL, false},  {"Tanh", PX_UN_TANH, false},
-    {"Sigmoid", PX_UN_SIGMOID, false}, {"Erf", PX_UN_ERF, false},
-    {"Floor", PX_UN_FLOOR, false},     {"Ceil", PX_UN_CEIL, false},
-    {"Round", PX_UN_ROUND, true},      {"Relu", PX_UN_RELU, true},
-    {"Relu6", PX_UN_RELU6, true},      {"Elu", PX_UN_ELU, false},
-    {"Selu", PX_UN_SELU, false},       {"LeakyRelu", PX_UN_LEAKY_RELU, false},
-    {"Softplus", PX_UN_SOFTPLUS, false}, {"Gelu", PX_UN_GELU_TANH, false},
+    {&sdk::sig::kNeg, PX_UN_NEG, true},
+    {&sdk::sig::kAbs, PX_UN_ABS, true},
+    {&sdk::sig::kSign, PX_UN_SIGN, true},
+    {&sdk::sig::kExp, PX_UN_EXP, false},
+    {&sdk::sig::kLog, PX_UN_LOG, false},
+    {&sdk::sig::kLog1p, PX_UN_LOG1P, false},
+    {&sdk::sig::kSqrt, PX_UN_SQRT, false},
+    {&sdk::sig::kRsqrt, PX_UN_RSQRT, false},
+    {&sdk::sig::kSquare, PX_UN_SQUARE, true},
+    {&sdk::sig::kReciprocal, PX_UN_RECIPROCAL, false},
+    {&sdk::sig::kInv, PX_UN_RECIPROCAL, false},
+    {&sdk::sig::kTanh, PX_UN_TANH, false},
+    {&sdk::sig::kSigmoid, PX_UN_SIGMOID, false},
+    {&sdk::sig::kErf, PX_UN_ERF, false},
+    {&sdk::sig::kFloor, PX_UN_FLOOR, false},
+    {&sdk::sig::kCeil, PX_UN_CEIL, false},
+    {&sdk::sig::kRound, PX_UN_ROUND, true},
+    {&sdk::sig::kRelu, PX_UN_RELU, true},
+    {&sdk::sig::kRelu6, PX_UN_RELU6, true},
+    {&sdk::sig::kElu, PX_UN_ELU, false},
+    {&sdk::sig::kSelu, PX_UN_SELU, false},
+    {&sdk::sig::kLeakyRelu, PX_UN_LEAKY_RELU, false},
+    {&sdk::sig::kSoftplus, PX_UN_SOFTPLUS, false},
+    {&sdk::sig::kGelu, PX_UN_GELU_TANH, false},
 };
 
 class UnaryKernel : public sdk::OpKernel {
@@ -66,7 +78,7 @@ class UnaryKernel : public sdk::OpKernel {
     op_name_ = attrs.op();
     alpha_ = attrs.Float("alpha", 0.2f);
     for (const UnaryEntry& e : kUnaryOps) {
-      if (op_name_ == e.op) {
+      if (op_name_ == e.sig->op) {
         entry_ = &e;
         break;
       }
@@ -307,8 +319,8 @@ const std::vector<PX_DataType> kAll = {PX_DT_FLOAT, PX_DT_HALF,  PX_DT_BFLOAT16,
 PX_Status* RegisterXpuElementwiseKernels(sdk::RegistrationInfo* info,
                                          PX_KernelRegistrar* registrar) {
   for (const UnaryEntry& e : kUnaryOps) {
-    PX_SDK_RETURN_IF_ERROR(
-        sdk::RegisterKernel<UnaryKernel>(info, registrar, *e.op, {e.integer ? kFloatInt : kFloat}));
+    PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<UnaryKernel>(info, registrar, *e.sig,
+                                                            {e.integer ? kFloatInt : kFloat}));
   }
   PX_SDK_RETURN_IF_ERROR(
       sdk::RegisterKernel<LogicalNotKernel>(info, registrar, sdk::sig::kLogicalNot));
