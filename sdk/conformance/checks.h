@@ -37,6 +37,9 @@ struct CheckOptions {
 // a host of another major, struct sizes and guard bytes, required and
 // optional slots, kernel registration. Loads and unloads the plugin itself.
 void CheckAbi(const CheckOptions& options, Report& report);
+// abi.kernel_signatures: the registered kernels against the SDK's
+// op-signature table (checks_signatures.cc). Call after RegisterKernels.
+void CheckKernelSignatures(const HarnessPlugin& plugin, Report& report);
 // The required table slots the plugin left NULL.
 std::vector<std::string> MissingRequiredSlots(const HarnessPlugin& plugin);
 

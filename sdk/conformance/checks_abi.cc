@@ -342,6 +342,7 @@ void CheckTable(const CheckOptions& options, Report& report) {
   } else {
     report.Fail(kSection, "kernel_registration", absl::StrJoin(bad, "; "));
   }
+  CheckKernelSignatures(p, report);
 }
 
 }  // namespace

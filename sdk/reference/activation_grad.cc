@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "plexus/sdk/op_signatures.h"
 #include "reference_kernels.h"
 
 namespace plexus::reference {
@@ -172,24 +173,23 @@ PX_Status* RegisterActivationGradKernels(sdk::RegistrationInfo* info, PX_KernelR
   const std::vector<PX_DataType> kReal = {PX_DT_FLOAT, PX_DT_DOUBLE, PX_DT_HALF, PX_DT_BFLOAT16,
                                           PX_DT_INT8,  PX_DT_INT16,  PX_DT_INT32, PX_DT_INT64,
                                           PX_DT_UINT8};
-  for (const char* op : {"ReluGrad", "Relu6Grad"}) {
-    if (PX_Status* s = sdk::RegisterKernel<ActivationGradKernel>(info, registrar, op,
-                                                                 {{"T", kReal}})) {
+  for (const sdk::OpSignature* op : {&sdk::sig::kReluGrad, &sdk::sig::kRelu6Grad}) {
+    if (PX_Status* s = sdk::RegisterKernel<ActivationGradKernel>(info, registrar, *op, {kReal})) {
       return s;
     }
   }
-  for (const char* op : {"EluGrad", "SeluGrad", "LeakyReluGrad", "SoftplusGrad", "SigmoidGrad",
-                         "TanhGrad", "RsqrtGrad", "SqrtGrad", "ReciprocalGrad", "InvGrad"}) {
-    if (PX_Status* s = sdk::RegisterKernel<ActivationGradKernel>(info, registrar, op,
-                                                                 {{"T", kFloat}})) {
+  for (const sdk::OpSignature* op :
+       {&sdk::sig::kEluGrad, &sdk::sig::kSeluGrad, &sdk::sig::kLeakyReluGrad,
+        &sdk::sig::kSoftplusGrad, &sdk::sig::kSigmoidGrad, &sdk::sig::kTanhGrad,
+        &sdk::sig::kRsqrtGrad, &sdk::sig::kSqrtGrad, &sdk::sig::kReciprocalGrad,
+        &sdk::sig::kInvGrad}) {
+    if (PX_Status* s = sdk::RegisterKernel<ActivationGradKernel>(info, registrar, *op, {kFloat})) {
       return s;
     }
   }
   return sdk::RegisterKernel<UnsortedSegmentSumKernel>(
-      info, registrar, "UnsortedSegmentSum",
-      {{"T", kReal}, {"Tindices", {PX_DT_INT32, PX_DT_INT64}},
-       {"Tnumsegments", {PX_DT_INT32, PX_DT_INT64}}},
-      /*host_inputs=*/{2});
+      info, registrar, sdk::sig::kUnsortedSegmentSum,
+      {kReal, {PX_DT_INT32, PX_DT_INT64}, {PX_DT_INT32, PX_DT_INT64}});
 }
 
 }  // namespace plexus::reference

@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "plexus/sdk/op_signatures.h"
 #include "reference_kernels.h"
 
 namespace plexus::reference {
@@ -129,19 +130,19 @@ const std::vector<PX_DataType> kReal = {PX_DT_FLOAT, PX_DT_DOUBLE, PX_DT_HALF,  
 }  // namespace
 
 PX_Status* RegisterActivationKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar) {
-  for (const char* op : {"Relu", "Relu6"}) {
-    if (PX_Status* s = sdk::RegisterKernel<ActivationKernel>(info, registrar, op, {{"T", kReal}})) {
+  for (const sdk::OpSignature* op : {&sdk::sig::kRelu, &sdk::sig::kRelu6}) {
+    if (PX_Status* s = sdk::RegisterKernel<ActivationKernel>(info, registrar, *op, {kReal})) {
       return s;
     }
   }
-  for (const char* op : {"Elu", "Selu", "LeakyRelu", "Softplus", "Gelu"}) {
-    if (PX_Status* s =
-            sdk::RegisterKernel<ActivationKernel>(info, registrar, op, {{"T", kFloat}})) {
+  for (const sdk::OpSignature* op : {&sdk::sig::kElu, &sdk::sig::kSelu, &sdk::sig::kLeakyRelu,
+                                     &sdk::sig::kSoftplus, &sdk::sig::kGelu}) {
+    if (PX_Status* s = sdk::RegisterKernel<ActivationKernel>(info, registrar, *op, {kFloat})) {
       return s;
     }
   }
-  for (const char* op : {"Softmax", "LogSoftmax"}) {
-    if (PX_Status* s = sdk::RegisterKernel<SoftmaxKernel>(info, registrar, op, {{"T", kFloat}})) {
+  for (const sdk::OpSignature* op : {&sdk::sig::kSoftmax, &sdk::sig::kLogSoftmax}) {
+    if (PX_Status* s = sdk::RegisterKernel<SoftmaxKernel>(info, registrar, *op, {kFloat})) {
       return s;
     }
   }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "plexus/sdk/array_shapes.h"
+#include "plexus/sdk/op_signatures.h"
 #include "reference_kernels.h"
 
 namespace plexus::reference {
@@ -710,69 +711,46 @@ PX_Status* RegisterArrayKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar*
   auto reg = [&](PX_Status* status) {
     if (s == nullptr) s = status;
   };
-  reg(sdk::RegisterKernel<ReshapeKernel>(info, registrar, "Reshape",
-                                         {{"T", all}, {"Tshape", index}}, {1}));
-  reg(sdk::RegisterKernel<TransposeKernel>(info, registrar, "Transpose",
-                                           {{"T", all}, {"Tperm", index}}, {1}));
+  reg(sdk::RegisterKernel<ReshapeKernel>(info, registrar, sdk::sig::kReshape, {all, index}));
+  reg(sdk::RegisterKernel<TransposeKernel>(info, registrar, sdk::sig::kTranspose, {all, index}));
   // ConcatV2's axis is its last input, whose index depends on N: it is read
   // where it lies (host-accessible memory on this device).
-  reg(sdk::RegisterKernel<ConcatKernel>(info, registrar, "ConcatV2",
-                                        {{"T", all}, {"Tidx", index}}));
-  reg(sdk::RegisterKernel<ConcatV1Kernel>(info, registrar, "Concat", {{"T", all}}, {0}));
-  reg(sdk::RegisterKernel<SplitKernel>(info, registrar, "Split", {{"T", all}}, {0}));
-  reg(sdk::RegisterKernel<SplitVKernel>(info, registrar, "SplitV",
-                                        {{"T", all}, {"Tlen", {PX_DT_INT8, PX_DT_INT32,
-                                                               PX_DT_INT64}}},
-                                        {1, 2}));
-  reg(sdk::RegisterKernel<SliceKernel>(info, registrar, "Slice", {{"T", all}, {"Index", index}},
-                                       {1, 2}));
-  reg(sdk::RegisterKernel<StridedSliceKernel>(info, registrar, "StridedSlice",
-                                              {{"T", all}, {"Index", index}}, {1, 2, 3}));
-  reg(sdk::RegisterKernel<PackKernel>(info, registrar, "Pack", {{"T", all}}));
-  reg(sdk::RegisterKernel<UnpackKernel>(info, registrar, "Unpack", {{"T", all}}));
-  reg(sdk::RegisterKernel<GatherKernel>(info, registrar, "Gather",
-                                        {{"Tparams", all}, {"Tindices", index}}));
-  reg(sdk::RegisterKernel<GatherKernel>(info, registrar, "GatherV2",
-                                        {{"Tparams", all}, {"Tindices", index}, {"Taxis", index}},
-                                        {2}));
-  reg(sdk::RegisterKernel<GatherNdKernel>(info, registrar, "GatherNd",
-                                          {{"Tparams", all}, {"Tindices", index}}));
-  reg(sdk::RegisterKernel<PadKernel>(info, registrar, "Pad", {{"T", all}, {"Tpaddings", index}},
-                                     {1}));
-  reg(sdk::RegisterKernel<PadKernel>(info, registrar, "PadV2",
-                                     {{"T", all}, {"Tpaddings", index}}, {1}));
-  reg(sdk::RegisterKernel<PadKernel>(info, registrar, "MirrorPad",
-                                     {{"T", all}, {"Tpaddings", index}}, {1}));
-  reg(sdk::RegisterKernel<TileKernel>(info, registrar, "Tile",
-                                      {{"T", all}, {"Tmultiples", index}}, {1}));
-  reg(sdk::RegisterKernel<ExpandDimsKernel>(info, registrar, "ExpandDims",
-                                            {{"T", all}, {"Tdim", index}}, {1}));
-  reg(sdk::RegisterKernel<SqueezeKernel>(info, registrar, "Squeeze", {{"T", all}}));
-  reg(sdk::RegisterKernel<ShapeKernel>(info, registrar, "Shape",
-                                       {{"T", all}, {"out_type", index}}, {}, {0}));
-  // ShapeN's outputs are N: like ConcatV2's axis, not listed.
-  reg(sdk::RegisterKernel<ShapeKernel>(info, registrar, "ShapeN",
-                                       {{"T", all}, {"out_type", index}}));
-  reg(sdk::RegisterKernel<SizeKernel>(info, registrar, "Size",
-                                      {{"T", all}, {"out_type", index}}, {}, {0}));
-  reg(sdk::RegisterKernel<RankKernel>(info, registrar, "Rank", {{"T", all}}, {}, {0}));
-  reg(sdk::RegisterKernel<FillKernel>(info, registrar, "Fill",
-                                      {{"T", all}, {"index_type", index}}, {0}));
-  reg(sdk::RegisterKernel<ZerosLikeKernel>(info, registrar, "ZerosLike", {{"T", all}}));
-  reg(sdk::RegisterKernel<OnesLikeKernel>(info, registrar, "OnesLike", {{"T", ones_types}}));
-  reg(sdk::RegisterKernel<RangeKernel>(info, registrar, "Range", {{"Tidx", range_types}},
-                                       {0, 1, 2}));
+  reg(sdk::RegisterKernel<ConcatKernel>(info, registrar, sdk::sig::kConcatV2, {all, index}));
+  reg(sdk::RegisterKernel<ConcatV1Kernel>(info, registrar, sdk::sig::kConcat, {all}));
+  reg(sdk::RegisterKernel<SplitKernel>(info, registrar, sdk::sig::kSplit, {all}));
+  reg(sdk::RegisterKernel<SplitVKernel>(info, registrar, sdk::sig::kSplitV,
+                                        {all, {PX_DT_INT8, PX_DT_INT32, PX_DT_INT64}}));
+  reg(sdk::RegisterKernel<SliceKernel>(info, registrar, sdk::sig::kSlice, {all, index}));
+  reg(sdk::RegisterKernel<StridedSliceKernel>(info, registrar, sdk::sig::kStridedSlice,
+                                              {all, index}));
+  reg(sdk::RegisterKernel<PackKernel>(info, registrar, sdk::sig::kPack, {all}));
+  reg(sdk::RegisterKernel<UnpackKernel>(info, registrar, sdk::sig::kUnpack, {all}));
+  reg(sdk::RegisterKernel<GatherKernel>(info, registrar, sdk::sig::kGather, {all, index}));
+  reg(sdk::RegisterKernel<GatherKernel>(info, registrar, sdk::sig::kGatherV2, {all, index, index}));
+  reg(sdk::RegisterKernel<GatherNdKernel>(info, registrar, sdk::sig::kGatherNd, {all, index}));
+  reg(sdk::RegisterKernel<PadKernel>(info, registrar, sdk::sig::kPad, {all, index}));
+  reg(sdk::RegisterKernel<PadKernel>(info, registrar, sdk::sig::kPadV2, {all, index}));
+  reg(sdk::RegisterKernel<PadKernel>(info, registrar, sdk::sig::kMirrorPad, {all, index}));
+  reg(sdk::RegisterKernel<TileKernel>(info, registrar, sdk::sig::kTile, {all, index}));
+  reg(sdk::RegisterKernel<ExpandDimsKernel>(info, registrar, sdk::sig::kExpandDims, {all, index}));
+  reg(sdk::RegisterKernel<SqueezeKernel>(info, registrar, sdk::sig::kSqueeze, {all}));
+  reg(sdk::RegisterKernel<ShapeKernel>(info, registrar, sdk::sig::kShape, {all, index}));
+  reg(sdk::RegisterKernel<ShapeKernel>(info, registrar, sdk::sig::kShapeN, {all, index}));
+  reg(sdk::RegisterKernel<SizeKernel>(info, registrar, sdk::sig::kSize, {all, index}));
+  reg(sdk::RegisterKernel<RankKernel>(info, registrar, sdk::sig::kRank, {all}));
+  reg(sdk::RegisterKernel<FillKernel>(info, registrar, sdk::sig::kFill, {all, index}));
+  reg(sdk::RegisterKernel<ZerosLikeKernel>(info, registrar, sdk::sig::kZerosLike, {all}));
+  reg(sdk::RegisterKernel<OnesLikeKernel>(info, registrar, sdk::sig::kOnesLike, {ones_types}));
+  reg(sdk::RegisterKernel<RangeKernel>(info, registrar, sdk::sig::kRange, {range_types}));
   reg(sdk::RegisterKernel<OneHotKernel>(
-      info, registrar, "OneHot",
-      {{"T", all}, {"TI", {PX_DT_UINT8, PX_DT_INT8, PX_DT_INT32, PX_DT_INT64}}}, {1}));
-  reg(sdk::RegisterKernel<BroadcastToKernel>(info, registrar, "BroadcastTo",
-                                             {{"T", all}, {"Tidx", index}}, {1}));
-  reg(sdk::RegisterKernel<SpaceBatchKernel>(
-      info, registrar, "SpaceToBatchND",
-      {{"T", all}, {"Tblock_shape", index}, {"Tpaddings", index}}, {1, 2}));
-  reg(sdk::RegisterKernel<BatchToSpaceKernel>(
-      info, registrar, "BatchToSpaceND",
-      {{"T", all}, {"Tblock_shape", index}, {"Tcrops", index}}, {1, 2}));
+      info, registrar, sdk::sig::kOneHot,
+      {all, {PX_DT_UINT8, PX_DT_INT8, PX_DT_INT32, PX_DT_INT64}}));
+  reg(sdk::RegisterKernel<BroadcastToKernel>(info, registrar, sdk::sig::kBroadcastTo,
+                                             {all, index}));
+  reg(sdk::RegisterKernel<SpaceBatchKernel>(info, registrar, sdk::sig::kSpaceToBatchND,
+                                            {all, index, index}));
+  reg(sdk::RegisterKernel<BatchToSpaceKernel>(info, registrar, sdk::sig::kBatchToSpaceND,
+                                              {all, index, index}));
   return s;
 }
 

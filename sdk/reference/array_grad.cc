@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "plexus/sdk/array_shapes.h"
+#include "plexus/sdk/op_signatures.h"
 #include "reference_kernels.h"
 
 namespace plexus::reference {
@@ -246,14 +247,13 @@ PX_Status* RegisterArrayGradKernels(sdk::RegistrationInfo* info, PX_KernelRegist
   auto reg = [&](PX_Status* status) {
     if (s == nullptr) s = status;
   };
-  reg(sdk::RegisterKernel<StridedSliceGradKernel>(info, registrar, "StridedSliceGrad",
-                                                  {{"T", all}, {"Index", index}}, {0, 1, 2, 3}));
+  reg(sdk::RegisterKernel<StridedSliceGradKernel>(info, registrar, sdk::sig::kStridedSliceGrad,
+                                                  {all, index}));
   std::vector<PX_DataType> real = sdk::FloatTypes();
   for (PX_DataType t : {PX_DT_INT8, PX_DT_INT16, PX_DT_INT32, PX_DT_INT64, PX_DT_UINT8}) real.push_back(t);
-  reg(sdk::RegisterKernel<MirrorPadGradKernel>(info, registrar, "MirrorPadGrad",
-                                               {{"T", real}, {"Tpaddings", index}}, {1}));
-  reg(sdk::RegisterKernel<ScatterNdKernel>(info, registrar, "ScatterNd", {{"T", real}, {"Tindices", index}},
-                                           {0, 2}));
+  reg(sdk::RegisterKernel<MirrorPadGradKernel>(info, registrar, sdk::sig::kMirrorPadGrad,
+                                               {real, index}));
+  reg(sdk::RegisterKernel<ScatterNdKernel>(info, registrar, sdk::sig::kScatterNd, {real, index}));
   return s;
 }
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "plexus/sdk/op_signatures.h"
 #include "reference_kernels.h"
 
 namespace plexus::reference {
@@ -379,14 +380,14 @@ class MfccKernel : public sdk::OpKernel {
 PX_Status* RegisterAudioKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar) {
   // DecodeWav has no type attribute: its string input needs no constraint.
   // The string contents and Mfcc's sample rate are read on the host.
-  if (PX_Status* s = sdk::RegisterKernel<DecodeWavKernel>(info, registrar, "DecodeWav", {}, {0})) {
+  if (PX_Status* s = sdk::RegisterKernel<DecodeWavKernel>(info, registrar, sdk::sig::kDecodeWav)) {
     return s;
   }
-  if (PX_Status* s =
-          sdk::RegisterKernel<AudioSpectrogramKernel>(info, registrar, "AudioSpectrogram", {})) {
+  if (PX_Status* s = sdk::RegisterKernel<AudioSpectrogramKernel>(info, registrar,
+                                                                 sdk::sig::kAudioSpectrogram)) {
     return s;
   }
-  return sdk::RegisterKernel<MfccKernel>(info, registrar, "Mfcc", {}, {1});
+  return sdk::RegisterKernel<MfccKernel>(info, registrar, sdk::sig::kMfcc);
 }
 
 }  // namespace plexus::reference

@@ -1,6 +1,7 @@
 // Reference kernels for Const, Placeholder and NoOp.
 #include <vector>
 
+#include "plexus/sdk/op_signatures.h"
 #include "reference_kernels.h"
 
 namespace plexus::reference {
@@ -49,14 +50,15 @@ class NoOp : public sdk::OpKernel {
 }  // namespace
 
 PX_Status* RegisterBasicKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar) {
-  if (PX_Status* s = sdk::RegisterKernel<Const>(info, registrar, "Const", {{"dtype", sdk::AllTypes()}})) {
-    return s;
-  }
   if (PX_Status* s =
-          sdk::RegisterKernel<Placeholder>(info, registrar, "Placeholder", {{"dtype", sdk::AllTypes()}})) {
+          sdk::RegisterKernel<Const>(info, registrar, sdk::sig::kConst, {sdk::AllTypes()})) {
     return s;
   }
-  return sdk::RegisterKernel<NoOp>(info, registrar, "NoOp", {});
+  if (PX_Status* s = sdk::RegisterKernel<Placeholder>(info, registrar, sdk::sig::kPlaceholder,
+                                                      {sdk::AllTypes()})) {
+    return s;
+  }
+  return sdk::RegisterKernel<NoOp>(info, registrar, sdk::sig::kNoOp);
 }
 
 }  // namespace plexus::reference

@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "plexus/sdk/op_signatures.h"
 #include "plexus/sdk/window.h"
 #include "reference_kernels.h"
 
@@ -203,15 +204,13 @@ PX_Status* RegisterConvGradKernels(sdk::RegistrationInfo* info, PX_KernelRegistr
   input_types.push_back(PX_DT_INT32);
   PX_Status* s = nullptr;
   if ((s = sdk::RegisterKernel<ConvGradKernel<false, false>>(
-           info, registrar, "Conv2DBackpropInput", {{"T", input_types}}, {0})) ||
+           info, registrar, sdk::sig::kConv2DBackpropInput, {input_types})) ||
       (s = sdk::RegisterKernel<ConvGradKernel<true, false>>(
-           info, registrar, "Conv2DBackpropFilter", {{"T", sdk::FloatTypes()}}, {1})) ||
+           info, registrar, sdk::sig::kConv2DBackpropFilter, {sdk::FloatTypes()})) ||
       (s = sdk::RegisterKernel<ConvGradKernel<false, true>>(
-           info, registrar, "DepthwiseConv2dNativeBackpropInput", {{"T", sdk::FloatTypes()}},
-           {0})) ||
+           info, registrar, sdk::sig::kDepthwiseConv2dNativeBackpropInput, {sdk::FloatTypes()})) ||
       (s = sdk::RegisterKernel<ConvGradKernel<true, true>>(
-           info, registrar, "DepthwiseConv2dNativeBackpropFilter", {{"T", sdk::FloatTypes()}},
-           {1}))) {
+           info, registrar, sdk::sig::kDepthwiseConv2dNativeBackpropFilter, {sdk::FloatTypes()}))) {
     return s;
   }
   return nullptr;

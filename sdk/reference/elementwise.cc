@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "plexus/sdk/op_signatures.h"
 #include "reference_kernels.h"
 
 namespace plexus::reference {
@@ -513,51 +514,59 @@ const std::vector<PX_DataType> kAll = {PX_DT_FLOAT, PX_DT_DOUBLE, PX_DT_HALF,  P
 
 PX_Status* RegisterElementwiseKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar) {
   struct Entry {
-    const char* op;
+    const sdk::OpSignature* op;
     const std::vector<PX_DataType>* types;
   };
   const Entry binary[] = {
-      {"Add", &kReal},       {"AddV2", &kReal},        {"Sub", &kReal},
-      {"Mul", &kReal},       {"Div", &kReal},          {"RealDiv", &kReal},
-      {"FloorDiv", &kReal},  {"FloorMod", &kReal},     {"Maximum", &kReal},
-      {"Minimum", &kReal},   {"Pow", &kSigned},        {"Less", &kReal},
-      {"LessEqual", &kReal}, {"Greater", &kReal},      {"GreaterEqual", &kReal},
-      {"Equal", &kAll},      {"NotEqual", &kAll},
+      {&sdk::sig::kAdd, &kReal},          {&sdk::sig::kAddV2, &kReal},
+      {&sdk::sig::kSub, &kReal},          {&sdk::sig::kMul, &kReal},
+      {&sdk::sig::kDiv, &kReal},          {&sdk::sig::kRealDiv, &kReal},
+      {&sdk::sig::kFloorDiv, &kReal},     {&sdk::sig::kFloorMod, &kReal},
+      {&sdk::sig::kMaximum, &kReal},      {&sdk::sig::kMinimum, &kReal},
+      {&sdk::sig::kPow, &kSigned},        {&sdk::sig::kLess, &kReal},
+      {&sdk::sig::kLessEqual, &kReal},    {&sdk::sig::kGreater, &kReal},
+      {&sdk::sig::kGreaterEqual, &kReal}, {&sdk::sig::kEqual, &kAll},
+      {&sdk::sig::kNotEqual, &kAll},
   };
   static const std::vector<PX_DataType> kSqDiff = {PX_DT_FLOAT, PX_DT_DOUBLE, PX_DT_HALF,
                                                    PX_DT_BFLOAT16, PX_DT_INT32, PX_DT_INT64};
   for (const Entry& e : binary) {
-    if (PX_Status* s = sdk::RegisterKernel<BinaryKernel>(info, registrar, e.op, {{"T", *e.types}})) {
+    if (PX_Status* s = sdk::RegisterKernel<BinaryKernel>(info, registrar, *e.op, {*e.types})) {
       return s;
     }
   }
-  if (PX_Status* s = sdk::RegisterKernel<BinaryKernel>(info, registrar, "SquaredDifference",
-                                                       {{"T", kSqDiff}})) {
+  if (PX_Status* s = sdk::RegisterKernel<BinaryKernel>(info, registrar,
+                                                       sdk::sig::kSquaredDifference, {kSqDiff})) {
     return s;
   }
-  for (const char* op : {"LogicalAnd", "LogicalOr"}) {
-    if (PX_Status* s = sdk::RegisterKernel<BinaryKernel>(info, registrar, op, {})) return s;
+  for (const sdk::OpSignature* op : {&sdk::sig::kLogicalAnd, &sdk::sig::kLogicalOr}) {
+    if (PX_Status* s = sdk::RegisterKernel<BinaryKernel>(info, registrar, *op)) return s;
   }
   const Entry unary[] = {
-      {"Neg", &kSigned},   {"Abs", &kSigned},        {"Sign", &kSigned},  {"Exp", &kFloat},
-      {"Log", &kFloat},    {"Log1p", &kFloat},       {"Sqrt", &kFloat},   {"Rsqrt", &kFloat},
-      {"Square", &kReal},  {"Reciprocal", &kSigned}, {"Inv", &kSigned},   {"Tanh", &kFloat},
-      {"Sigmoid", &kFloat}, {"Erf", &kFloat},        {"Floor", &kFloat},  {"Ceil", &kFloat},
-      {"Round", &kSigned},
+      {&sdk::sig::kNeg, &kSigned},    {&sdk::sig::kAbs, &kSigned},
+      {&sdk::sig::kSign, &kSigned},   {&sdk::sig::kExp, &kFloat},
+      {&sdk::sig::kLog, &kFloat},     {&sdk::sig::kLog1p, &kFloat},
+      {&sdk::sig::kSqrt, &kFloat},    {&sdk::sig::kRsqrt, &kFloat},
+      {&sdk::sig::kSquare, &kReal},   {&sdk::sig::kReciprocal, &kSigned},
+      {&sdk::sig::kInv, &kSigned},    {&sdk::sig::kTanh, &kFloat},
+      {&sdk::sig::kSigmoid, &kFloat}, {&sdk::sig::kErf, &kFloat},
+      {&sdk::sig::kFloor, &kFloat},   {&sdk::sig::kCeil, &kFloat},
+      {&sdk::sig::kRound, &kSigned},
   };
   for (const Entry& e : unary) {
-    if (PX_Status* s = sdk::RegisterKernel<UnaryKernel>(info, registrar, e.op, {{"T", *e.types}})) {
+    if (PX_Status* s = sdk::RegisterKernel<UnaryKernel>(info, registrar, *e.op, {*e.types})) {
       return s;
     }
   }
-  if (PX_Status* s = sdk::RegisterKernel<UnaryKernel>(info, registrar, "LogicalNot", {})) return s;
-  for (const char* op : {"Select", "SelectV2"}) {
-    if (PX_Status* s = sdk::RegisterKernel<SelectKernel>(info, registrar, op, {{"T", kAll}})) {
+  if (PX_Status* s = sdk::RegisterKernel<UnaryKernel>(info, registrar, sdk::sig::kLogicalNot))
+    return s;
+  for (const sdk::OpSignature* op : {&sdk::sig::kSelect, &sdk::sig::kSelectV2}) {
+    if (PX_Status* s = sdk::RegisterKernel<SelectKernel>(info, registrar, *op, {kAll})) {
       return s;
     }
   }
-  return sdk::RegisterKernel<CastKernel>(info, registrar, "Cast",
-                                         {{"SrcT", sdk::AllTypes()}, {"DstT", sdk::AllTypes()}});
+  return sdk::RegisterKernel<CastKernel>(info, registrar, sdk::sig::kCast,
+                                         {sdk::AllTypes(), sdk::AllTypes()});
 }
 
 }  // namespace plexus::reference

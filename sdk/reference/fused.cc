@@ -7,16 +7,18 @@
 // product (accumulated in double) is stored in T, BiasAdd adds in the
 // compute type and stores in T, FusedBatchNorm computes in double and stores
 // in T, and the activation reads that T value.
+#include "plexus/sdk/fused.h"
+
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <string>
-#include <cstdint>
 #include <vector>
 
-#include "plexus/sdk/fused.h"
-#include "plexus/sdk/window.h"
 #include "plexus/sdk/fused_elementwise.h"
+#include "plexus/sdk/op_signatures.h"
+#include "plexus/sdk/window.h"
 #include "reference_kernels.h"
 
 namespace plexus::reference {
@@ -346,15 +348,14 @@ class FusedElementwiseKernel : public sdk::OpKernel {
 PX_Status* RegisterFusedKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar) {
   const std::vector<PX_DataType> floats = sdk::FloatTypes();
   PX_Status* s = nullptr;
-  if ((s = sdk::RegisterKernel<FusedMatMulKernel>(info, registrar, "_FusedMatMul",
-                                                  {{"T", floats}})) ||
-      (s = sdk::RegisterKernel<FusedConv2DKernel>(info, registrar, "_FusedConv2D",
-                                                  {{"T", floats}})) ||
-      (s = sdk::RegisterKernel<FusedDepthwiseConvKernel>(info, registrar,
-                                                         "_FusedDepthwiseConv2dNative",
-                                                         {{"T", floats}})) ||
-      (s = sdk::RegisterKernel<FusedElementwiseKernel>(info, registrar, "_PlexusFusedElementwise",
-                                                       {{"T", {PX_DT_FLOAT, PX_DT_DOUBLE}}}))) {
+  if ((s = sdk::RegisterKernel<FusedMatMulKernel>(info, registrar, sdk::sig::kFusedMatMul,
+                                                  {floats})) ||
+      (s = sdk::RegisterKernel<FusedConv2DKernel>(info, registrar, sdk::sig::kFusedConv2D,
+                                                  {floats})) ||
+      (s = sdk::RegisterKernel<FusedDepthwiseConvKernel>(
+           info, registrar, sdk::sig::kFusedDepthwiseConv2dNative, {floats})) ||
+      (s = sdk::RegisterKernel<FusedElementwiseKernel>(
+           info, registrar, sdk::sig::kPlexusFusedElementwise, {{PX_DT_FLOAT, PX_DT_DOUBLE}}))) {
     return s;
   }
   return nullptr;

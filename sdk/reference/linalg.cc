@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "plexus/sdk/linalg_shapes.h"
+#include "plexus/sdk/op_signatures.h"
 #include "reference_kernels.h"
 
 namespace plexus::reference {
@@ -290,14 +291,14 @@ PX_Status* RegisterLinalgKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar
   v3_in.push_back(PX_DT_INT8);
   v3_in.push_back(PX_DT_UINT8);
   PX_Status* s = nullptr;
-  if ((s = sdk::RegisterKernel<MatMulKernel>(info, registrar, "MatMul", {{"T", matmul}})) ||
-      (s = sdk::RegisterKernel<BatchMatMulKernel<false>>(info, registrar, "BatchMatMul",
-                                                         {{"T", matmul}})) ||
-      (s = sdk::RegisterKernel<BatchMatMulKernel<true>>(info, registrar, "BatchMatMulV2",
-                                                        {{"T", v2}})) ||
-      (s = sdk::RegisterKernel<BatchMatMulV3Kernel>(
-           info, registrar, "BatchMatMulV3", {{"Ta", v3_in}, {"Tb", v3_in}, {"Tout", v2}})) ||
-      (s = sdk::RegisterKernel<EinsumKernel>(info, registrar, "Einsum", {{"T", matmul}}))) {
+  if ((s = sdk::RegisterKernel<MatMulKernel>(info, registrar, sdk::sig::kMatMul, {matmul})) ||
+      (s = sdk::RegisterKernel<BatchMatMulKernel<false>>(info, registrar, sdk::sig::kBatchMatMul,
+                                                         {matmul})) ||
+      (s = sdk::RegisterKernel<BatchMatMulKernel<true>>(info, registrar, sdk::sig::kBatchMatMulV2,
+                                                        {v2})) ||
+      (s = sdk::RegisterKernel<BatchMatMulV3Kernel>(info, registrar, sdk::sig::kBatchMatMulV3,
+                                                    {v3_in, v3_in, v2})) ||
+      (s = sdk::RegisterKernel<EinsumKernel>(info, registrar, sdk::sig::kEinsum, {matmul}))) {
     return s;
   }
   return nullptr;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "plexus/sdk/op_signatures.h"
 #include "plexus/sdk/window.h"
 #include "reference_kernels.h"
 
@@ -306,18 +307,18 @@ PX_Status* RegisterNnKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* re
   const std::vector<PX_DataType> bn_x = {PX_DT_FLOAT, PX_DT_HALF, PX_DT_BFLOAT16};
   const std::vector<PX_DataType> f32 = {PX_DT_FLOAT};
   PX_Status* s = nullptr;
-  if ((s = sdk::RegisterKernel<BiasAddKernel>(info, registrar, "BiasAdd", {{"T", real}})) ||
-      (s = sdk::RegisterKernel<ConvKernel<false>>(info, registrar, "Conv2D", {{"T", conv}})) ||
-      (s = sdk::RegisterKernel<ConvKernel<true>>(info, registrar, "DepthwiseConv2dNative",
-                                                 {{"T", floats}})) ||
-      (s = sdk::RegisterKernel<PoolKernel<true>>(info, registrar, "MaxPool", {{"T", real}})) ||
-      (s = sdk::RegisterKernel<PoolKernel<false>>(info, registrar, "AvgPool", {{"T", floats}})) ||
-      (s = sdk::RegisterKernel<FusedBatchNormKernel>(info, registrar, "FusedBatchNorm",
-                                                     {{"T", f32}})) ||
-      (s = sdk::RegisterKernel<FusedBatchNormKernel>(info, registrar, "FusedBatchNormV2",
-                                                     {{"T", bn_x}, {"U", f32}})) ||
-      (s = sdk::RegisterKernel<FusedBatchNormKernel>(info, registrar, "FusedBatchNormV3",
-                                                     {{"T", bn_x}, {"U", f32}}))) {
+  if ((s = sdk::RegisterKernel<BiasAddKernel>(info, registrar, sdk::sig::kBiasAdd, {real})) ||
+      (s = sdk::RegisterKernel<ConvKernel<false>>(info, registrar, sdk::sig::kConv2D, {conv})) ||
+      (s = sdk::RegisterKernel<ConvKernel<true>>(info, registrar, sdk::sig::kDepthwiseConv2dNative,
+                                                 {floats})) ||
+      (s = sdk::RegisterKernel<PoolKernel<true>>(info, registrar, sdk::sig::kMaxPool, {real})) ||
+      (s = sdk::RegisterKernel<PoolKernel<false>>(info, registrar, sdk::sig::kAvgPool, {floats})) ||
+      (s = sdk::RegisterKernel<FusedBatchNormKernel>(info, registrar, sdk::sig::kFusedBatchNorm,
+                                                     {f32})) ||
+      (s = sdk::RegisterKernel<FusedBatchNormKernel>(info, registrar, sdk::sig::kFusedBatchNormV2,
+                                                     {bn_x, f32})) ||
+      (s = sdk::RegisterKernel<FusedBatchNormKernel>(info, registrar, sdk::sig::kFusedBatchNormV3,
+                                                     {bn_x, f32}))) {
     return s;
   }
   return nullptr;

@@ -7,6 +7,7 @@
 #include <limits>
 #include <vector>
 
+#include "plexus/sdk/op_signatures.h"
 #include "reference_kernels.h"
 
 namespace plexus::reference {
@@ -252,20 +253,18 @@ PX_Status* RegisterReductionKernels(sdk::RegistrationInfo* info, PX_KernelRegist
   const std::vector<PX_DataType> types = RealTypes();
   const std::vector<PX_DataType> idx = {PX_DT_INT32, PX_DT_INT64};
   PX_Status* s = nullptr;
-  if ((s = sdk::RegisterKernel<Reduction<Reducer::kSum>>(info, registrar, "Sum",
-                                                         {{"T", types}, {"Tidx", idx}}, {1})) ||
-      (s = sdk::RegisterKernel<Reduction<Reducer::kMean>>(info, registrar, "Mean",
-                                                          {{"T", types}, {"Tidx", idx}}, {1})) ||
-      (s = sdk::RegisterKernel<Reduction<Reducer::kMax>>(info, registrar, "Max",
-                                                         {{"T", types}, {"Tidx", idx}}, {1})) ||
-      (s = sdk::RegisterKernel<Reduction<Reducer::kMin>>(info, registrar, "Min",
-                                                         {{"T", types}, {"Tidx", idx}}, {1})) ||
-      (s = sdk::RegisterKernel<Reduction<Reducer::kProd>>(info, registrar, "Prod",
-                                                          {{"T", types}, {"Tidx", idx}}, {1})) ||
-      (s = sdk::RegisterKernel<Reduction<Reducer::kAll>>(info, registrar, "All",
-                                                         {{"Tidx", idx}}, {1})) ||
-      (s = sdk::RegisterKernel<Reduction<Reducer::kAny>>(info, registrar, "Any",
-                                                         {{"Tidx", idx}}, {1}))) {
+  if ((s = sdk::RegisterKernel<Reduction<Reducer::kSum>>(info, registrar, sdk::sig::kSum,
+                                                         {types, idx})) ||
+      (s = sdk::RegisterKernel<Reduction<Reducer::kMean>>(info, registrar, sdk::sig::kMean,
+                                                          {types, idx})) ||
+      (s = sdk::RegisterKernel<Reduction<Reducer::kMax>>(info, registrar, sdk::sig::kMax,
+                                                         {types, idx})) ||
+      (s = sdk::RegisterKernel<Reduction<Reducer::kMin>>(info, registrar, sdk::sig::kMin,
+                                                         {types, idx})) ||
+      (s = sdk::RegisterKernel<Reduction<Reducer::kProd>>(info, registrar, sdk::sig::kProd,
+                                                          {types, idx})) ||
+      (s = sdk::RegisterKernel<Reduction<Reducer::kAll>>(info, registrar, sdk::sig::kAll, {idx})) ||
+      (s = sdk::RegisterKernel<Reduction<Reducer::kAny>>(info, registrar, sdk::sig::kAny, {idx}))) {
     return s;
   }
   std::vector<PX_DataType> arg_types = types;
@@ -273,12 +272,10 @@ PX_Status* RegisterReductionKernels(sdk::RegistrationInfo* info, PX_KernelRegist
   const std::vector<PX_DataType> arg_idx = {PX_DT_INT16, PX_DT_INT32, PX_DT_INT64};
   const std::vector<PX_DataType> out_types = {PX_DT_INT16, PX_DT_UINT16, PX_DT_INT32,
                                               PX_DT_INT64};
-  if ((s = sdk::RegisterKernel<ArgReductionKernel<true>>(
-           info, registrar, "ArgMax",
-           {{"T", arg_types}, {"Tidx", arg_idx}, {"output_type", out_types}}, {1})) ||
-      (s = sdk::RegisterKernel<ArgReductionKernel<false>>(
-           info, registrar, "ArgMin",
-           {{"T", arg_types}, {"Tidx", arg_idx}, {"output_type", out_types}}, {1}))) {
+  if ((s = sdk::RegisterKernel<ArgReductionKernel<true>>(info, registrar, sdk::sig::kArgMax,
+                                                         {arg_types, arg_idx, out_types})) ||
+      (s = sdk::RegisterKernel<ArgReductionKernel<false>>(info, registrar, sdk::sig::kArgMin,
+                                                          {arg_types, arg_idx, out_types}))) {
     return s;
   }
   return nullptr;

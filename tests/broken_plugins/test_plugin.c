@@ -11,6 +11,9 @@
  *   BROKEN_NO_PROBE      exports no probe symbol (not a plugin)
  *   BROKEN_ENUMERATION   device_count fails with UNAVAILABLE
  *   BROKEN_CRASH         allocate crashes (SIGSEGV) on a 65537-byte request
+ *   BROKEN_SIGNATURE     also registers a Reshape kernel that leaves out the
+ *                        op's Tshape attribute and its host-memory shape
+ *                        (input 1), against the SDK's op-signature table
  *   SEPARATE_MEMORY      not broken: the device says its memory is not
  *                        host-accessible, so the host must copy to and from
  *                        it (through memcpy_h2d/d2h) as for a GPU
@@ -170,6 +173,13 @@ static PX_Status* register_kernels(void* plugin, PX_KernelRegistrar* registrar) 
   def.type_constraints = &constraint;
   def.num_type_constraints = 1;
   def.compute = add_int32;
+#ifdef BROKEN_SIGNATURE
+  {
+    PX_Status* status = g_host->kernel_register(registrar, &def);
+    if (status != NULL) return status;
+    def.op_name = "Reshape"; /* T only, and no host-memory inputs */
+  }
+#endif
   return g_host->kernel_register(registrar, &def);
 }
 

@@ -8,12 +8,14 @@
 // launches a device kernel on the launch's stream instead:
 //   TemplateStream* s = sdk::HandleCast<TemplateStream>(call.stream());
 // and a failure found later goes to that stream's sticky error.
+#include "template_kernels.h"
+
 #include <cstdint>
 #include <vector>
 
 #include "plexus/sdk/kernel.h"
+#include "plexus/sdk/op_signatures.h"
 #include "plexus/sdk/plugin.h"
-#include "template_kernels.h"
 
 namespace template_plugin {
 namespace {
@@ -185,15 +187,17 @@ class MatMulKernel : public sdk::OpKernel {
 }  // namespace
 
 PX_Status* RegisterTemplateKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar) {
-  // One line per kernel: the class, the op and the dtypes of its "T" attribute.
+  // One line per kernel: the class, the op's signature from the SDK's table
+  // (plexus/sdk/op_signatures.h: its type attributes and host-memory
+  // arguments) and one dtype list per type attribute, here only "T".
   PX_SDK_RETURN_IF_ERROR(
-      sdk::RegisterKernel<BinaryKernel<AddOp>>(info, registrar, "AddV2", {{"T", kFloatTypes}}));
+      sdk::RegisterKernel<BinaryKernel<AddOp>>(info, registrar, sdk::sig::kAddV2, {kFloatTypes}));
   PX_SDK_RETURN_IF_ERROR(
-      sdk::RegisterKernel<BinaryKernel<MulOp>>(info, registrar, "Mul", {{"T", kFloatTypes}}));
+      sdk::RegisterKernel<BinaryKernel<MulOp>>(info, registrar, sdk::sig::kMul, {kFloatTypes}));
   PX_SDK_RETURN_IF_ERROR(
-      sdk::RegisterKernel<ReluKernel>(info, registrar, "Relu", {{"T", kFloatTypes}}));
+      sdk::RegisterKernel<ReluKernel>(info, registrar, sdk::sig::kRelu, {kFloatTypes}));
   PX_SDK_RETURN_IF_ERROR(
-      sdk::RegisterKernel<MatMulKernel>(info, registrar, "MatMul", {{"T", kFloatTypes}}));
+      sdk::RegisterKernel<MatMulKernel>(info, registrar, sdk::sig::kMatMul, {kFloatTypes}));
   return nullptr;
 }
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "kernels/register_kernels.h"
+#include "plexus/sdk/op_signatures.h"
 
 namespace plexus::cpu {
 namespace {
@@ -484,14 +485,14 @@ class MfccKernel : public sdk::OpKernel {
 PX_Status* RegisterAudioFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar) {
   // DecodeWav has no type attribute: its string input needs no constraint.
   // The string contents and Mfcc's sample rate are read on the host.
-  if (PX_Status* s = sdk::RegisterKernel<DecodeWavKernel>(info, registrar, "DecodeWav", {}, {0})) {
+  if (PX_Status* s = sdk::RegisterKernel<DecodeWavKernel>(info, registrar, sdk::sig::kDecodeWav)) {
     return s;
   }
-  if (PX_Status* s =
-          sdk::RegisterKernel<AudioSpectrogramKernel>(info, registrar, "AudioSpectrogram", {})) {
+  if (PX_Status* s = sdk::RegisterKernel<AudioSpectrogramKernel>(info, registrar,
+                                                                 sdk::sig::kAudioSpectrogram)) {
     return s;
   }
-  return sdk::RegisterKernel<MfccKernel>(info, registrar, "Mfcc", {}, {1});
+  return sdk::RegisterKernel<MfccKernel>(info, registrar, sdk::sig::kMfcc);
 }
 
 }  // namespace plexus::cpu

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "kernels/register_kernels.h"
+#include "plexus/sdk/op_signatures.h"
 
 namespace plexus::cpu {
 namespace {
@@ -53,15 +54,15 @@ class NoOpKernel : public sdk::OpKernel {
 
 PX_Status* RegisterBasicFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar) {
   // String constants are made by the core (plugins cannot produce strings).
-  if (PX_Status* s = sdk::RegisterKernel<ConstKernel>(info, registrar, "Const",
-                                                      {{"dtype", sdk::AllTypes()}})) {
+  if (PX_Status* s =
+          sdk::RegisterKernel<ConstKernel>(info, registrar, sdk::sig::kConst, {sdk::AllTypes()})) {
     return s;
   }
-  if (PX_Status* s = sdk::RegisterKernel<PlaceholderKernel>(info, registrar, "Placeholder",
-                                                            {{"dtype", sdk::AllTypes()}})) {
+  if (PX_Status* s = sdk::RegisterKernel<PlaceholderKernel>(info, registrar, sdk::sig::kPlaceholder,
+                                                            {sdk::AllTypes()})) {
     return s;
   }
-  return sdk::RegisterKernel<NoOpKernel>(info, registrar, "NoOp", {});
+  return sdk::RegisterKernel<NoOpKernel>(info, registrar, sdk::sig::kNoOp);
 }
 
 }  // namespace plexus::cpu

@@ -32,6 +32,7 @@
 #include "kernels/linalg_gemm.h"
 #include "kernels/nn_window.h"
 #include "kernels/register_kernels.h"
+#include "plexus/sdk/op_signatures.h"
 
 #if defined(_OPENMP)
 #include <omp.h>
@@ -522,15 +523,13 @@ PX_Status* RegisterConvGradFamily(sdk::RegistrationInfo* info, PX_KernelRegistra
   input_types.push_back(PX_DT_INT32);
   PX_Status* s = nullptr;
   if ((s = sdk::RegisterKernel<ConvGradKernel<false, false>>(
-           info, registrar, "Conv2DBackpropInput", {{"T", input_types}}, {0})) ||
+           info, registrar, sdk::sig::kConv2DBackpropInput, {input_types})) ||
       (s = sdk::RegisterKernel<ConvGradKernel<true, false>>(
-           info, registrar, "Conv2DBackpropFilter", {{"T", sdk::FloatTypes()}}, {1})) ||
+           info, registrar, sdk::sig::kConv2DBackpropFilter, {sdk::FloatTypes()})) ||
       (s = sdk::RegisterKernel<ConvGradKernel<false, true>>(
-           info, registrar, "DepthwiseConv2dNativeBackpropInput", {{"T", sdk::FloatTypes()}},
-           {0})) ||
+           info, registrar, sdk::sig::kDepthwiseConv2dNativeBackpropInput, {sdk::FloatTypes()})) ||
       (s = sdk::RegisterKernel<ConvGradKernel<true, true>>(
-           info, registrar, "DepthwiseConv2dNativeBackpropFilter", {{"T", sdk::FloatTypes()}},
-           {1}))) {
+           info, registrar, sdk::sig::kDepthwiseConv2dNativeBackpropFilter, {sdk::FloatTypes()}))) {
     return s;
   }
   return nullptr;

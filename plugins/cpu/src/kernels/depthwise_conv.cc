@@ -35,6 +35,7 @@
 #include "kernels/conv_onednn.h"
 #include "kernels/fused_epilogue.h"
 #include "kernels/nn_window.h"
+#include "plexus/sdk/op_signatures.h"
 
 namespace plexus::cpu {
 namespace {
@@ -368,10 +369,10 @@ class DepthwiseKernel : public sdk::OpKernel {
 
 PX_Status* RegisterDepthwiseKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar) {
   PX_Status* s = nullptr;
-  if ((s = sdk::RegisterKernel<DepthwiseKernel<false>>(info, registrar, "DepthwiseConv2dNative",
-                                                       {{"T", sdk::FloatTypes()}})) ||
-      (s = sdk::RegisterKernel<DepthwiseKernel<true>>(info, registrar, "_FusedDepthwiseConv2dNative",
-                                                      {{"T", sdk::FloatTypes()}}))) {
+  if ((s = sdk::RegisterKernel<DepthwiseKernel<false>>(
+           info, registrar, sdk::sig::kDepthwiseConv2dNative, {sdk::FloatTypes()})) ||
+      (s = sdk::RegisterKernel<DepthwiseKernel<true>>(
+           info, registrar, sdk::sig::kFusedDepthwiseConv2dNative, {sdk::FloatTypes()}))) {
     return s;
   }
   return nullptr;

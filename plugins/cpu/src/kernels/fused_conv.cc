@@ -18,6 +18,7 @@
 #include "kernels/fused_epilogue.h"
 #include "kernels/linalg_gemm.h"
 #include "kernels/nn_window.h"
+#include "plexus/sdk/op_signatures.h"
 
 namespace plexus::cpu {
 namespace {
@@ -97,8 +98,8 @@ class FusedConv2DKernel : public sdk::OpKernel {
 }  // namespace
 
 PX_Status* RegisterFusedConvKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar) {
-  return sdk::RegisterKernel<FusedConv2DKernel>(info, registrar, "_FusedConv2D",
-                                                {{"T", sdk::FloatTypes()}});
+  return sdk::RegisterKernel<FusedConv2DKernel>(info, registrar, sdk::sig::kFusedConv2D,
+                                                {sdk::FloatTypes()});
 }
 
 }  // namespace plexus::cpu

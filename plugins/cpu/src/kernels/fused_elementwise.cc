@@ -16,6 +16,8 @@
 // Square, Relu, Relu6, Maximum, Minimum) are the same one-rounding
 // expressions as ew::RunBinary / ew::RunActivation, and the transcendental
 // ones call ew::RunUnary on tiles aligned like the separate kernels' buffers.
+#include "plexus/sdk/fused_elementwise.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -23,7 +25,7 @@
 
 #include "kernels/elementwise_impl.h"
 #include "kernels/fused_epilogue.h"
-#include "plexus/sdk/fused_elementwise.h"
+#include "plexus/sdk/op_signatures.h"
 
 namespace plexus::cpu {
 namespace {
@@ -313,8 +315,8 @@ class FusedElementwiseKernel : public sdk::OpKernel {
 }  // namespace
 
 PX_Status* RegisterFusedElementwiseKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar) {
-  return sdk::RegisterKernel<FusedElementwiseKernel>(info, registrar, "_PlexusFusedElementwise",
-                                                     {{"T", {PX_DT_FLOAT, PX_DT_DOUBLE}}});
+  return sdk::RegisterKernel<FusedElementwiseKernel>(
+      info, registrar, sdk::sig::kPlexusFusedElementwise, {{PX_DT_FLOAT, PX_DT_DOUBLE}});
 }
 
 }  // namespace plexus::cpu

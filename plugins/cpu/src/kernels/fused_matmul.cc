@@ -12,6 +12,7 @@
 #include "kernels/linalg_gemm.h"
 #include "kernels/linalg_transpose.h"
 #include "kernels/register_kernels.h"
+#include "plexus/sdk/op_signatures.h"
 
 namespace plexus::cpu {
 namespace {
@@ -81,8 +82,8 @@ class FusedMatMulKernel : public sdk::OpKernel {
 }  // namespace
 
 PX_Status* RegisterFusedFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar) {
-  if (PX_Status* s = sdk::RegisterKernel<FusedMatMulKernel>(info, registrar, "_FusedMatMul",
-                                                            {{"T", sdk::FloatTypes()}})) {
+  if (PX_Status* s = sdk::RegisterKernel<FusedMatMulKernel>(info, registrar, sdk::sig::kFusedMatMul,
+                                                            {sdk::FloatTypes()})) {
     return s;
   }
   if (PX_Status* s = RegisterFusedConvKernels(info, registrar)) return s;

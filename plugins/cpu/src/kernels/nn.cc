@@ -12,6 +12,7 @@
 #include "kernels/nn_internal.h"
 #include "kernels/nn_window.h"
 #include "kernels/register_kernels.h"
+#include "plexus/sdk/op_signatures.h"
 
 namespace plexus::cpu {
 namespace {
@@ -245,16 +246,16 @@ PX_Status* RegisterNnFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar* reg
   const std::vector<PX_DataType> bn_x = {PX_DT_FLOAT, PX_DT_HALF, PX_DT_BFLOAT16};
   const std::vector<PX_DataType> f32 = {PX_DT_FLOAT};
   PX_Status* s = nullptr;
-  if ((s = sdk::RegisterKernel<BiasAddKernel>(info, registrar, "BiasAdd", {{"T", real}})) ||
+  if ((s = sdk::RegisterKernel<BiasAddKernel>(info, registrar, sdk::sig::kBiasAdd, {real})) ||
       (s = RegisterConvKernels(info, registrar)) ||
-      (s = sdk::RegisterKernel<PoolKernel<true>>(info, registrar, "MaxPool", {{"T", real}})) ||
-      (s = sdk::RegisterKernel<PoolKernel<false>>(info, registrar, "AvgPool", {{"T", floats}})) ||
-      (s = sdk::RegisterKernel<FusedBatchNormKernel>(info, registrar, "FusedBatchNorm",
-                                                     {{"T", f32}})) ||
-      (s = sdk::RegisterKernel<FusedBatchNormKernel>(info, registrar, "FusedBatchNormV2",
-                                                     {{"T", bn_x}, {"U", f32}})) ||
-      (s = sdk::RegisterKernel<FusedBatchNormKernel>(info, registrar, "FusedBatchNormV3",
-                                                     {{"T", bn_x}, {"U", f32}}))) {
+      (s = sdk::RegisterKernel<PoolKernel<true>>(info, registrar, sdk::sig::kMaxPool, {real})) ||
+      (s = sdk::RegisterKernel<PoolKernel<false>>(info, registrar, sdk::sig::kAvgPool, {floats})) ||
+      (s = sdk::RegisterKernel<FusedBatchNormKernel>(info, registrar, sdk::sig::kFusedBatchNorm,
+                                                     {f32})) ||
+      (s = sdk::RegisterKernel<FusedBatchNormKernel>(info, registrar, sdk::sig::kFusedBatchNormV2,
+                                                     {bn_x, f32})) ||
+      (s = sdk::RegisterKernel<FusedBatchNormKernel>(info, registrar, sdk::sig::kFusedBatchNormV3,
+                                                     {bn_x, f32}))) {
     return s;
   }
   return nullptr;

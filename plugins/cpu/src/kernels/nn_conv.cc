@@ -12,6 +12,7 @@
 #include "kernels/linalg_gemm.h"
 #include "kernels/nn_internal.h"
 #include "kernels/nn_window.h"
+#include "plexus/sdk/op_signatures.h"
 
 namespace plexus::cpu {
 namespace {
@@ -82,7 +83,7 @@ PX_Status* RegisterConvKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* 
   std::vector<PX_DataType> conv = sdk::FloatTypes();
   conv.push_back(PX_DT_INT32);
   PX_Status* s = nullptr;
-  if ((s = sdk::RegisterKernel<ConvKernel>(info, registrar, "Conv2D", {{"T", conv}})) ||
+  if ((s = sdk::RegisterKernel<ConvKernel>(info, registrar, sdk::sig::kConv2D, {conv})) ||
       (s = RegisterDepthwiseKernels(info, registrar))) {
     return s;
   }

@@ -24,6 +24,7 @@
 
 #include "kernels/nn_window.h"
 #include "kernels/register_kernels.h"
+#include "plexus/sdk/op_signatures.h"
 
 namespace plexus::cpu {
 namespace {
@@ -841,27 +842,25 @@ PX_Status* RegisterNnGradFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar*
   const std::vector<PX_DataType> f32 = {PX_DT_FLOAT};
   const std::vector<PX_DataType> labels = {PX_DT_INT32, PX_DT_INT64};
   PX_Status* s = nullptr;
-  if ((s = sdk::RegisterKernel<BiasAddGradKernel>(info, registrar, "BiasAddGrad",
-                                                  {{"T", real}})) ||
-      (s = sdk::RegisterKernel<MaxPoolGradKernel<false>>(info, registrar, "MaxPoolGrad",
-                                                         {{"T", real}})) ||
-      (s = sdk::RegisterKernel<MaxPoolGradKernel<true>>(info, registrar, "MaxPoolGradV2",
-                                                        {{"T", real}}, {3, 4})) ||
-      (s = sdk::RegisterKernel<AvgPoolGradKernel>(info, registrar, "AvgPoolGrad",
-                                                  {{"T", floats}}, {0})) ||
-      (s = sdk::RegisterKernel<SoftmaxXentKernel>(info, registrar,
-                                                  "SoftmaxCrossEntropyWithLogits",
-                                                  {{"T", floats}})) ||
+  if ((s = sdk::RegisterKernel<BiasAddGradKernel>(info, registrar, sdk::sig::kBiasAddGrad,
+                                                  {real})) ||
+      (s = sdk::RegisterKernel<MaxPoolGradKernel<false>>(info, registrar, sdk::sig::kMaxPoolGrad,
+                                                         {real})) ||
+      (s = sdk::RegisterKernel<MaxPoolGradKernel<true>>(info, registrar, sdk::sig::kMaxPoolGradV2,
+                                                        {real})) ||
+      (s = sdk::RegisterKernel<AvgPoolGradKernel>(info, registrar, sdk::sig::kAvgPoolGrad,
+                                                  {floats})) ||
+      (s = sdk::RegisterKernel<SoftmaxXentKernel>(
+           info, registrar, sdk::sig::kSoftmaxCrossEntropyWithLogits, {floats})) ||
       (s = sdk::RegisterKernel<SparseSoftmaxXentKernel>(
-           info, registrar, "SparseSoftmaxCrossEntropyWithLogits",
-           {{"T", floats}, {"Tlabels", labels}})) ||
-      (s = sdk::RegisterKernel<L2LossKernel>(info, registrar, "L2Loss", {{"T", floats}})) ||
-      (s = sdk::RegisterKernel<FusedBatchNormGradKernel>(info, registrar, "FusedBatchNormGrad",
-                                                         {{"T", f32}})) ||
+           info, registrar, sdk::sig::kSparseSoftmaxCrossEntropyWithLogits, {floats, labels})) ||
+      (s = sdk::RegisterKernel<L2LossKernel>(info, registrar, sdk::sig::kL2Loss, {floats})) ||
+      (s = sdk::RegisterKernel<FusedBatchNormGradKernel>(info, registrar,
+                                                         sdk::sig::kFusedBatchNormGrad, {f32})) ||
       (s = sdk::RegisterKernel<FusedBatchNormGradKernel>(
-           info, registrar, "FusedBatchNormGradV2", {{"T", bn_x}, {"U", f32}})) ||
+           info, registrar, sdk::sig::kFusedBatchNormGradV2, {bn_x, f32})) ||
       (s = sdk::RegisterKernel<FusedBatchNormGradKernel>(
-           info, registrar, "FusedBatchNormGradV3", {{"T", bn_x}, {"U", f32}}))) {
+           info, registrar, sdk::sig::kFusedBatchNormGradV3, {bn_x, f32}))) {
     return s;
   }
   return nullptr;

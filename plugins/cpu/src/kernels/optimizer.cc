@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "kernels/register_kernels.h"
+#include "plexus/sdk/op_signatures.h"
 
 namespace plexus::cpu {
 namespace {
@@ -250,24 +251,24 @@ class RMSPropKernel : public sdk::OpKernel {
 PX_Status* RegisterOptimizerFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar) {
   const std::vector<PX_DataType> kFloat = sdk::FloatTypes();
   PX_Status* s = nullptr;
-  if ((s = sdk::RegisterKernel<GradientDescentKernel>(info, registrar, "_PlexusApplyGradientDescent",
-                                                      {{"T", kFloat}}, {1}))) {
+  if ((s = sdk::RegisterKernel<GradientDescentKernel>(
+           info, registrar, sdk::sig::kPlexusApplyGradientDescent, {kFloat}))) {
     return s;
   }
-  if ((s = sdk::RegisterKernel<MomentumKernel>(info, registrar, "_PlexusApplyMomentum",
-                                               {{"T", kFloat}}, {2, 4}))) {
+  if ((s = sdk::RegisterKernel<MomentumKernel>(info, registrar, sdk::sig::kPlexusApplyMomentum,
+                                               {kFloat}))) {
     return s;
   }
-  if ((s = sdk::RegisterKernel<AdamKernel>(info, registrar, "_PlexusApplyAdam", {{"T", kFloat}},
-                                           {3, 4, 5, 6, 7, 8}))) {
+  if ((s = sdk::RegisterKernel<AdamKernel>(info, registrar, sdk::sig::kPlexusApplyAdam,
+                                           {kFloat}))) {
     return s;
   }
-  if ((s = sdk::RegisterKernel<AdamWKernel>(info, registrar, "_PlexusApplyAdamW", {{"T", kFloat}},
-                                            {3, 4, 5, 6, 7, 8, 9}))) {
+  if ((s = sdk::RegisterKernel<AdamWKernel>(info, registrar, sdk::sig::kPlexusApplyAdamW,
+                                            {kFloat}))) {
     return s;
   }
-  return sdk::RegisterKernel<RMSPropKernel>(info, registrar, "_PlexusApplyRMSProp",
-                                            {{"T", kFloat}}, {3, 4, 5, 6});
+  return sdk::RegisterKernel<RMSPropKernel>(info, registrar, sdk::sig::kPlexusApplyRMSProp,
+                                            {kFloat});
 }
 
 }  // namespace plexus::cpu

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kernels/register_kernels.h"
+#include "plexus/sdk/op_signatures.h"
 
 namespace plexus::cpu {
 namespace {
@@ -327,20 +328,20 @@ PX_Status* RegisterReductionFamily(sdk::RegistrationInfo* info, PX_KernelRegistr
   const std::vector<PX_DataType> types = RealTypes();
   const std::vector<PX_DataType> idx = {PX_DT_INT32, PX_DT_INT64};
   PX_Status* s = nullptr;
-  if ((s = sdk::RegisterKernel<ReductionKernel<Reducer::kSum>>(
-           info, registrar, "Sum", {{"T", types}, {"Tidx", idx}}, {1})) ||
-      (s = sdk::RegisterKernel<ReductionKernel<Reducer::kMean>>(
-           info, registrar, "Mean", {{"T", types}, {"Tidx", idx}}, {1})) ||
-      (s = sdk::RegisterKernel<ReductionKernel<Reducer::kMax>>(
-           info, registrar, "Max", {{"T", types}, {"Tidx", idx}}, {1})) ||
-      (s = sdk::RegisterKernel<ReductionKernel<Reducer::kMin>>(
-           info, registrar, "Min", {{"T", types}, {"Tidx", idx}}, {1})) ||
-      (s = sdk::RegisterKernel<ReductionKernel<Reducer::kProd>>(
-           info, registrar, "Prod", {{"T", types}, {"Tidx", idx}}, {1})) ||
-      (s = sdk::RegisterKernel<ReductionKernel<Reducer::kAll>>(info, registrar, "All",
-                                                               {{"Tidx", idx}}, {1})) ||
-      (s = sdk::RegisterKernel<ReductionKernel<Reducer::kAny>>(info, registrar, "Any",
-                                                               {{"Tidx", idx}}, {1}))) {
+  if ((s = sdk::RegisterKernel<ReductionKernel<Reducer::kSum>>(info, registrar, sdk::sig::kSum,
+                                                               {types, idx})) ||
+      (s = sdk::RegisterKernel<ReductionKernel<Reducer::kMean>>(info, registrar, sdk::sig::kMean,
+                                                                {types, idx})) ||
+      (s = sdk::RegisterKernel<ReductionKernel<Reducer::kMax>>(info, registrar, sdk::sig::kMax,
+                                                               {types, idx})) ||
+      (s = sdk::RegisterKernel<ReductionKernel<Reducer::kMin>>(info, registrar, sdk::sig::kMin,
+                                                               {types, idx})) ||
+      (s = sdk::RegisterKernel<ReductionKernel<Reducer::kProd>>(info, registrar, sdk::sig::kProd,
+                                                                {types, idx})) ||
+      (s = sdk::RegisterKernel<ReductionKernel<Reducer::kAll>>(info, registrar, sdk::sig::kAll,
+                                                               {idx})) ||
+      (s = sdk::RegisterKernel<ReductionKernel<Reducer::kAny>>(info, registrar, sdk::sig::kAny,
+                                                               {idx}))) {
     return s;
   }
   std::vector<PX_DataType> arg_types = types;
@@ -348,12 +349,10 @@ PX_Status* RegisterReductionFamily(sdk::RegistrationInfo* info, PX_KernelRegistr
   const std::vector<PX_DataType> arg_idx = {PX_DT_INT16, PX_DT_INT32, PX_DT_INT64};
   const std::vector<PX_DataType> out_types = {PX_DT_INT16, PX_DT_UINT16, PX_DT_INT32,
                                               PX_DT_INT64};
-  if ((s = sdk::RegisterKernel<ArgReductionKernel<true>>(
-           info, registrar, "ArgMax",
-           {{"T", arg_types}, {"Tidx", arg_idx}, {"output_type", out_types}}, {1})) ||
-      (s = sdk::RegisterKernel<ArgReductionKernel<false>>(
-           info, registrar, "ArgMin",
-           {{"T", arg_types}, {"Tidx", arg_idx}, {"output_type", out_types}}, {1}))) {
+  if ((s = sdk::RegisterKernel<ArgReductionKernel<true>>(info, registrar, sdk::sig::kArgMax,
+                                                         {arg_types, arg_idx, out_types})) ||
+      (s = sdk::RegisterKernel<ArgReductionKernel<false>>(info, registrar, sdk::sig::kArgMin,
+                                                          {arg_types, arg_idx, out_types}))) {
     return s;
   }
   return nullptr;

@@ -17,11 +17,12 @@
 #include <string>
 #include <vector>
 
-#include "gpu_error.h"
-#include "gpu_stream.h"
 #include "fused/fused_codegen.h"
 #include "fused/fused_compiler.h"
+#include "gpu_error.h"
+#include "gpu_stream.h"
 #include "plexus/sdk/fused_elementwise.h"
+#include "plexus/sdk/op_signatures.h"
 #include "plexus/sdk/plugin.h"
 
 namespace plexus::cuda {
@@ -178,8 +179,8 @@ class FusedElementwiseKernel : public sdk::OpKernel {
 }  // namespace
 
 PX_Status* RegisterFusedElementwise(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar) {
-  return sdk::RegisterKernel<FusedElementwiseKernel>(info, registrar, "_PlexusFusedElementwise",
-                                                     {{"T", {PX_DT_FLOAT, PX_DT_DOUBLE}}});
+  return sdk::RegisterKernel<FusedElementwiseKernel>(
+      info, registrar, sdk::sig::kPlexusFusedElementwise, {{PX_DT_FLOAT, PX_DT_DOUBLE}});
 }
 
 }  // namespace plexus::cuda

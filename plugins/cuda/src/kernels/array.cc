@@ -17,6 +17,7 @@
 #include "kernels/register_kernels.h"
 #include "plexus/sdk/array_shapes.h"
 #include "plexus/sdk/kernel.h"
+#include "plexus/sdk/op_signatures.h"
 #include "plexus/sdk/plugin.h"
 
 namespace plexus::cuda {
@@ -496,23 +497,22 @@ PX_Status* RegisterArrayKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar*
   const std::vector<PX_DataType> index = {PX_DT_INT32, PX_DT_INT64};
   // perm, paddings and GatherV2's axis stay in host memory; ConcatV2's axis
   // (its last input, whose index depends on N) is read where it lies.
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<TransposeKernel>(
-      info, registrar, "Transpose", {{"T", all}, {"Tperm", index}}, {1}));
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<ConcatKernel>(info, registrar, "ConcatV2",
-                                                           {{"T", all}, {"Tidx", index}}));
   PX_SDK_RETURN_IF_ERROR(
-      sdk::RegisterKernel<ConcatKernel>(info, registrar, "Concat", {{"T", all}}, {0}));
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<CastKernel>(info, registrar, "Cast",
-                                                         {{"SrcT", all}, {"DstT", all}}));
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<GatherKernel>(
-      info, registrar, "Gather", {{"Tparams", all}, {"Tindices", index}}));
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<GatherKernel>(
-      info, registrar, "GatherV2", {{"Tparams", all}, {"Tindices", index}, {"Taxis", index}},
-      {2}));
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<PadKernel>(
-      info, registrar, "Pad", {{"T", all}, {"Tpaddings", index}}, {1}));
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<PadKernel>(
-      info, registrar, "PadV2", {{"T", all}, {"Tpaddings", index}}, {1}));
+      sdk::RegisterKernel<TransposeKernel>(info, registrar, sdk::sig::kTranspose, {all, index}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<ConcatKernel>(info, registrar, sdk::sig::kConcatV2, {all, index}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<ConcatKernel>(info, registrar, sdk::sig::kConcat, {all}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<CastKernel>(info, registrar, sdk::sig::kCast, {all, all}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<GatherKernel>(info, registrar, sdk::sig::kGather, {all, index}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<GatherKernel>(info, registrar, sdk::sig::kGatherV2, {all, index, index}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<PadKernel>(info, registrar, sdk::sig::kPad, {all, index}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<PadKernel>(info, registrar, sdk::sig::kPadV2, {all, index}));
   return nullptr;
 }
 

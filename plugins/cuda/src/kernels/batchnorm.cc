@@ -13,6 +13,7 @@
 #include "kernels/batchnorm_launch.h"
 #include "kernels/register_kernels.h"
 #include "plexus/sdk/kernel.h"
+#include "plexus/sdk/op_signatures.h"
 #include "plexus/sdk/plugin.h"
 #include "plexus/sdk/window.h"
 
@@ -108,11 +109,11 @@ class FusedBatchNormKernel : public sdk::OpKernel {
 PX_Status* RegisterBatchNormKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar) {
   const std::vector<PX_DataType> x_types = {PX_DT_FLOAT, PX_DT_HALF, PX_DT_BFLOAT16};
   const std::vector<PX_DataType> f32 = {PX_DT_FLOAT};
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<FusedBatchNormKernel>(info, registrar,
-                                                                   "FusedBatchNorm", {{"T", f32}}));
-  for (const char* op : {"FusedBatchNormV2", "FusedBatchNormV3"}) {
-    PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<FusedBatchNormKernel>(
-        info, registrar, op, {{"T", x_types}, {"U", f32}}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<FusedBatchNormKernel>(info, registrar, sdk::sig::kFusedBatchNorm, {f32}));
+  for (const sdk::OpSignature* op : {&sdk::sig::kFusedBatchNormV2, &sdk::sig::kFusedBatchNormV3}) {
+    PX_SDK_RETURN_IF_ERROR(
+        sdk::RegisterKernel<FusedBatchNormKernel>(info, registrar, *op, {x_types, f32}));
   }
   return nullptr;
 }

@@ -12,10 +12,11 @@
 
 #include "gpu_error.h"
 #include "gpu_stream.h"
-#include "kernels/elementwise_launch.h"
 #include "kernels/dtype_map.h"
+#include "kernels/elementwise_launch.h"
 #include "kernels/register_kernels.h"
 #include "plexus/sdk/kernel.h"
+#include "plexus/sdk/op_signatures.h"
 #include "plexus/sdk/plugin.h"
 
 namespace plexus::cuda {
@@ -427,38 +428,46 @@ const std::vector<PX_DataType> kSqDiff = {PX_DT_FLOAT, PX_DT_DOUBLE, PX_DT_HALF,
 
 PX_Status* RegisterElementwiseKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar) {
   struct Entry {
-    const char* op;
+    const sdk::OpSignature* op;
     const std::vector<PX_DataType>* types;
   };
   const Entry unary[] = {
-      {"Neg", &kSigned},       {"Abs", &kSigned},   {"Sign", &kSigned},     {"Exp", &kFloat},
-      {"Log", &kFloat},        {"Log1p", &kFloat},  {"Sqrt", &kFloat},      {"Rsqrt", &kFloat},
-      {"Square", &kReal},      {"Reciprocal", &kSigned}, {"Inv", &kSigned}, {"Tanh", &kFloat},
-      {"Sigmoid", &kFloat},    {"Erf", &kFloat},    {"Floor", &kFloat},     {"Ceil", &kFloat},
-      {"Round", &kSigned},     {"Relu", &kReal},    {"Relu6", &kReal},      {"Elu", &kFloat},
-      {"Selu", &kFloat},       {"LeakyRelu", &kFloat}, {"Softplus", &kFloat}, {"Gelu", &kFloat},
+      {&sdk::sig::kNeg, &kSigned},     {&sdk::sig::kAbs, &kSigned},
+      {&sdk::sig::kSign, &kSigned},    {&sdk::sig::kExp, &kFloat},
+      {&sdk::sig::kLog, &kFloat},      {&sdk::sig::kLog1p, &kFloat},
+      {&sdk::sig::kSqrt, &kFloat},     {&sdk::sig::kRsqrt, &kFloat},
+      {&sdk::sig::kSquare, &kReal},    {&sdk::sig::kReciprocal, &kSigned},
+      {&sdk::sig::kInv, &kSigned},     {&sdk::sig::kTanh, &kFloat},
+      {&sdk::sig::kSigmoid, &kFloat},  {&sdk::sig::kErf, &kFloat},
+      {&sdk::sig::kFloor, &kFloat},    {&sdk::sig::kCeil, &kFloat},
+      {&sdk::sig::kRound, &kSigned},   {&sdk::sig::kRelu, &kReal},
+      {&sdk::sig::kRelu6, &kReal},     {&sdk::sig::kElu, &kFloat},
+      {&sdk::sig::kSelu, &kFloat},     {&sdk::sig::kLeakyRelu, &kFloat},
+      {&sdk::sig::kSoftplus, &kFloat}, {&sdk::sig::kGelu, &kFloat},
   };
   for (const Entry& e : unary) {
-    PX_SDK_RETURN_IF_ERROR(
-        sdk::RegisterKernel<UnaryKernel>(info, registrar, e.op, {{"T", *e.types}}));
+    PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<UnaryKernel>(info, registrar, *e.op, {*e.types}));
   }
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<UnaryKernel>(info, registrar, "LogicalNot", {}));
+  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<UnaryKernel>(info, registrar, sdk::sig::kLogicalNot));
   const Entry binary[] = {
-      {"Add", &kReal},       {"AddV2", &kReal},   {"Sub", &kReal},          {"Mul", &kReal},
-      {"Div", &kReal},       {"RealDiv", &kReal}, {"FloorDiv", &kReal},     {"FloorMod", &kReal},
-      {"Maximum", &kReal},   {"Minimum", &kReal}, {"Pow", &kSigned},        {"Less", &kReal},
-      {"LessEqual", &kReal}, {"Greater", &kReal}, {"GreaterEqual", &kReal}, {"Equal", &kAll},
-      {"NotEqual", &kAll},   {"SquaredDifference", &kSqDiff},
+      {&sdk::sig::kAdd, &kReal},          {&sdk::sig::kAddV2, &kReal},
+      {&sdk::sig::kSub, &kReal},          {&sdk::sig::kMul, &kReal},
+      {&sdk::sig::kDiv, &kReal},          {&sdk::sig::kRealDiv, &kReal},
+      {&sdk::sig::kFloorDiv, &kReal},     {&sdk::sig::kFloorMod, &kReal},
+      {&sdk::sig::kMaximum, &kReal},      {&sdk::sig::kMinimum, &kReal},
+      {&sdk::sig::kPow, &kSigned},        {&sdk::sig::kLess, &kReal},
+      {&sdk::sig::kLessEqual, &kReal},    {&sdk::sig::kGreater, &kReal},
+      {&sdk::sig::kGreaterEqual, &kReal}, {&sdk::sig::kEqual, &kAll},
+      {&sdk::sig::kNotEqual, &kAll},      {&sdk::sig::kSquaredDifference, &kSqDiff},
   };
   for (const Entry& e : binary) {
-    PX_SDK_RETURN_IF_ERROR(
-        sdk::RegisterKernel<BinaryKernel>(info, registrar, e.op, {{"T", *e.types}}));
+    PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<BinaryKernel>(info, registrar, *e.op, {*e.types}));
   }
-  for (const char* op : {"LogicalAnd", "LogicalOr"}) {
-    PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<BinaryKernel>(info, registrar, op, {}));
+  for (const sdk::OpSignature* op : {&sdk::sig::kLogicalAnd, &sdk::sig::kLogicalOr}) {
+    PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<BinaryKernel>(info, registrar, *op));
   }
-  for (const char* op : {"Select", "SelectV2"}) {
-    PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<SelectKernel>(info, registrar, op, {{"T", kAll}}));
+  for (const sdk::OpSignature* op : {&sdk::sig::kSelect, &sdk::sig::kSelectV2}) {
+    PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<SelectKernel>(info, registrar, *op, {kAll}));
   }
   return nullptr;
 }

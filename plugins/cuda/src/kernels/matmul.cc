@@ -46,6 +46,7 @@
 #include "kernels/register_kernels.h"
 #include "plexus/sdk/fused.h"
 #include "plexus/sdk/kernel.h"
+#include "plexus/sdk/op_signatures.h"
 #include "plexus/sdk/plugin.h"
 
 namespace plexus::cuda {
@@ -629,15 +630,16 @@ class BatchMatMulKernel : public sdk::OpKernel {
 
 PX_Status* RegisterMatMulKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar) {
   const std::vector<PX_DataType> types = {PX_DT_FLOAT, PX_DT_DOUBLE, PX_DT_HALF, PX_DT_BFLOAT16};
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<MatMulKernel>(info, registrar, "MatMul", {{"T", types}}));
   PX_SDK_RETURN_IF_ERROR(
-      sdk::RegisterKernel<MatMulKernel>(info, registrar, "_FusedMatMul", {{"T", types}}));
+      sdk::RegisterKernel<MatMulKernel>(info, registrar, sdk::sig::kMatMul, {types}));
   PX_SDK_RETURN_IF_ERROR(
-      sdk::RegisterKernel<BatchMatMulKernel>(info, registrar, "BatchMatMul", {{"T", types}}));
+      sdk::RegisterKernel<MatMulKernel>(info, registrar, sdk::sig::kFusedMatMul, {types}));
   PX_SDK_RETURN_IF_ERROR(
-      sdk::RegisterKernel<BatchMatMulKernel>(info, registrar, "BatchMatMulV2", {{"T", types}}));
+      sdk::RegisterKernel<BatchMatMulKernel>(info, registrar, sdk::sig::kBatchMatMul, {types}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<BatchMatMulKernel>(info, registrar, sdk::sig::kBatchMatMulV2, {types}));
   PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<BatchMatMulKernel>(
-      info, registrar, "BatchMatMulV3", {{"Ta", types}, {"Tb", types}, {"Tout", types}}));
+      info, registrar, sdk::sig::kBatchMatMulV3, {types, types, types}));
   return nullptr;
 }
 

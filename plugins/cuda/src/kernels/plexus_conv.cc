@@ -31,6 +31,7 @@
 #include "kernels/plexus_kernels.h"
 #include "plexus/sdk/fused.h"
 #include "plexus/sdk/kernel.h"
+#include "plexus/sdk/op_signatures.h"
 #include "plexus/sdk/plugin.h"
 #include "plexus/sdk/window.h"
 
@@ -176,10 +177,10 @@ class PlexusConvKernel : public ConvKernelBase {
 
 PX_Status* RegisterPlexusConvKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar) {
   const std::vector<PX_DataType> types = {PX_DT_FLOAT, PX_DT_DOUBLE, PX_DT_HALF, PX_DT_BFLOAT16};
-  for (const char* op :
-       {"Conv2D", "DepthwiseConv2dNative", "_FusedConv2D", "_FusedDepthwiseConv2dNative"}) {
-    PX_SDK_RETURN_IF_ERROR(
-        sdk::RegisterKernel<PlexusConvKernel>(info, registrar, op, {{"T", types}}));
+  for (const sdk::OpSignature* op :
+       {&sdk::sig::kConv2D, &sdk::sig::kDepthwiseConv2dNative, &sdk::sig::kFusedConv2D,
+        &sdk::sig::kFusedDepthwiseConv2dNative}) {
+    PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<PlexusConvKernel>(info, registrar, *op, {types}));
   }
   return nullptr;
 }

@@ -29,6 +29,7 @@
 #include "plexus/sdk/fused.h"
 #include "plexus/sdk/kernel.h"
 #include "plexus/sdk/linalg_shapes.h"
+#include "plexus/sdk/op_signatures.h"
 #include "plexus/sdk/plugin.h"
 
 namespace plexus::cuda {
@@ -256,15 +257,15 @@ PX_Status* RegisterPlexusMatMulKernels(sdk::RegistrationInfo* info,
                                        PX_KernelRegistrar* registrar) {
   const std::vector<PX_DataType> types = {PX_DT_FLOAT, PX_DT_DOUBLE, PX_DT_HALF, PX_DT_BFLOAT16};
   PX_SDK_RETURN_IF_ERROR(
-      sdk::RegisterKernel<PlexusMatMulKernel>(info, registrar, "MatMul", {{"T", types}}));
+      sdk::RegisterKernel<PlexusMatMulKernel>(info, registrar, sdk::sig::kMatMul, {types}));
   PX_SDK_RETURN_IF_ERROR(
-      sdk::RegisterKernel<PlexusMatMulKernel>(info, registrar, "_FusedMatMul", {{"T", types}}));
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<PlexusBatchMatMulKernel>(info, registrar,
-                                                                      "BatchMatMul", {{"T", types}}));
+      sdk::RegisterKernel<PlexusMatMulKernel>(info, registrar, sdk::sig::kFusedMatMul, {types}));
   PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<PlexusBatchMatMulKernel>(
-      info, registrar, "BatchMatMulV2", {{"T", types}}));
+      info, registrar, sdk::sig::kBatchMatMul, {types}));
   PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<PlexusBatchMatMulKernel>(
-      info, registrar, "BatchMatMulV3", {{"Ta", types}, {"Tb", types}, {"Tout", types}}));
+      info, registrar, sdk::sig::kBatchMatMulV2, {types}));
+  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<PlexusBatchMatMulKernel>(
+      info, registrar, sdk::sig::kBatchMatMulV3, {types, types, types}));
   return nullptr;
 }
 

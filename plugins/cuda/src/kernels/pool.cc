@@ -6,10 +6,11 @@
 #include <vector>
 
 #include "gpu_stream.h"
-#include "kernels/pool_launch.h"
 #include "kernels/dtype_map.h"
+#include "kernels/pool_launch.h"
 #include "kernels/register_kernels.h"
 #include "plexus/sdk/kernel.h"
+#include "plexus/sdk/op_signatures.h"
 #include "plexus/sdk/plugin.h"
 #include "plexus/sdk/window.h"
 
@@ -61,9 +62,9 @@ PX_Status* RegisterPoolKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* 
   const std::vector<PX_DataType> floats = {PX_DT_FLOAT, PX_DT_DOUBLE, PX_DT_HALF,
                                            PX_DT_BFLOAT16};
   PX_SDK_RETURN_IF_ERROR(
-      sdk::RegisterKernel<PoolKernel<true>>(info, registrar, "MaxPool", {{"T", floats}}));
+      sdk::RegisterKernel<PoolKernel<true>>(info, registrar, sdk::sig::kMaxPool, {floats}));
   PX_SDK_RETURN_IF_ERROR(
-      sdk::RegisterKernel<PoolKernel<false>>(info, registrar, "AvgPool", {{"T", floats}}));
+      sdk::RegisterKernel<PoolKernel<false>>(info, registrar, sdk::sig::kAvgPool, {floats}));
   return nullptr;
 }
 

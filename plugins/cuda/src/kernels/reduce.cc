@@ -7,10 +7,11 @@
 #include <vector>
 
 #include "gpu_stream.h"
-#include "kernels/reduce_launch.h"
 #include "kernels/dtype_map.h"
+#include "kernels/reduce_launch.h"
 #include "kernels/register_kernels.h"
 #include "plexus/sdk/kernel.h"
+#include "plexus/sdk/op_signatures.h"
 #include "plexus/sdk/plugin.h"
 #include "plexus/sdk/window.h"
 
@@ -25,12 +26,13 @@ using sdk::Shape;
 // ---------------------------------------------------------------------------
 
 struct ReduceEntry {
-  const char* op;
+  const sdk::OpSignature* sig;
   Reducer code;
 };
 constexpr ReduceEntry kReduceOps[] = {
-    {"Sum", Reducer::kSum}, {"Mean", Reducer::kMean}, {"Max", Reducer::kMax},
-    {"Min", Reducer::kMin}, {"Prod", Reducer::kProd},
+    {&sdk::sig::kSum, Reducer::kSum},   {&sdk::sig::kMean, Reducer::kMean},
+    {&sdk::sig::kMax, Reducer::kMax},   {&sdk::sig::kMin, Reducer::kMin},
+    {&sdk::sig::kProd, Reducer::kProd},
 };
 
 // The output shape and the plan of reducing `shape` over `axes` (repeated
@@ -117,7 +119,7 @@ class ReduceKernel : public sdk::OpKernel {
     op_name_ = attrs.op();
     keep_dims_ = attrs.Bool("keep_dims", false);
     for (const ReduceEntry& e : kReduceOps) {
-      if (op_name_ == e.op) {
+      if (op_name_ == e.sig->op) {
         op_ = e.code;
         return;
       }
@@ -241,15 +243,14 @@ PX_Status* RegisterReductionKernels(sdk::RegistrationInfo* info, PX_KernelRegist
   const std::vector<PX_DataType> idx = {PX_DT_INT32, PX_DT_INT64};
   for (const ReduceEntry& e : kReduceOps) {
     // axis (input 1) stays in host memory.
-    PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<ReduceKernel>(
-        info, registrar, e.op, {{"T", kFloatTypes}, {"Tidx", idx}}, {1}));
-  }
-  for (const char* op : {"Softmax", "LogSoftmax"}) {
     PX_SDK_RETURN_IF_ERROR(
-        sdk::RegisterKernel<SoftmaxKernel>(info, registrar, op, {{"T", kFloatTypes}}));
+        sdk::RegisterKernel<ReduceKernel>(info, registrar, *e.sig, {kFloatTypes, idx}));
+  }
+  for (const sdk::OpSignature* op : {&sdk::sig::kSoftmax, &sdk::sig::kLogSoftmax}) {
+    PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<SoftmaxKernel>(info, registrar, *op, {kFloatTypes}));
   }
   PX_SDK_RETURN_IF_ERROR(
-      sdk::RegisterKernel<BiasAddKernel>(info, registrar, "BiasAdd", {{"T", kFloatTypes}}));
+      sdk::RegisterKernel<BiasAddKernel>(info, registrar, sdk::sig::kBiasAdd, {kFloatTypes}));
   return nullptr;
 }
 

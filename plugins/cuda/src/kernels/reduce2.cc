@@ -10,10 +10,11 @@
 #include <vector>
 
 #include "gpu_stream.h"
-#include "kernels/reduce2_launch.h"
 #include "kernels/dtype_map.h"
+#include "kernels/reduce2_launch.h"
 #include "kernels/register_kernels.h"
 #include "plexus/sdk/kernel.h"
+#include "plexus/sdk/op_signatures.h"
 #include "plexus/sdk/plugin.h"
 
 namespace plexus::cuda {
@@ -166,13 +167,12 @@ PX_Status* RegisterArgReduceKernels(sdk::RegistrationInfo* info, PX_KernelRegist
   const std::vector<PX_DataType> out_types = {PX_DT_INT16, PX_DT_UINT16, PX_DT_INT32,
                                               PX_DT_INT64};
   const std::vector<PX_DataType> idx = {PX_DT_INT32, PX_DT_INT64};
-  for (const char* op : {"ArgMax", "ArgMin"}) {
-    PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<ArgReduceKernel>(
-        info, registrar, op, {{"T", types}, {"Tidx", arg_idx}, {"output_type", out_types}}, {1}));
-  }
-  for (const char* op : {"All", "Any"}) {
+  for (const sdk::OpSignature* op : {&sdk::sig::kArgMax, &sdk::sig::kArgMin}) {
     PX_SDK_RETURN_IF_ERROR(
-        sdk::RegisterKernel<LogicalReduceKernel>(info, registrar, op, {{"Tidx", idx}}, {1}));
+        sdk::RegisterKernel<ArgReduceKernel>(info, registrar, *op, {types, arg_idx, out_types}));
+  }
+  for (const sdk::OpSignature* op : {&sdk::sig::kAll, &sdk::sig::kAny}) {
+    PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<LogicalReduceKernel>(info, registrar, *op, {idx}));
   }
   return nullptr;
 }

@@ -15,6 +15,7 @@
 #include "kernels/slice_launch.h"
 #include "plexus/sdk/array_shapes.h"
 #include "plexus/sdk/kernel.h"
+#include "plexus/sdk/op_signatures.h"
 #include "plexus/sdk/plugin.h"
 
 namespace plexus::cuda {
@@ -177,10 +178,10 @@ PX_Status* RegisterSliceKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar*
   const std::vector<PX_DataType> index = {PX_DT_INT32, PX_DT_INT64};
   // begin and size (Slice), begin, end and strides (StridedSlice) stay in
   // host memory, as on the cpu plugin.
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<SliceKernel>(
-      info, registrar, "Slice", {{"T", all}, {"Index", index}}, {1, 2}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<SliceKernel>(info, registrar, sdk::sig::kSlice, {all, index}));
   PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<StridedSliceKernel>(
-      info, registrar, "StridedSlice", {{"T", all}, {"Index", index}}, {1, 2, 3}));
+      info, registrar, sdk::sig::kStridedSlice, {all, index}));
   return nullptr;
 }
 

@@ -16,6 +16,7 @@
 #include "kernels/families.h"
 #include "plexus/sdk/fused.h"
 #include "plexus/sdk/kernel.h"
+#include "plexus/sdk/op_signatures.h"
 #include "plexus/sdk/plugin.h"
 #include "plexus/sdk/window.h"
 #include "xpu_stream.h"
@@ -302,20 +303,21 @@ class FusedBatchNormKernel : public sdk::OpKernel {
 
 PX_Status* RegisterXpuConvKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar) {
   const std::vector<PX_DataType> types = {PX_DT_FLOAT, PX_DT_HALF, PX_DT_BFLOAT16};
-  for (const char* op :
-       {"Conv2D", "DepthwiseConv2dNative", "_FusedConv2D", "_FusedDepthwiseConv2dNative"}) {
-    PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<ConvKernel>(info, registrar, op, {{"T", types}}));
+  for (const sdk::OpSignature* op :
+       {&sdk::sig::kConv2D, &sdk::sig::kDepthwiseConv2dNative, &sdk::sig::kFusedConv2D,
+        &sdk::sig::kFusedDepthwiseConv2dNative}) {
+    PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<ConvKernel>(info, registrar, *op, {types}));
   }
   PX_SDK_RETURN_IF_ERROR(
-      sdk::RegisterKernel<PoolKernel<true>>(info, registrar, "MaxPool", {{"T", types}}));
+      sdk::RegisterKernel<PoolKernel<true>>(info, registrar, sdk::sig::kMaxPool, {types}));
   PX_SDK_RETURN_IF_ERROR(
-      sdk::RegisterKernel<PoolKernel<false>>(info, registrar, "AvgPool", {{"T", types}}));
+      sdk::RegisterKernel<PoolKernel<false>>(info, registrar, sdk::sig::kAvgPool, {types}));
   const std::vector<PX_DataType> f32 = {PX_DT_FLOAT};
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<FusedBatchNormKernel>(
-      info, registrar, "FusedBatchNorm", {{"T", f32}}));
-  for (const char* op : {"FusedBatchNormV2", "FusedBatchNormV3"}) {
-    PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<FusedBatchNormKernel>(
-        info, registrar, op, {{"T", types}, {"U", f32}}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<FusedBatchNormKernel>(info, registrar, sdk::sig::kFusedBatchNorm, {f32}));
+  for (const sdk::OpSignature* op : {&sdk::sig::kFusedBatchNormV2, &sdk::sig::kFusedBatchNormV3}) {
+    PX_SDK_RETURN_IF_ERROR(
+        sdk::RegisterKernel<FusedBatchNormKernel>(info, registrar, *op, {types, f32}));
   }
   return nullptr;
 }

@@ -15,6 +15,7 @@
 #include "kernels/families.h"
 #include "kernels/plans.h"
 #include "plexus/sdk/kernel.h"
+#include "plexus/sdk/op_signatures.h"
 #include "plexus/sdk/plugin.h"
 #include "xpu_stream.h"
 
@@ -40,23 +41,35 @@ void Launch1D(XpuStream& stream, const std::string& kernel, int64_t n,
 // ---------------------------------------------------------------------------
 
 struct UnaryEntry {
-  const char* op;
+  const sdk::OpSignature* sig;
   int code;
   bool integer;  // the integer kernels have it too
 };
 constexpr UnaryEntry kUnaryOps[] = {
-    {"Neg", PX_UN_NEG, true},          {"Abs", PX_UN_ABS, true},
-    {"Sign", PX_UN_SIGN, true},        {"Exp", PX_UN_EXP, false},
-    {"Log", PX_UN_LOG, false},         {"Log1p", PX_UN_LOG1P, false},
-    {"Sqrt", PX_UN_SQRT, false},       {"Rsqrt", PX_UN_RSQRT, false},
-    {"Square", PX_UN_SQUARE, true},    {"Reciprocal", PX_UN_RECIPROCAL, false},
-    {"Inv", PX_UN_RECIPROCAL, false},  {"Tanh", PX_UN_TANH, false},
-    {"Sigmoid", PX_UN_SIGMOID, false}, {"Erf", PX_UN_ERF, false},
-    {"Floor", PX_UN_FLOOR, false},     {"Ceil", PX_UN_CEIL, false},
-    {"Round", PX_UN_ROUND, true},      {"Relu", PX_UN_RELU, true},
-    {"Relu6", PX_UN_RELU6, true},      {"Elu", PX_UN_ELU, false},
-    {"Selu", PX_UN_SELU, false},       {"LeakyRelu", PX_UN_LEAKY_RELU, false},
-    {"Softplus", PX_UN_SOFTPLUS, false}, {"Gelu", PX_UN_GELU_TANH, false},
+    {&sdk::sig::kNeg, PX_UN_NEG, true},
+    {&sdk::sig::kAbs, PX_UN_ABS, true},
+    {&sdk::sig::kSign, PX_UN_SIGN, true},
+    {&sdk::sig::kExp, PX_UN_EXP, false},
+    {&sdk::sig::kLog, PX_UN_LOG, false},
+    {&sdk::sig::kLog1p, PX_UN_LOG1P, false},
+    {&sdk::sig::kSqrt, PX_UN_SQRT, false},
+    {&sdk::sig::kRsqrt, PX_UN_RSQRT, false},
+    {&sdk::sig::kSquare, PX_UN_SQUARE, true},
+    {&sdk::sig::kReciprocal, PX_UN_RECIPROCAL, false},
+    {&sdk::sig::kInv, PX_UN_RECIPROCAL, false},
+    {&sdk::sig::kTanh, PX_UN_TANH, false},
+    {&sdk::sig::kSigmoid, PX_UN_SIGMOID, false},
+    {&sdk::sig::kErf, PX_UN_ERF, false},
+    {&sdk::sig::kFloor, PX_UN_FLOOR, false},
+    {&sdk::sig::kCeil, PX_UN_CEIL, false},
+    {&sdk::sig::kRound, PX_UN_ROUND, true},
+    {&sdk::sig::kRelu, PX_UN_RELU, true},
+    {&sdk::sig::kRelu6, PX_UN_RELU6, true},
+    {&sdk::sig::kElu, PX_UN_ELU, false},
+    {&sdk::sig::kSelu, PX_UN_SELU, false},
+    {&sdk::sig::kLeakyRelu, PX_UN_LEAKY_RELU, false},
+    {&sdk::sig::kSoftplus, PX_UN_SOFTPLUS, false},
+    {&sdk::sig::kGelu, PX_UN_GELU_TANH, false},
 };
 
 class UnaryKernel : public sdk::OpKernel {
@@ -65,7 +78,7 @@ class UnaryKernel : public sdk::OpKernel {
     op_name_ = attrs.op();
     alpha_ = attrs.Float("alpha", 0.2f);
     for (const UnaryEntry& e : kUnaryOps) {
-      if (op_name_ == e.op) {
+      if (op_name_ == e.sig->op) {
         entry_ = &e;
         break;
       }
@@ -306,35 +319,38 @@ const std::vector<PX_DataType> kAll = {PX_DT_FLOAT, PX_DT_HALF,  PX_DT_BFLOAT16,
 PX_Status* RegisterXpuElementwiseKernels(sdk::RegistrationInfo* info,
                                          PX_KernelRegistrar* registrar) {
   for (const UnaryEntry& e : kUnaryOps) {
-    PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<UnaryKernel>(
-        info, registrar, e.op, {{"T", e.integer ? kFloatInt : kFloat}}));
+    PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<UnaryKernel>(info, registrar, *e.sig,
+                                                            {e.integer ? kFloatInt : kFloat}));
   }
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<LogicalNotKernel>(info, registrar, "LogicalNot", {}));
   PX_SDK_RETURN_IF_ERROR(
-      sdk::RegisterKernel<CastKernel>(info, registrar, "Cast", {{"SrcT", kAll}, {"DstT", kAll}}));
+      sdk::RegisterKernel<LogicalNotKernel>(info, registrar, sdk::sig::kLogicalNot));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<CastKernel>(info, registrar, sdk::sig::kCast, {kAll, kAll}));
   // Integer division and powers are not here: they need the cpu plugin's
   // zero-divisor and negative-exponent checks (the ops run elsewhere).
   struct Entry {
-    const char* op;
+    const sdk::OpSignature* op;
     const std::vector<PX_DataType>* types;
   };
   const Entry binary[] = {
-      {"Add", &kFloatInt},     {"AddV2", &kFloatInt},     {"Sub", &kFloatInt},
-      {"Mul", &kFloatInt},     {"Div", &kFloat},          {"RealDiv", &kFloat},
-      {"Maximum", &kFloatInt}, {"Minimum", &kFloatInt},   {"Pow", &kFloat},
-      {"FloorDiv", &kFloat},   {"FloorMod", &kFloat},     {"SquaredDifference", &kFloatInt},
-      {"Less", &kFloatInt},    {"LessEqual", &kFloatInt}, {"Greater", &kFloatInt},
-      {"GreaterEqual", &kFloatInt}, {"Equal", &kAll},     {"NotEqual", &kAll},
+      {&sdk::sig::kAdd, &kFloatInt},     {&sdk::sig::kAddV2, &kFloatInt},
+      {&sdk::sig::kSub, &kFloatInt},     {&sdk::sig::kMul, &kFloatInt},
+      {&sdk::sig::kDiv, &kFloat},        {&sdk::sig::kRealDiv, &kFloat},
+      {&sdk::sig::kMaximum, &kFloatInt}, {&sdk::sig::kMinimum, &kFloatInt},
+      {&sdk::sig::kPow, &kFloat},        {&sdk::sig::kFloorDiv, &kFloat},
+      {&sdk::sig::kFloorMod, &kFloat},   {&sdk::sig::kSquaredDifference, &kFloatInt},
+      {&sdk::sig::kLess, &kFloatInt},    {&sdk::sig::kLessEqual, &kFloatInt},
+      {&sdk::sig::kGreater, &kFloatInt}, {&sdk::sig::kGreaterEqual, &kFloatInt},
+      {&sdk::sig::kEqual, &kAll},        {&sdk::sig::kNotEqual, &kAll},
   };
   for (const Entry& e : binary) {
-    PX_SDK_RETURN_IF_ERROR(
-        sdk::RegisterKernel<BinaryKernel>(info, registrar, e.op, {{"T", *e.types}}));
+    PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<BinaryKernel>(info, registrar, *e.op, {*e.types}));
   }
-  for (const char* op : {"LogicalAnd", "LogicalOr"}) {
-    PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<BinaryKernel>(info, registrar, op, {}));
+  for (const sdk::OpSignature* op : {&sdk::sig::kLogicalAnd, &sdk::sig::kLogicalOr}) {
+    PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<BinaryKernel>(info, registrar, *op));
   }
-  for (const char* op : {"Select", "SelectV2"}) {
-    PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<SelectKernel>(info, registrar, op, {{"T", kAll}}));
+  for (const sdk::OpSignature* op : {&sdk::sig::kSelect, &sdk::sig::kSelectV2}) {
+    PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<SelectKernel>(info, registrar, *op, {kAll}));
   }
   return nullptr;
 }

@@ -17,6 +17,7 @@
 #include "plexus/sdk/fused.h"
 #include "plexus/sdk/kernel.h"
 #include "plexus/sdk/linalg_shapes.h"
+#include "plexus/sdk/op_signatures.h"
 #include "plexus/sdk/plugin.h"
 #include "xpu_stream.h"
 
@@ -205,17 +206,17 @@ class BatchMatMulKernel : public sdk::OpKernel {
 PX_Status* RegisterXpuMatMulKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar) {
   const std::vector<PX_DataType> types = {PX_DT_FLOAT, PX_DT_HALF, PX_DT_BFLOAT16};
   PX_SDK_RETURN_IF_ERROR(
-      sdk::RegisterKernel<MatMulKernel>(info, registrar, "MatMul", {{"T", types}}));
+      sdk::RegisterKernel<MatMulKernel>(info, registrar, sdk::sig::kMatMul, {types}));
   PX_SDK_RETURN_IF_ERROR(
-      sdk::RegisterKernel<MatMulKernel>(info, registrar, "_FusedMatMul", {{"T", types}}));
+      sdk::RegisterKernel<MatMulKernel>(info, registrar, sdk::sig::kFusedMatMul, {types}));
   PX_SDK_RETURN_IF_ERROR(
-      sdk::RegisterKernel<BatchMatMulKernel>(info, registrar, "BatchMatMul", {{"T", types}}));
+      sdk::RegisterKernel<BatchMatMulKernel>(info, registrar, sdk::sig::kBatchMatMul, {types}));
   PX_SDK_RETURN_IF_ERROR(
-      sdk::RegisterKernel<BatchMatMulKernel>(info, registrar, "BatchMatMulV2", {{"T", types}}));
+      sdk::RegisterKernel<BatchMatMulKernel>(info, registrar, sdk::sig::kBatchMatMulV2, {types}));
   // V3 only where Ta, Tb and Tout agree (mixed types stay on other devices).
   for (PX_DataType t : types) {
     PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<BatchMatMulKernel>(
-        info, registrar, "BatchMatMulV3", {{"Ta", {t}}, {"Tb", {t}}, {"Tout", {t}}}));
+        info, registrar, sdk::sig::kBatchMatMulV3, {{t}, {t}, {t}}));
   }
   return nullptr;
 }

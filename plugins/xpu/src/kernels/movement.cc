@@ -28,6 +28,7 @@
 #include "kernels/families.h"
 #include "plexus/sdk/array_shapes.h"
 #include "plexus/sdk/kernel.h"
+#include "plexus/sdk/op_signatures.h"
 #include "plexus/sdk/plugin.h"
 #include "xpu_stream.h"
 
@@ -243,9 +244,6 @@ class SqueezeKernel : public sdk::OpKernel {
 // Shape, ShapeN, Size, Rank
 // ---------------------------------------------------------------------------
 
-// ShapeN's first kShapeNHostOutputs outputs are registered as host memory.
-constexpr int kShapeNHostOutputs = 32;
-
 void WriteInts(sdk::Call& call, size_t output, const Shape& shape, const Index& values,
                bool on_host) {
   const bool is32 = call.output_dtype(output) == PX_DT_INT32;
@@ -277,7 +275,7 @@ class ShapeKernel : public sdk::OpKernel {
   void Compute(sdk::Call& call) override {
     for (size_t k = 0; k < call.num_inputs(); ++k) {
       WriteInts(call, k, {call.input_rank(k)}, call.input_shape(k),
-                k < static_cast<size_t>(kShapeNHostOutputs));
+                k < static_cast<size_t>(sdk::kShapeNHostOutputs));
     }
   }
 };
@@ -1074,76 +1072,70 @@ PX_Status* RegisterXpuMovementKernels(sdk::RegistrationInfo* info,
   const std::vector<PX_DataType> range_types = {PX_DT_FLOAT, PX_DT_HALF,   PX_DT_BFLOAT16,
                                                 PX_DT_INT8,  PX_DT_INT16,  PX_DT_INT32,
                                                 PX_DT_INT64, PX_DT_UINT16, PX_DT_UINT32};
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<ReshapeKernel>(
-      info, registrar, "Reshape", {{"T", all}, {"Tshape", index}}, {1}));
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<ExpandDimsKernel>(
-      info, registrar, "ExpandDims", {{"T", all}, {"Tdim", index}}, {1}));
   PX_SDK_RETURN_IF_ERROR(
-      sdk::RegisterKernel<SqueezeKernel>(info, registrar, "Squeeze", {{"T", all}}));
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<ShapeKernel>(
-      info, registrar, "Shape", {{"T", all}, {"out_type", index}}, {}, {0}));
-  static_assert(kShapeNHostOutputs == 32, "update the list below");
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<ShapeKernel>(
-      info, registrar, "ShapeN", {{"T", all}, {"out_type", index}}, {},
-      {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
-       16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31}));
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<SizeKernel>(
-      info, registrar, "Size", {{"T", all}, {"out_type", index}}, {}, {0}));
+      sdk::RegisterKernel<ReshapeKernel>(info, registrar, sdk::sig::kReshape, {all, index}));
   PX_SDK_RETURN_IF_ERROR(
-      sdk::RegisterKernel<RankKernel>(info, registrar, "Rank", {{"T", all}}, {}, {0}));
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<FillKernel>(
-      info, registrar, "Fill", {{"T", all}, {"index_type", index}}, {0}));
+      sdk::RegisterKernel<ExpandDimsKernel>(info, registrar, sdk::sig::kExpandDims, {all, index}));
   PX_SDK_RETURN_IF_ERROR(
-      sdk::RegisterKernel<ZerosLikeKernel>(info, registrar, "ZerosLike", {{"T", all}}));
+      sdk::RegisterKernel<SqueezeKernel>(info, registrar, sdk::sig::kSqueeze, {all}));
   PX_SDK_RETURN_IF_ERROR(
-      sdk::RegisterKernel<OnesLikeKernel>(info, registrar, "OnesLike", {{"T", all}}));
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<RangeKernel>(
-      info, registrar, "Range", {{"Tidx", range_types}}, {0, 1, 2}));
+      sdk::RegisterKernel<ShapeKernel>(info, registrar, sdk::sig::kShape, {all, index}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<ShapeKernel>(info, registrar, sdk::sig::kShapeN, {all, index}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<SizeKernel>(info, registrar, sdk::sig::kSize, {all, index}));
+  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<RankKernel>(info, registrar, sdk::sig::kRank, {all}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<FillKernel>(info, registrar, sdk::sig::kFill, {all, index}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<ZerosLikeKernel>(info, registrar, sdk::sig::kZerosLike, {all}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<OnesLikeKernel>(info, registrar, sdk::sig::kOnesLike, {all}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<RangeKernel>(info, registrar, sdk::sig::kRange, {range_types}));
   PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<OneHotKernel>(
-      info, registrar, "OneHot",
-      {{"T", all}, {"TI", {PX_DT_UINT8, PX_DT_INT8, PX_DT_INT32, PX_DT_INT64}}}, {1}));
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<TransposeKernel>(
-      info, registrar, "Transpose", {{"T", all}, {"Tperm", index}}, {1}));
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<SliceKernel>(
-      info, registrar, "Slice", {{"T", all}, {"Index", index}}, {1, 2}));
+      info, registrar, sdk::sig::kOneHot,
+      {all, {PX_DT_UINT8, PX_DT_INT8, PX_DT_INT32, PX_DT_INT64}}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<TransposeKernel>(info, registrar, sdk::sig::kTranspose, {all, index}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<SliceKernel>(info, registrar, sdk::sig::kSlice, {all, index}));
   PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<StridedSliceKernel>(
-      info, registrar, "StridedSlice", {{"T", all}, {"Index", index}}, {1, 2, 3}));
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<TileKernel>(
-      info, registrar, "Tile", {{"T", all}, {"Tmultiples", index}}, {1}));
+      info, registrar, sdk::sig::kStridedSlice, {all, index}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<TileKernel>(info, registrar, sdk::sig::kTile, {all, index}));
   PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<BroadcastToKernel>(
-      info, registrar, "BroadcastTo", {{"T", all}, {"Tidx", index}}, {1}));
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<ConcatKernel>(info, registrar, "ConcatV2",
-                                                           {{"T", all}, {"Tidx", index}}));
+      info, registrar, sdk::sig::kBroadcastTo, {all, index}));
   PX_SDK_RETURN_IF_ERROR(
-      sdk::RegisterKernel<ConcatKernel>(info, registrar, "Concat", {{"T", all}}, {0}));
+      sdk::RegisterKernel<ConcatKernel>(info, registrar, sdk::sig::kConcatV2, {all, index}));
   PX_SDK_RETURN_IF_ERROR(
-      sdk::RegisterKernel<SplitKernel>(info, registrar, "Split", {{"T", all}}, {0}));
+      sdk::RegisterKernel<ConcatKernel>(info, registrar, sdk::sig::kConcat, {all}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<SplitKernel>(info, registrar, sdk::sig::kSplit, {all}));
   PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<SplitKernel>(
-      info, registrar, "SplitV",
-      {{"T", all}, {"Tlen", {PX_DT_INT8, PX_DT_INT32, PX_DT_INT64}}}, {1, 2}));
+      info, registrar, sdk::sig::kSplitV, {all, {PX_DT_INT8, PX_DT_INT32, PX_DT_INT64}}));
   PX_SDK_RETURN_IF_ERROR(
-      sdk::RegisterKernel<UnpackKernel>(info, registrar, "Unpack", {{"T", all}}));
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<PackKernel>(info, registrar, "Pack", {{"T", all}}));
-  // Pad's paddings, PadV2's paddings and constant_values in host memory.
+      sdk::RegisterKernel<UnpackKernel>(info, registrar, sdk::sig::kUnpack, {all}));
+  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<PackKernel>(info, registrar, sdk::sig::kPack, {all}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<PadKernel>(info, registrar, sdk::sig::kPad, {all, index}));
+  // PadV2's constant_values (input 2) in host memory too, beyond the op's
+  // contract: PadKernel reads the fill value on the host and fills with it
+  // as a bit pattern (FillBits), so no kernel reads it from the device.
   PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<PadKernel>(
-      info, registrar, "Pad", {{"T", all}, {"Tpaddings", index}}, {1}));
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<PadKernel>(
-      info, registrar, "PadV2", {{"T", all}, {"Tpaddings", index}}, {1, 2}));
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<MirrorPadKernel>(
-      info, registrar, "MirrorPad", {{"T", all}, {"Tpaddings", index}}, {1}));
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<GatherKernel>(
-      info, registrar, "Gather", {{"Tparams", all}, {"Tindices", index}}));
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<GatherKernel>(
-      info, registrar, "GatherV2", {{"Tparams", all}, {"Tindices", index}, {"Taxis", index}},
-      {2}));
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<GatherNdKernel>(
-      info, registrar, "GatherNd", {{"Tparams", all}, {"Tindices", index}}));
+      info, registrar, sdk::sig::kPadV2.WithHostInputs({1, 2}), {all, index}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<MirrorPadKernel>(info, registrar, sdk::sig::kMirrorPad, {all, index}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<GatherKernel>(info, registrar, sdk::sig::kGather, {all, index}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<GatherKernel>(info, registrar, sdk::sig::kGatherV2, {all, index, index}));
+  PX_SDK_RETURN_IF_ERROR(
+      sdk::RegisterKernel<GatherNdKernel>(info, registrar, sdk::sig::kGatherNd, {all, index}));
   PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<SpaceBatchKernel>(
-      info, registrar, "SpaceToBatchND",
-      {{"T", all}, {"Tblock_shape", index}, {"Tpaddings", index}}, {1, 2}));
+      info, registrar, sdk::sig::kSpaceToBatchND, {all, index, index}));
   PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<SpaceBatchKernel>(
-      info, registrar, "BatchToSpaceND",
-      {{"T", all}, {"Tblock_shape", index}, {"Tcrops", index}}, {1, 2}));
+      info, registrar, sdk::sig::kBatchToSpaceND, {all, index, index}));
   return nullptr;
 }
 

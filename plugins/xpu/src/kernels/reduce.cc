@@ -12,6 +12,7 @@
 #include "kernels/families.h"
 #include "kernels/plans.h"
 #include "plexus/sdk/kernel.h"
+#include "plexus/sdk/op_signatures.h"
 #include "plexus/sdk/plugin.h"
 #include "plexus/sdk/window.h"
 #include "xpu_stream.h"
@@ -59,12 +60,13 @@ std::vector<bool> ReducedAxes(const sdk::Call& call, size_t index, const Shape& 
 }
 
 struct ReduceEntry {
-  const char* op;
+  const sdk::OpSignature* sig;
   int code;
 };
 constexpr ReduceEntry kReduceOps[] = {
-    {"Sum", PX_RED_SUM}, {"Mean", PX_RED_MEAN}, {"Max", PX_RED_MAX},
-    {"Min", PX_RED_MIN}, {"Prod", PX_RED_PROD}, {"All", PX_RED_ALL}, {"Any", PX_RED_ANY},
+    {&sdk::sig::kSum, PX_RED_SUM}, {&sdk::sig::kMean, PX_RED_MEAN}, {&sdk::sig::kMax, PX_RED_MAX},
+    {&sdk::sig::kMin, PX_RED_MIN}, {&sdk::sig::kProd, PX_RED_PROD}, {&sdk::sig::kAll, PX_RED_ALL},
+    {&sdk::sig::kAny, PX_RED_ANY},
 };
 
 class ReduceKernel : public sdk::OpKernel {
@@ -73,7 +75,7 @@ class ReduceKernel : public sdk::OpKernel {
     op_name_ = attrs.op();
     keep_dims_ = attrs.Bool("keep_dims", false);
     for (const ReduceEntry& e : kReduceOps) {
-      if (op_name_ == e.op) {
+      if (op_name_ == e.sig->op) {
         code_ = e.code;
         return;
       }
@@ -248,23 +250,22 @@ PX_Status* RegisterXpuReductionKernels(sdk::RegistrationInfo* info, PX_KernelReg
     const bool logical = e.code == PX_RED_ALL || e.code == PX_RED_ANY;
     // The axes (input 1) stay in host memory.
     if (logical) {
-      PX_SDK_RETURN_IF_ERROR(
-          sdk::RegisterKernel<ReduceKernel>(info, registrar, e.op, {{"Tidx", idx}}, {1}));
+      PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<ReduceKernel>(info, registrar, *e.sig, {idx}));
     } else {
-      PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<ReduceKernel>(
-          info, registrar, e.op, {{"T", kFloat}, {"Tidx", idx}}, {1}));
+      PX_SDK_RETURN_IF_ERROR(
+          sdk::RegisterKernel<ReduceKernel>(info, registrar, *e.sig, {kFloat, idx}));
     }
   }
   const std::vector<PX_DataType> arg_types = {PX_DT_FLOAT, PX_DT_HALF, PX_DT_BFLOAT16, PX_DT_INT32};
-  for (const char* op : {"ArgMax", "ArgMin"}) {
-    PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<ArgReduceKernel>(
-        info, registrar, op, {{"T", arg_types}, {"Tidx", idx}, {"output_type", idx}}, {1}));
+  for (const sdk::OpSignature* op : {&sdk::sig::kArgMax, &sdk::sig::kArgMin}) {
+    PX_SDK_RETURN_IF_ERROR(
+        sdk::RegisterKernel<ArgReduceKernel>(info, registrar, *op, {arg_types, idx, idx}));
   }
-  for (const char* op : {"Softmax", "LogSoftmax"}) {
-    PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<SoftmaxKernel>(info, registrar, op, {{"T", kFloat}}));
+  for (const sdk::OpSignature* op : {&sdk::sig::kSoftmax, &sdk::sig::kLogSoftmax}) {
+    PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<SoftmaxKernel>(info, registrar, *op, {kFloat}));
   }
   PX_SDK_RETURN_IF_ERROR(
-      sdk::RegisterKernel<BiasAddKernel>(info, registrar, "BiasAdd", {{"T", kFloat}}));
+      sdk::RegisterKernel<BiasAddKernel>(info, registrar, sdk::sig::kBiasAdd, {kFloat}));
   return nullptr;
 }
 

@@ -561,40 +561,59 @@ struct TypeConstraint {
   std::vector<PX_DataType> types;
 };
 
-// Registers K for `op`. `constraints` restrict type attributes (a kernel per
-// dtype set); host_inputs/host_outputs list the arguments the kernel wants in
-// host memory (shape, axis and similar small integer inputs).
-// `info` must outlive the registration (use one static per plugin).
+inline PX_TypeConstraint TypeConstraintFor(const char* attr,
+                                           const std::vector<PX_DataType>& types) {
+  PX_TypeConstraint tc{};
+  tc.struct_size = sizeof(tc);
+  tc.attr_name = attr;
+  tc.allowed = types.data();
+  tc.num_allowed = types.size();
+  return tc;
+}
+
+namespace internal {
+// The one registration both RegisterKernel overloads make.
 template <typename K>
-PX_Status* RegisterKernel(RegistrationInfo* info, PX_KernelRegistrar* registrar, const char* op,
-                          std::initializer_list<TypeConstraint> constraints,
-                          std::initializer_list<int32_t> host_inputs = {},
-                          std::initializer_list<int32_t> host_outputs = {}, int32_t priority = 0) {
-  std::vector<PX_TypeConstraint> tcs;
-  for (const TypeConstraint& c : constraints) {
-    PX_TypeConstraint tc{};
-    tc.struct_size = sizeof(tc);
-    tc.attr_name = c.attr;
-    tc.allowed = c.types.data();
-    tc.num_allowed = c.types.size();
-    tcs.push_back(tc);
-  }
-  std::vector<int32_t> hin(host_inputs), hout(host_outputs);
+PX_Status* RegisterKernelDef(RegistrationInfo* info, PX_KernelRegistrar* registrar,
+                             const char* op, const std::vector<PX_TypeConstraint>& constraints,
+                             const int32_t* host_inputs, size_t num_host_inputs,
+                             const int32_t* host_outputs, size_t num_host_outputs,
+                             int32_t priority) {
   PX_KernelDef def{};
   def.struct_size = sizeof(def);
   def.op_name = op;
-  def.type_constraints = tcs.data();
-  def.num_type_constraints = tcs.size();
-  def.host_memory_inputs = hin.data();
-  def.num_host_memory_inputs = hin.size();
-  def.host_memory_outputs = hout.data();
-  def.num_host_memory_outputs = hout.size();
+  def.type_constraints = constraints.data();
+  def.num_type_constraints = constraints.size();
+  def.host_memory_inputs = host_inputs;
+  def.num_host_memory_inputs = num_host_inputs;
+  def.host_memory_outputs = host_outputs;
+  def.num_host_memory_outputs = num_host_outputs;
   def.user_data = info;
   def.create = &CreateKernel<K>;
   def.compute = &ComputeKernel;
   def.destroy = &DestroyKernel;
   def.priority = priority;
   return info->host->kernel_register(registrar, &def);
+}
+}  // namespace internal
+
+// Registers K for `op`. `constraints` restrict type attributes (a kernel per
+// dtype set); host_inputs/host_outputs list the arguments the kernel wants in
+// host memory (shape, axis and similar small integer inputs).
+// `info` must outlive the registration (use one static per plugin).
+// For the ops of the SDK's op-signature table, prefer the overload in
+// plexus/sdk/op_signatures.h, which takes the attribute names and
+// host-memory arguments from the table.
+template <typename K>
+PX_Status* RegisterKernel(RegistrationInfo* info, PX_KernelRegistrar* registrar, const char* op,
+                          std::initializer_list<TypeConstraint> constraints,
+                          std::initializer_list<int32_t> host_inputs = {},
+                          std::initializer_list<int32_t> host_outputs = {}, int32_t priority = 0) {
+  std::vector<PX_TypeConstraint> tcs;
+  for (const TypeConstraint& c : constraints) tcs.push_back(TypeConstraintFor(c.attr, c.types));
+  return internal::RegisterKernelDef<K>(info, registrar, op, tcs, host_inputs.begin(),
+                                        host_inputs.size(), host_outputs.begin(),
+                                        host_outputs.size(), priority);
 }
 
 inline bool Attrs::Has(const char* name) const {
