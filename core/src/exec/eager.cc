@@ -287,7 +287,15 @@ absl::StatusOr<std::vector<Tensor>> EagerOp::RunMetadata(absl::Span<const Tensor
   std::vector<const Tensor*> pointers;
   for (const Tensor& t : staged) pointers.push_back(&t);
   std::vector<Tensor> outputs;
-  PX_RETURN_IF_ERROR(RunMetadataOp(node, pointers, /*static_shapes=*/false, &DescribeEagerOp, &outputs));
+  // Errors name the device whose memory the op views, as a kernel's would.
+  Device* device = !inputs.empty() && inputs[0].device() != nullptr ? inputs[0].device()
+                                                                   : context_->runtime().HostDevice().get();
+  if (device == nullptr) device = context_->runtime().DefaultDevice().get();
+  if (device == nullptr) {
+    return absl::FailedPreconditionError(absl::StrCat(Where(node, nullptr), ": no device is loaded"));
+  }
+  PX_RETURN_IF_ERROR(RunMetadataOp(node, pointers, /*static_shapes=*/false, *device, &WhereOnDevice,
+                                   &outputs));
   return outputs;
 }
 

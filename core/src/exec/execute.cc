@@ -80,8 +80,7 @@ absl::Status Executor::Execute(const Item& item, std::vector<Tensor>&& inputs,
     }
     absl::InlinedVector<const Tensor*, 4> pointers;
     for (const Tensor& t : inputs) pointers.push_back(&t);
-    return RunMetadataOp(node, pointers, item.static_shapes, [](const Node& n) { return n.Describe(); },
-                         outputs);
+    return RunMetadataOp(node, pointers, item.static_shapes, *item.device, &Where, outputs);
   }
   if (item.kind == Kind::kHost) {
     for (size_t k = 0; k < inputs.size(); ++k) {

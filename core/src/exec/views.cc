@@ -14,8 +14,9 @@ namespace {
 // Names the node in errors, built only when there is one.
 struct Who {
   const Node& node;
-  std::string (*describe)(const Node& node);
-  std::string operator()() const { return describe(node); }
+  const Device& device;
+  std::string (*where)(const Node& node, const Device& device);
+  std::string operator()() const { return where(node, device); }
 };
 
 // A shape function's error, named by `who` ("node 'x' (op Y)" or "op Y")
@@ -73,8 +74,10 @@ absl::Status ShapeValues(const Node& node, const Who& who, absl::Span<const Tens
 }  // namespace
 
 absl::Status RunMetadataOp(const Node& node, absl::Span<const Tensor* const> inputs, bool static_shapes,
-                           std::string (*describe)(const Node& node), std::vector<Tensor>* outputs) {
-  const Who who{node, describe};
+                           const Device& device,
+                           std::string (*where)(const Node& node, const Device& device),
+                           std::vector<Tensor>* outputs) {
+  const Who who{node, device, where};
   if (node.def->outputs_from_shapes) return ShapeValues(node, who, inputs, outputs);
   const Tensor& input = *inputs[0];
   Shape shape;

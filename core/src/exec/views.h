@@ -14,6 +14,7 @@
 
 #include "absl/status/status.h"
 #include "absl/types/span.h"
+#include "plexus/device.h"
 #include "plexus/graph.h"
 #include "plexus/tensor.h"
 
@@ -22,10 +23,12 @@ namespace plexus {
 // Runs a metadata op. For a view whose shape depends on the values of
 // inputs 1.. (Reshape's shape, ExpandDims's axis), those inputs must be
 // host-readable unless `static_shapes` (the node's output shapes in the
-// graph are exact). Errors start with describe(node): "node 'x' (op Y)" in
-// graphs, "op Y" eagerly.
+// graph are exact). Errors start with where(node, *device), as a kernel's
+// would: "node 'x' (op Y) on CPU:0" in graphs, "op Y on CPU:0" eagerly.
 absl::Status RunMetadataOp(const Node& node, absl::Span<const Tensor* const> inputs, bool static_shapes,
-                           std::string (*describe)(const Node& node), std::vector<Tensor>* outputs);
+                           const Device& device,
+                           std::string (*where)(const Node& node, const Device& device),
+                           std::vector<Tensor>* outputs);
 
 }  // namespace plexus
 
