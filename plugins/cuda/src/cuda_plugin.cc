@@ -17,8 +17,9 @@
 #include "gpu_device.h"
 #include "gpu_error.h"
 #include "fused/fused_elementwise.h"
-#include "kernels/plexus_kernels.h"
+#include "kernels/native_kernels.h"
 #include "kernels/register_kernels.h"
+#include "kernels/vendor_kernels.h"
 #include "plexus/plugin_api.h"
 #include "plexus/sdk/kernel.h"
 #include "plexus/sdk/plugin.h"
@@ -45,28 +46,30 @@ class CudaPlugin : public sdk::Plugin {
       : sdk::Plugin(context), kernel_info_{host(), name()} {}
 
   // Matrix products and convolutions come from cuBLASLt and cuDNN, or, with
-  // PX_CUDA_KERNELS=plexus, from Plexus's own kernels (those of the ROCm
-  // plugin), so that those run on NVIDIA GPUs too. Without cuDNN's header
-  // at build time the convolutions are always Plexus's own.
+  // PX_CUDA_KERNELS=native, from the native kernels (those of the ROCm
+  // plugin), so that those run on NVIDIA GPUs too; "plexus", their name
+  // before, still selects them. Without cuDNN's header at build time the
+  // convolutions are always the native ones.
   PX_Status* RegisterKernels(PX_KernelRegistrar* registrar) {
     const char* choice = std::getenv("PX_CUDA_KERNELS");
-    const bool plexus_kernels = choice != nullptr && std::strcmp(choice, "plexus") == 0;
-    if (choice != nullptr && *choice != '\0' && !plexus_kernels && std::strcmp(choice, "vendor") != 0) {
-      Log(PX_LOG_WARNING, "PX_CUDA_KERNELS=%s is neither 'plexus' nor 'vendor': using cuBLASLt and cuDNN",
+    const bool native_kernels =
+        choice != nullptr && (std::strcmp(choice, "native") == 0 || std::strcmp(choice, "plexus") == 0);
+    if (choice != nullptr && *choice != '\0' && !native_kernels && std::strcmp(choice, "vendor") != 0) {
+      Log(PX_LOG_WARNING, "PX_CUDA_KERNELS=%s is neither 'native' nor 'vendor': using cuBLASLt and cuDNN",
           choice);
     }
     PX_Status* s = RegisterSharedGpuKernels(&kernel_info_, registrar);
     if (s == nullptr) {
-      s = plexus_kernels ? RegisterPlexusMatMulKernels(&kernel_info_, registrar)
+      s = native_kernels ? RegisterNativeMatMulKernels(&kernel_info_, registrar)
                          : RegisterMatMulKernels(&kernel_info_, registrar);
     }
 #if defined(PX_CUDA_HAVE_CUDNN)
     if (s == nullptr) {
-      s = plexus_kernels ? RegisterPlexusConvKernels(&kernel_info_, registrar)
+      s = native_kernels ? RegisterNativeConvKernels(&kernel_info_, registrar)
                          : RegisterConvKernels(&kernel_info_, registrar);
     }
 #else
-    if (s == nullptr) s = RegisterPlexusConvKernels(&kernel_info_, registrar);
+    if (s == nullptr) s = RegisterNativeConvKernels(&kernel_info_, registrar);
 #endif
     // The fused elementwise kernel, compiled at run time with NVRTC.
     return s != nullptr ? s : RegisterFusedElementwise(&kernel_info_, registrar);

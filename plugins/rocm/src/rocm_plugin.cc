@@ -1,11 +1,11 @@
 // The ROCm plugin: the AMD GPUs the HIP runtime sees, device "ROCM", DLPack
 // kDLROCM. Everything below the plugin object is shared with the CUDA
-// plugin and built from plugins/cuda/src with PX_GPU_HIP defined: the device
+// plugin and built from plugins/gpu/src with PX_GPU_HIP defined: the device
 // layer (gpu_device.cc), the kernel classes (kernels/*.cc) and the device
 // code (kernels/*.cu, compiled by hipcc through gpu_portability.h). Debian's
-// HIP has no rocBLAS or MIOpen, so matrix products and convolutions are
-// Plexus's own kernels (kernels/plexus_kernels.h), which the CUDA plugin
-// can select too (PX_CUDA_KERNELS=plexus).
+// HIP has no rocBLAS or MIOpen, so matrix products and convolutions are the
+// native kernels (kernels/native_kernels.h), which the CUDA plugin can
+// select too (PX_CUDA_KERNELS=native).
 //
 // Without an AMD GPU (or without the amdgpu kernel driver), hipGetDeviceCount
 // fails (error 100, no device) and the plugin reports 0 devices, logging why
@@ -20,7 +20,7 @@
 
 #include "gpu_device.h"
 #include "gpu_error.h"
-#include "kernels/plexus_kernels.h"
+#include "kernels/native_kernels.h"
 #include "kernels/register_kernels.h"
 #include "plexus/plugin_api.h"
 #include "plexus/sdk/kernel.h"
@@ -51,8 +51,8 @@ class RocmPlugin : public sdk::Plugin {
 
   PX_Status* RegisterKernels(PX_KernelRegistrar* registrar) {
     PX_Status* s = cuda::RegisterSharedGpuKernels(&kernel_info_, registrar);
-    if (s == nullptr) s = cuda::RegisterPlexusMatMulKernels(&kernel_info_, registrar);
-    if (s == nullptr) s = cuda::RegisterPlexusConvKernels(&kernel_info_, registrar);
+    if (s == nullptr) s = cuda::RegisterNativeMatMulKernels(&kernel_info_, registrar);
+    if (s == nullptr) s = cuda::RegisterNativeConvKernels(&kernel_info_, registrar);
     return s;
   }
 

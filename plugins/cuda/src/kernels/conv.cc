@@ -51,7 +51,7 @@
 #include "kernels/conv_attrs.h"
 #include "kernels/conv_launch.h"
 #include "kernels/elementwise_launch.h"
-#include "kernels/register_kernels.h"
+#include "kernels/vendor_kernels.h"
 #include "plexus/sdk/fused.h"
 #include "plexus/sdk/kernel.h"
 #include "plexus/sdk/op_signatures.h"

@@ -43,7 +43,7 @@
 #include "kernels/array_launch.h"
 #include "kernels/elementwise_launch.h"
 #include "kernels/matmul_launch.h"
-#include "kernels/register_kernels.h"
+#include "kernels/vendor_kernels.h"
 #include "plexus/sdk/fused.h"
 #include "plexus/sdk/kernel.h"
 #include "plexus/sdk/op_signatures.h"
