@@ -20,30 +20,12 @@
 
 #include <gtest/gtest.h>
 
+#include "abi.h"
 #include "pocl_harness.h"
 #include "pocl_xpu_test_util.h"
 
 namespace plexus::xpu::test {
 namespace {
-
-// conv.cl's PxConvGeom and PxPoolGeom, field by field.
-struct ConvGeom {
-  int64_t n, c, h, w;
-  int64_t oc, oh, ow;
-  int64_t kh, kw;
-  int64_t sh, sw, dh, dw;
-  int64_t top, left;
-  int64_t cpg, ocpg;
-  int64_t nchw;
-};
-
-struct PoolGeom {
-  int64_t n, c, h, w;
-  int64_t oh, ow;
-  int64_t kh, kw, sh, sw;
-  int64_t top, left;
-  int64_t nchw;
-};
 
 // Flat index of (b, y, x, ch) in an [n, h, w, c] tensor stored NHWC or NCHW.
 int64_t At(bool nchw, int64_t c, int64_t h, int64_t w, int64_t b, int64_t y, int64_t x,
@@ -82,7 +64,7 @@ void RunConv(PoclHarness* h, FloatType t, const ConvCase& cc, uint32_t seed) {
                << cc.bottom << "," << cc.left << "," << cc.right << " groups " << cc.groups
                << " nchw " << cc.nchw << " epi " << cc.epi << " act " << cc.act);
   std::mt19937 rng(seed);
-  ConvGeom g{};
+  px_xpu_conv_geom g{};
   g.n = cc.n;
   g.c = cc.c;
   g.h = cc.h;
@@ -211,7 +193,7 @@ TEST_P(PoclConvTest, Conv2DExactValues) {
   PX_POCL_HARNESS(h);
   const FloatType t = GetParam();
   // 1x3x3x1 input 1..9, 2x2 filter of ones, VALID: window sums.
-  ConvGeom g{1, 1, 3, 3, 1, 2, 2, 2, 2, 1, 1, 1, 1, 0, 0, 1, 1, 0};
+  px_xpu_conv_geom g{1, 1, 3, 3, 1, 2, 2, 2, 2, 1, 1, 1, 1, 0, 0, 1, 1, 0};
   ClBuffer x = UploadAs(h, t, {1, 2, 3, 4, 5, 6, 7, 8, 9}), f = UploadAs(h, t, {1, 1, 1, 1});
   ClBuffer y = h->Alloc(4 * ElementSize(t));
   const int64_t total = 4;
@@ -226,7 +208,7 @@ TEST_P(PoclConvTest, Conv2DExactValues) {
 // Pooling
 // ---------------------------------------------------------------------------
 
-void RunPool(PoclHarness* h, FloatType t, bool is_max, const PoolGeom& g, uint32_t seed) {
+void RunPool(PoclHarness* h, FloatType t, bool is_max, const px_xpu_pool_geom& g, uint32_t seed) {
   SCOPED_TRACE(::testing::Message()
                << Name(t) << (is_max ? " max" : " avg") << " x [" << g.n << "," << g.c << ","
                << g.h << "," << g.w << "] k " << g.kh << "x" << g.kw << " s " << g.sh << ","
@@ -279,9 +261,9 @@ void RunPool(PoclHarness* h, FloatType t, bool is_max, const PoolGeom& g, uint32
 
 // The output size as the SDK's Window computes it (SAME: ceil(in / stride),
 // padding before = needed / 2; VALID: no padding).
-PoolGeom MakePool(int64_t n, int64_t c, int64_t h, int64_t w, int64_t kh, int64_t kw, int64_t sh,
-                  int64_t sw, bool same, bool nchw) {
-  PoolGeom g{n, c, h, w, 0, 0, kh, kw, sh, sw, 0, 0, nchw ? 1 : 0};
+px_xpu_pool_geom MakePool(int64_t n, int64_t c, int64_t h, int64_t w, int64_t kh, int64_t kw,
+                          int64_t sh, int64_t sw, bool same, bool nchw) {
+  px_xpu_pool_geom g{n, c, h, w, 0, 0, kh, kw, sh, sw, 0, 0, nchw ? 1 : 0};
   if (same) {
     g.oh = (h + sh - 1) / sh;
     g.ow = (w + sw - 1) / sw;
@@ -317,7 +299,7 @@ TEST_P(PoclPoolTest, ExactValues) {
   // 4x4 input 0..15, 2x2 windows, stride 2: max and mean of each quarter.
   std::vector<float> x(16);
   for (int i = 0; i < 16; ++i) x[i] = static_cast<float>(i);
-  const PoolGeom g = MakePool(1, 1, 4, 4, 2, 2, 2, 2, false, false);
+  const px_xpu_pool_geom g = MakePool(1, 1, 4, 4, 2, 2, 2, 2, false, false);
   ClBuffer dx = UploadAs(h, t, x), dy = h->Alloc(4 * ElementSize(t));
   const int64_t total = 4;
   const size_t global = 4;

@@ -10,27 +10,12 @@
 
 #include <gtest/gtest.h>
 
+#include "abi.h"
 #include "pocl_harness.h"
 #include "pocl_xpu_test_util.h"
 
 namespace plexus::xpu::test {
 namespace {
-
-constexpr int kMaxRank = 8;
-struct CopyPlan {
-  int64_t dims[kMaxRank];
-  int64_t src[kMaxRank];
-  int64_t dst[kMaxRank];
-};
-struct MirrorPlan {
-  int64_t in_dims[kMaxRank], out_dims[kMaxRank], before[kMaxRank], in_strides[kMaxRank];
-};
-struct SpaceBatchPlan {
-  int64_t block[kMaxRank], space[kMaxRank], grid[kMaxRank], pad[kMaxRank];
-};
-struct GatherNdPlan {
-  int64_t dims[kMaxRank], strides[kMaxRank];
-};
 
 template <typename W>
 const char* Suffix() {
@@ -53,7 +38,7 @@ void RunCopy(PoclHarness* h, const std::vector<int64_t>& dims, const std::vector
   const std::vector<W> src = Iota<W>(src_size);
   const std::vector<W> init = Iota<W>(dst_size, 7777);
   ClBuffer dsrc = h->Upload(src), ddst = h->Upload(init);
-  CopyPlan plan{};
+  px_xpu_copy_plan plan{};
   int64_t n = 1;
   for (size_t d = 0; d < dims.size(); ++d) {
     plan.dims[d] = dims[d];
@@ -111,7 +96,7 @@ TEST(PoclMovementTest, StridedCopyKeepsFloatBits) {
   PX_POCL_HARNESS(h);
   const std::vector<uint16_t> halves = {0x7e01, 0x8000, 0x3c00, 0xfc00, 0x0001, 0x7bff};
   ClBuffer src = h->Upload(halves), dst = h->Alloc(12);
-  CopyPlan plan{};
+  px_xpu_copy_plan plan{};
   plan.dims[0] = 6;
   plan.src[0] = -1;
   plan.dst[0] = 1;
@@ -185,7 +170,7 @@ TEST(PoclMovementTest, GatherNdAndCheck) {
   // params [4, 3, 2] (words of 2 bytes), index depth 2: slices of 2.
   const std::vector<uint16_t> params = Iota<uint16_t>(24);
   const std::vector<int32_t> idx = {3, 2, 0, 0, 1, 1, 3, 0};
-  GatherNdPlan plan{};
+  px_xpu_gather_nd_plan plan{};
   plan.dims[0] = 4;
   plan.dims[1] = 3;
   plan.strides[0] = 6;
@@ -259,7 +244,7 @@ TEST(PoclMovementTest, MirrorPad) {
     if (!symmetric) {
       // REFLECT allows padding up to size - 1 (rows: 2, columns: 3).
     }
-    MirrorPlan plan{};
+    px_xpu_mirror_plan plan{};
     int64_t n = 1;
     for (int d = 0; d < 2; ++d) {
       plan.in_dims[d] = in[d];
@@ -294,7 +279,7 @@ TEST(PoclMovementTest, SpaceToBatchAndBack) {
   const int64_t batch = 2, sh = 5, sw = 4, rest = 3, bh = 2, bw = 2, ph = 1, pw = 1;
   const int64_t gh = (sh + 1 + 0) / bh, gw = (sw + 1 + 1) / bw;
   const std::vector<uint8_t> x = Iota<uint8_t>(batch * sh * sw * rest);
-  SpaceBatchPlan plan{};
+  px_xpu_space_batch_plan plan{};
   plan.block[0] = bh;
   plan.block[1] = bw;
   plan.space[0] = sh;
@@ -325,7 +310,7 @@ TEST(PoclMovementTest, SpaceToBatchAndBack) {
   const std::vector<uint8_t> batched = h->Download<uint8_t>(dy, n);
   EXPECT_EQ(batched, want);
   // BatchToSpaceND with the same crops gives the input back.
-  SpaceBatchPlan back = plan;
+  px_xpu_space_batch_plan back = plan;
   const int64_t back_n = batch * sh * sw * rest;
   ClBuffer dz = h->Alloc(back_n);
   const size_t back_global = static_cast<size_t>(back_n);

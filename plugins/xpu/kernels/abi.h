@@ -1,7 +1,11 @@
 /* What the XPU plugin's kernels and their host code share: operation codes
- * and the plan structures passed to kernels by value. Included both by the
- * OpenCL C sources (through common.h) and by C++ (the kernel classes and the
- * PoCL tests), so it is plain C with fixed-size fields only. */
+ * and the plan structures passed to kernels by value. Every structure a
+ * kernel takes by value is defined here and only here. Included both by the
+ * OpenCL C sources (directly or through common.h) and by C++ (the kernel
+ * classes and the PoCL tests), so it is plain C with fixed-size fields only:
+ * every field is a px_i64 (or an array of them), so the OpenCL C and C++
+ * layouts agree without padding. The kernel classes check the sizes with
+ * static_assert. */
 #ifndef PX_XPU_KERNELS_ABI_H_
 #define PX_XPU_KERNELS_ABI_H_
 
@@ -16,7 +20,8 @@ typedef int64_t px_i64;
  * launched with exactly this many work-items per group. */
 #define PX_XPU_REDUCE_WG 256
 
-/* Most dimensions of a collapsed broadcast or reduction plan. */
+/* Most dimensions of a plan: a collapsed broadcast or reduction, a strided
+ * copy, a gather_nd index depth, a mirror pad or a space/batch move. */
 #define PX_XPU_MAX_DIMS 8
 
 /* Elementwise broadcast of up to three inputs into one output: the output's
@@ -43,6 +48,62 @@ typedef struct {
   px_i64 red_dims[PX_XPU_MAX_DIMS];
   px_i64 red_strides[PX_XPU_MAX_DIMS];
 } px_xpu_reduce_plan;
+
+/* A strided copy (px_strided_copy_*): output element k, at coordinate c of
+ * dims (row-major), moves from src_base + sum c[d] * src[d] to dst_base +
+ * sum c[d] * dst[d]. Strides in elements, any sign; 0 repeats. */
+typedef struct {
+  px_i64 dims[PX_XPU_MAX_DIMS];
+  px_i64 src[PX_XPU_MAX_DIMS]; /* source strides (elements) */
+  px_i64 dst[PX_XPU_MAX_DIMS]; /* destination strides (elements) */
+} px_xpu_copy_plan;
+
+/* GatherNd (px_gather_nd_*): params' leading dimensions (as many as the
+ * index depth) and their strides in params (words). */
+typedef struct {
+  px_i64 dims[PX_XPU_MAX_DIMS];
+  px_i64 strides[PX_XPU_MAX_DIMS];
+} px_xpu_gather_nd_plan;
+
+/* MirrorPad (px_mirror_pad_*): the input's and output's dims, the padding
+ * before each dim, and the input's strides (elements). */
+typedef struct {
+  px_i64 in_dims[PX_XPU_MAX_DIMS];
+  px_i64 out_dims[PX_XPU_MAX_DIMS];
+  px_i64 before[PX_XPU_MAX_DIMS];
+  px_i64 in_strides[PX_XPU_MAX_DIMS];
+} px_xpu_mirror_plan;
+
+/* SpaceToBatchND / BatchToSpaceND (px_space_batch_*), per spatial dim: the
+ * block size, the space side's and the batch side's (grid) sizes, and the
+ * padding (to batch) or crop (to space) before. */
+typedef struct {
+  px_i64 block[PX_XPU_MAX_DIMS];
+  px_i64 space[PX_XPU_MAX_DIMS]; /* the space side's spatial dimensions */
+  px_i64 grid[PX_XPU_MAX_DIMS];  /* the batch side's spatial dimensions */
+  px_i64 pad[PX_XPU_MAX_DIMS];   /* padding (to batch) or crop (to space) before */
+} px_xpu_space_batch_plan;
+
+/* The geometry of one 2-D convolution (px_conv2d_*), all in elements. */
+typedef struct {
+  px_i64 n, c, h, w;     /* input: batch, depth, height, width */
+  px_i64 oc, oh, ow;     /* output depth, height, width */
+  px_i64 kh, kw;         /* filter window */
+  px_i64 sh, sw, dh, dw; /* strides, dilations */
+  px_i64 top, left;      /* padding before (rows, columns) */
+  px_i64 cpg;            /* input channels per group (the filter's depth) */
+  px_i64 ocpg;           /* output channels per group */
+  px_i64 nchw;           /* 1: NCHW tensors, 0: NHWC */
+} px_xpu_conv_geom;
+
+/* The geometry of one 2-D max or average pooling (px_pool_*), in elements. */
+typedef struct {
+  px_i64 n, c, h, w;     /* input: batch, depth, height, width */
+  px_i64 oh, ow;         /* output height, width */
+  px_i64 kh, kw, sh, sw; /* window, strides */
+  px_i64 top, left;      /* padding before (rows, columns) */
+  px_i64 nchw;           /* 1: NCHW tensors, 0: NHWC */
+} px_xpu_pool_geom;
 
 /* Unary ops (ew_unary_<t>; the integer kernels take NEG ABS SIGN SQUARE
  * ROUND RELU RELU6). */

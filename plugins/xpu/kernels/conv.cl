@@ -6,6 +6,11 @@
 //
 // half is stored as `half` but only read and written with vload_half /
 // vstore_half_rte; bfloat16 is stored as ushort (the upper half of a float).
+//
+// The geometry structs (px_xpu_conv_geom, px_xpu_pool_geom) are abi.h's,
+// shared with the kernel class (plugins/xpu/src/kernels/conv.cc).
+
+#include "abi.h"
 
 // Activations of the fused epilogue; the codes are sdk::FusedActivation's.
 #define PX_ACT_NONE 0
@@ -47,18 +52,7 @@ inline ushort px_conv_float_to_bf16(float f) {
 // Convolution
 // ---------------------------------------------------------------------------
 
-// The geometry of one convolution (all in elements). The host mirrors this
-// struct field by field (plugins/xpu/src/kernels/conv.cc), all 64-bit.
-typedef struct {
-  long n, c, h, w;           // input: batch, depth, height, width
-  long oc, oh, ow;           // output depth, height, width
-  long kh, kw;               // filter window
-  long sh, sw, dh, dw;       // strides, dilations
-  long top, left;            // padding before (rows, columns)
-  long cpg;                  // input channels per group (the filter's depth)
-  long ocpg;                 // output channels per group
-  long nchw;                 // 1: NCHW tensors, 0: NHWC
-} PxConvGeom;
+// The geometry of one convolution: px_xpu_conv_geom (abi.h).
 
 // Epilogue modes.
 #define PX_EPI_NONE 0
@@ -70,9 +64,10 @@ typedef struct {
 // input channels g * cpg .. g * cpg + cpg - 1, g = o / ocpg.
 #define PX_DEFINE_CONV(SUFFIX, T)                                                               \
   __kernel void px_conv2d_##SUFFIX(__global const T* x, __global const T* f, __global T* y,     \
-                                   PxConvGeom g, long total, int epi, int act, float alpha,     \
-                                   float eps, __global const T* p0, __global const T* p1,       \
-                                   __global const T* p2, __global const T* p3) {                \
+                                   px_xpu_conv_geom g, long total, int epi, int act,            \
+                                   float alpha, float eps, __global const T* p0,                \
+                                   __global const T* p1, __global const T* p2,                  \
+                                   __global const T* p3) {                                      \
     const long k = (long)get_global_id(0);                                                      \
     if (k >= total) return;                                                                     \
     long o, i, j, b, r = k;                                                                     \
@@ -124,20 +119,14 @@ PX_DEFINE_CONV(bf16, ushort)
 // Pooling
 // ---------------------------------------------------------------------------
 
-typedef struct {
-  long n, c, h, w;       // input
-  long oh, ow;           // output height, width
-  long kh, kw, sh, sw;   // window, strides
-  long top, left;        // padding before
-  long nchw;             // 1: NCHW, 0: NHWC
-} PxPoolGeom;
+// The geometry of one pooling: px_xpu_pool_geom (abi.h).
 
 // MaxPool: the largest value of the window's elements inside the input
 // (-inf for a window wholly in the padding; NaN never wins, as on the cpu
 // plugin). AvgPool: their mean (the padding is not counted).
 #define PX_DEFINE_POOL(SUFFIX, T)                                                               \
-  __kernel void px_pool_##SUFFIX(__global const T* x, __global T* y, PxPoolGeom g, long total,  \
-                                 int is_max) {                                                  \
+  __kernel void px_pool_##SUFFIX(__global const T* x, __global T* y, px_xpu_pool_geom g,        \
+                                 long total, int is_max) {                                      \
     const long k = (long)get_global_id(0);                                                      \
     if (k >= total) return;                                                                     \
     long ch, i, j, b, r = k;                                                                    \

@@ -20,7 +20,10 @@
 
 #pragma OPENCL FP_CONTRACT OFF
 
-#define PX_MAX_RANK 8
+// The plan structs (px_xpu_copy_plan, px_xpu_gather_nd_plan,
+// px_xpu_mirror_plan, px_xpu_space_batch_plan) and PX_XPU_MAX_DIMS, shared
+// with the kernel classes.
+#include "abi.h"
 
 // Splits r by d: returns r / d and stores the remainder.
 #define PX_DIVMOD(r, d, rem)                                                                    \
@@ -34,15 +37,9 @@
 // Strided copy
 // ---------------------------------------------------------------------------
 
-typedef struct {
-  long dims[PX_MAX_RANK];
-  long src[PX_MAX_RANK];  // source strides (elements)
-  long dst[PX_MAX_RANK];  // destination strides (elements)
-} PxCopyPlan;
-
 #define PX_DEFINE_STRIDED_COPY(SUFFIX, W)                                                       \
   __kernel void px_strided_copy_##SUFFIX(__global const W* src, __global W* dst, long n,        \
-                                         int rank, PxCopyPlan p, long src_base,                 \
+                                         int rank, px_xpu_copy_plan p, long src_base,           \
                                          long dst_base) {                                       \
     const long k = (long)get_global_id(0);                                                      \
     if (k >= n) return;                                                                         \
@@ -101,15 +98,10 @@ PX_DEFINE_FILL(u64, ulong)
 PX_DEFINE_INDEX_CHECK(i32, int)
 PX_DEFINE_INDEX_CHECK(i64, long)
 
-typedef struct {
-  long dims[PX_MAX_RANK];     // params' leading dimensions (the index depth)
-  long strides[PX_MAX_RANK];  // their strides in params (words)
-} PxGatherNdPlan;
-
 // count tuples of depth indices each.
 #define PX_DEFINE_ND_CHECK(ISUFFIX, I)                                                          \
   __kernel void px_index_check_nd_##ISUFFIX(__global const I* idx, long count, int depth,       \
-                                            PxGatherNdPlan p, __global int* bad) {              \
+                                            px_xpu_gather_nd_plan p, __global int* bad) {       \
     const long k = (long)get_global_id(0);                                                      \
     if (k >= count) return;                                                                     \
     for (int d = 0; d < depth; ++d) {                                                           \
@@ -150,8 +142,8 @@ PX_DEFINE_ND_CHECK(i64, long)
 #define PX_DEFINE_GATHER_ND(SUFFIX, W, ISUFFIX, I)                                              \
   __kernel void px_gather_nd_##SUFFIX##_##ISUFFIX(__global const W* src,                        \
                                                   __global const I* idx, __global W* dst,       \
-                                                  int depth, PxGatherNdPlan p, long slice,      \
-                                                  long total) {                                 \
+                                                  int depth, px_xpu_gather_nd_plan p,           \
+                                                  long slice, long total) {                     \
     const long k = (long)get_global_id(0);                                                      \
     if (k >= total) return;                                                                     \
     const long j = k / slice, e = k - j * slice;                                                \
@@ -260,16 +252,9 @@ PX_DEFINE_INT_RANGE(u32, uint)
 // element, SYMMETRIC repeats it).
 // ---------------------------------------------------------------------------
 
-typedef struct {
-  long in_dims[PX_MAX_RANK];
-  long out_dims[PX_MAX_RANK];
-  long before[PX_MAX_RANK];
-  long in_strides[PX_MAX_RANK];
-} PxMirrorPlan;
-
 #define PX_DEFINE_MIRROR_PAD(SUFFIX, W)                                                         \
   __kernel void px_mirror_pad_##SUFFIX(__global const W* src, __global W* dst, long n,          \
-                                       int rank, PxMirrorPlan p, int symmetric) {               \
+                                       int rank, px_xpu_mirror_plan p, int symmetric) {         \
     const long k = (long)get_global_id(0);                                                      \
     if (k >= n) return;                                                                         \
     long r = k, s = 0;                                                                          \
@@ -300,30 +285,23 @@ PX_DEFINE_MIRROR_PAD(u64, ulong)
 // spatial dimensions and pad the crops before.
 // ---------------------------------------------------------------------------
 
-typedef struct {
-  long block[PX_MAX_RANK];
-  long space[PX_MAX_RANK];  // the space side's spatial dimensions
-  long grid[PX_MAX_RANK];   // the batch side's spatial dimensions
-  long pad[PX_MAX_RANK];    // padding (to_batch) or crop (to space) before
-} PxSpaceBatchPlan;
-
 #define PX_DEFINE_SPACE_BATCH(SUFFIX, W)                                                        \
   __kernel void px_space_batch_##SUFFIX(__global const W* src, __global W* dst, long n,         \
-                                        int m, PxSpaceBatchPlan p, long batch, long rest,       \
-                                        int to_batch) {                                         \
+                                        int m, px_xpu_space_batch_plan p, long batch,           \
+                                        long rest, int to_batch) {                              \
     const long k = (long)get_global_id(0);                                                      \
     if (k >= n) return;                                                                         \
     long r = k, e;                                                                              \
     PX_DIVMOD(r, rest, e);                                                                      \
-    long g[PX_MAX_RANK], o[PX_MAX_RANK];                                                        \
+    long g[PX_XPU_MAX_DIMS], o[PX_XPU_MAX_DIMS];                                                \
     if (to_batch) {                                                                             \
       /* out is the batch side: [block..., batch, grid..., rest]. */                            \
-      _Pragma("unroll") for (int d = PX_MAX_RANK - 1; d >= 0; --d) if (d < m) PX_DIVMOD(r, p.grid[d], g[d]); \
+      _Pragma("unroll") for (int d = PX_XPU_MAX_DIMS - 1; d >= 0; --d) if (d < m) PX_DIVMOD(r, p.grid[d], g[d]); \
       long b;                                                                                   \
       PX_DIVMOD(r, batch, b);                                                                   \
-      _Pragma("unroll") for (int d = PX_MAX_RANK - 1; d >= 0; --d) if (d < m) PX_DIVMOD(r, p.block[d], o[d]); \
+      _Pragma("unroll") for (int d = PX_XPU_MAX_DIMS - 1; d >= 0; --d) if (d < m) PX_DIVMOD(r, p.block[d], o[d]); \
       long si = b;                                                                              \
-      _Pragma("unroll") for (int d = 0; d < PX_MAX_RANK; ++d) {                                 \
+      _Pragma("unroll") for (int d = 0; d < PX_XPU_MAX_DIMS; ++d) {                             \
         if (d >= m) continue;                                                                   \
         const long pos = g[d] * p.block[d] + o[d] - p.pad[d];                                   \
         if (pos < 0 || pos >= p.space[d]) {                                                     \
@@ -335,7 +313,7 @@ typedef struct {
       dst[k] = src[si * rest + e];                                                              \
     } else {                                                                                    \
       /* out is the space side: [batch, space..., rest], cropped by pad. */                     \
-      _Pragma("unroll") for (int d = PX_MAX_RANK - 1; d >= 0; --d) {                            \
+      _Pragma("unroll") for (int d = PX_XPU_MAX_DIMS - 1; d >= 0; --d) {                        \
         if (d >= m) continue;                                                                   \
         long sp;                                                                                \
         PX_DIVMOD(r, p.space[d], sp);                                                           \
@@ -344,9 +322,9 @@ typedef struct {
         o[d] = pos - g[d] * p.block[d];                                                         \
       }                                                                                         \
       long bi = 0;                                                                              \
-      _Pragma("unroll") for (int d = 0; d < PX_MAX_RANK; ++d) if (d < m) bi = bi * p.block[d] + o[d]; \
+      _Pragma("unroll") for (int d = 0; d < PX_XPU_MAX_DIMS; ++d) if (d < m) bi = bi * p.block[d] + o[d]; \
       bi = bi * batch + r;                                                                      \
-      _Pragma("unroll") for (int d = 0; d < PX_MAX_RANK; ++d) if (d < m) bi = bi * p.grid[d] + g[d]; \
+      _Pragma("unroll") for (int d = 0; d < PX_XPU_MAX_DIMS; ++d) if (d < m) bi = bi * p.grid[d] + g[d]; \
       dst[k] = src[bi * rest + e];                                                              \
     }                                                                                           \
   }

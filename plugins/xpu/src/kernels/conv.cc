@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "abi.h"
 #include "kernels/families.h"
 #include "plexus/sdk/fused.h"
 #include "plexus/sdk/kernel.h"
@@ -26,26 +27,10 @@ namespace {
 
 using sdk::Shape;
 
-// conv.cl's PxConvGeom and PxPoolGeom, field by field (all 64-bit).
-struct ConvGeom {
-  int64_t n, c, h, w;
-  int64_t oc, oh, ow;
-  int64_t kh, kw;
-  int64_t sh, sw, dh, dw;
-  int64_t top, left;
-  int64_t cpg, ocpg;
-  int64_t nchw;
-};
-static_assert(sizeof(ConvGeom) == 18 * 8, "ConvGeom must match conv.cl's PxConvGeom");
-
-struct PoolGeom {
-  int64_t n, c, h, w;
-  int64_t oh, ow;
-  int64_t kh, kw, sh, sw;
-  int64_t top, left;
-  int64_t nchw;
-};
-static_assert(sizeof(PoolGeom) == 13 * 8, "PoolGeom must match conv.cl's PxPoolGeom");
+// The geometries are abi.h's, shared with conv.cl and passed by value: all
+// 64-bit fields, so no padding on either side.
+static_assert(sizeof(px_xpu_conv_geom) == 18 * sizeof(px_i64), "px_xpu_conv_geom: conv.cl's layout");
+static_assert(sizeof(px_xpu_pool_geom) == 13 * sizeof(px_i64), "px_xpu_pool_geom: conv.cl's layout");
 
 // The kernel-name suffix of a floating dtype.
 const char* FloatSuffix(PX_DataType t, const char* op) {
@@ -97,7 +82,7 @@ class ConvKernel : public sdk::OpKernel {
     PX_SDK_CHECK(px_sdk_is_contiguous(&call.input(0)) && px_sdk_is_contiguous(&call.input(1)),
                  "%s: the input or the filter is not contiguous", op);
     const bool nchw = window_.nchw;
-    ConvGeom g{};
+    px_xpu_conv_geom g{};
     g.nchw = nchw ? 1 : 0;
     g.n = xs[0];
     g.c = xs[nchw ? 1 : 3];
@@ -195,7 +180,7 @@ class PoolKernel : public sdk::OpKernel {
                  sdk::ShapeString(xs).c_str());
     PX_SDK_CHECK(px_sdk_is_contiguous(&call.input(0)), "%s: the input is not contiguous", op);
     const std::string kernel = std::string("px_pool_") + FloatSuffix(call.input_dtype(0), op);
-    PoolGeom g{};
+    px_xpu_pool_geom g{};
     const bool nchw = window_.nchw;
     g.nchw = nchw ? 1 : 0;
     g.n = xs[0];

@@ -25,6 +25,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "abi.h"
 #include "kernels/families.h"
 #include "plexus/sdk/array_shapes.h"
 #include "plexus/sdk/kernel.h"
@@ -38,30 +39,18 @@ namespace {
 using sdk::Shape;
 using Index = std::vector<int64_t>;
 
-constexpr int kMaxRank = 8;  // movement.cl's PX_MAX_RANK
+constexpr int kMaxRank = PX_XPU_MAX_DIMS;
 
-// movement.cl's plan structs, field by field.
-struct CopyPlan {
-  int64_t dims[kMaxRank];
-  int64_t src[kMaxRank];
-  int64_t dst[kMaxRank];
-};
-struct GatherNdPlan {
-  int64_t dims[kMaxRank];
-  int64_t strides[kMaxRank];
-};
-struct MirrorPlan {
-  int64_t in_dims[kMaxRank];
-  int64_t out_dims[kMaxRank];
-  int64_t before[kMaxRank];
-  int64_t in_strides[kMaxRank];
-};
-struct SpaceBatchPlan {
-  int64_t block[kMaxRank];
-  int64_t space[kMaxRank];
-  int64_t grid[kMaxRank];
-  int64_t pad[kMaxRank];
-};
+// The plans are abi.h's, shared with movement.cl and passed by value: all
+// 64-bit fields, so no padding on either side.
+static_assert(sizeof(px_xpu_copy_plan) == 3 * kMaxRank * sizeof(px_i64),
+              "px_xpu_copy_plan: movement.cl's layout");
+static_assert(sizeof(px_xpu_gather_nd_plan) == 2 * kMaxRank * sizeof(px_i64),
+              "px_xpu_gather_nd_plan: movement.cl's layout");
+static_assert(sizeof(px_xpu_mirror_plan) == 4 * kMaxRank * sizeof(px_i64),
+              "px_xpu_mirror_plan: movement.cl's layout");
+static_assert(sizeof(px_xpu_space_batch_plan) == 4 * kMaxRank * sizeof(px_i64),
+              "px_xpu_space_batch_plan: movement.cl's layout");
 
 void Check(const std::string& error) {
   if (!error.empty()) throw sdk::KernelError(PX_CODE_INVALID_ARGUMENT, error);
@@ -172,7 +161,7 @@ void StridedCopy(XpuStream& stream, const char* op, size_t es, const Shape& shap
     return;
   }
   if (rank > kMaxRank) TooManyDims(op, shape, rank);
-  CopyPlan plan{};
+  px_xpu_copy_plan plan{};
   for (int d = 0; d < rank; ++d) {
     plan.dims[d] = dims[d];
     plan.src[d] = ss[d];
@@ -838,7 +827,7 @@ class MirrorPadKernel : public sdk::OpKernel {
     const int rank = static_cast<int>(in.size());
     if (rank > kMaxRank) TooManyDims("MirrorPad", in, rank);
     const Index in_strides = RowMajorStrides(in);
-    MirrorPlan plan{};
+    px_xpu_mirror_plan plan{};
     for (int d = 0; d < rank; ++d) {
       plan.in_dims[d] = in[d];
       plan.out_dims[d] = out[d];
@@ -989,7 +978,7 @@ class GatherNdKernel : public sdk::OpKernel {
     if (count == 0) return;
     const void* idx = call.input_data(1);
     XpuStream& stream = StreamOf(call);
-    GatherNdPlan plan{};
+    px_xpu_gather_nd_plan plan{};
     for (int64_t j = 0; j < depth; ++j) {
       plan.dims[j] = params[j];
       plan.strides[j] = p_strides[j];
@@ -1044,7 +1033,7 @@ class SpaceBatchKernel : public sdk::OpKernel {
     const Shape& space = to_batch_ ? in : out;
     const Shape& batch = to_batch_ ? out : in;
     const int64_t rest = Product(in, 1 + static_cast<size_t>(m), in.size());
-    SpaceBatchPlan plan{};
+    px_xpu_space_batch_plan plan{};
     for (int d = 0; d < m; ++d) {
       plan.block[d] = block[d];
       plan.space[d] = space[1 + d];

@@ -14,6 +14,15 @@
 
 namespace plexus::xpu {
 
+// abi.h's plans are passed to the kernels by value, so their C++ layout must
+// be OpenCL C's: px_i64 is OpenCL's long (8 bytes, 8-aligned) and the plans
+// hold nothing else, so neither side pads.
+static_assert(sizeof(px_i64) == 8 && alignof(px_i64) == 8, "px_i64 must be OpenCL C's long");
+static_assert(sizeof(px_xpu_broadcast_plan) == (2 + 4 * PX_XPU_MAX_DIMS) * sizeof(px_i64),
+              "px_xpu_broadcast_plan: the kernels' layout");
+static_assert(sizeof(px_xpu_reduce_plan) == (4 + 4 * PX_XPU_MAX_DIMS) * sizeof(px_i64),
+              "px_xpu_reduce_plan: the kernels' layout");
+
 // Broadcasts `n` shapes (NumPy rules) into *out_dims (their rank) and the
 // collapsed plan: output dimensions of 1 dropped, neighbours merged where
 // each input repeats along both or neither. Returns false for shapes that do
