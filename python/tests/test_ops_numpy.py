@@ -1650,7 +1650,8 @@ DOCS_OPS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", 
 
 
 def cpu_dtypes_from_docs():
-    """op -> dtype names of the cpu column (["none"] for "yes")."""
+    """op -> dtype names of the cpu column (["none"] for "yes"); for the ops the
+    core runs as views or shape values, the reference column."""
     table = {}
     with open(DOCS_OPS) as f:
         for line in f:
@@ -1658,6 +1659,10 @@ def cpu_dtypes_from_docs():
             if len(cells) != 5 or cells[0] in ("Op", "---"):
                 continue
             cpu = cells[3]
+            if not cpu and cells[2] in ("view", "from shapes"):
+                # The core runs the metadata ops on every device: test the
+                # dtypes of the reference kernels, which keep them.
+                cpu = cells[4]
             if cpu == "yes":
                 table[cells[0]] = ["none"]
             elif cpu:

@@ -5,7 +5,9 @@
 // strided layouts that merges contiguous dimensions and copies contiguous
 // rows with memcpy; the rest copy whole contiguous chunks (concat, split,
 // gather). Output shapes and argument checks come from
-// sdk/reference/array_shapes.h, shared with the core and the reference.
+// sdk/include/plexus/sdk/array_shapes.h, shared with the core and the
+// reference. Reshape, ExpandDims, Squeeze, Shape, ShapeN, Size and Rank have
+// no kernel here: the core runs them as views and shape values.
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -246,46 +248,6 @@ void FillBytes(char* dst, int64_t n, const char* value, size_t es) {
 // ---------------------------------------------------------------------------
 // Kernels
 // ---------------------------------------------------------------------------
-
-void CopyAll(sdk::Call& call, const Shape& out) {
-  const size_t es = ElementSize(call, 0);
-  char* dst = AllocateBytes(call, 0, out);
-  const size_t bytes = static_cast<size_t>(call.input_size(0)) * es;
-  if (bytes > 0) std::memcpy(dst, Bytes(call, 0), bytes);
-}
-
-class ReshapeKernel : public sdk::OpKernel {
- public:
-  void Compute(sdk::Call& call) override {
-    CheckVector(call, 1, "shape");
-    Shape out;
-    Check(array_shapes::Reshape(call.input_shape(0), call.input_int_values(1), &out));
-    CopyAll(call, out);
-  }
-};
-
-class ExpandDimsKernel : public sdk::OpKernel {
- public:
-  void Compute(sdk::Call& call) override {
-    Shape out;
-    Check(array_shapes::ExpandDims(call.input_shape(0), call.input_int_values(1), &out));
-    CopyAll(call, out);
-  }
-};
-
-class SqueezeKernel : public sdk::OpKernel {
- public:
-  void Init(sdk::Attrs& attrs) override { dims_ = attrs.IntList("squeeze_dims", {}); }
-  void Compute(sdk::Call& call) override {
-    Shape out;
-    bool rank_unknown = false;
-    Check(array_shapes::Squeeze(call.input_shape(0), dims_, &out, &rank_unknown));
-    CopyAll(call, out);
-  }
-
- private:
-  std::vector<int64_t> dims_;
-};
 
 class TransposeKernel : public sdk::OpKernel {
  public:
@@ -705,39 +667,6 @@ class BroadcastToKernel : public sdk::OpKernel {
   }
 };
 
-void WriteInts(sdk::Call& call, size_t output, const Shape& shape, const Index& values) {
-  if (call.output_dtype(output) == PX_DT_INT32) {
-    int32_t* out = call.AllocateOutput<int32_t>(output, shape);
-    for (size_t k = 0; k < values.size(); ++k) {
-      PX_SDK_CHECK(values[k] <= INT32_MAX, "value %lld does not fit the int32 output; use "
-                   "out_type int64", static_cast<long long>(values[k]));
-      out[k] = static_cast<int32_t>(values[k]);
-    }
-  } else {
-    int64_t* out = call.AllocateOutput<int64_t>(output, shape);
-    std::copy(values.begin(), values.end(), out);
-  }
-}
-
-class ShapeKernel : public sdk::OpKernel {
- public:
-  void Compute(sdk::Call& call) override {
-    for (size_t k = 0; k < call.num_inputs(); ++k) {
-      WriteInts(call, k, {call.input_rank(k)}, call.input_shape(k));
-    }
-  }
-};
-
-class SizeKernel : public sdk::OpKernel {
- public:
-  void Compute(sdk::Call& call) override { WriteInts(call, 0, {}, {call.input_size(0)}); }
-};
-
-class RankKernel : public sdk::OpKernel {
- public:
-  void Compute(sdk::Call& call) override { WriteInts(call, 0, {}, {call.input_rank(0)}); }
-};
-
 class FillKernel : public sdk::OpKernel {
  public:
   void Compute(sdk::Call& call) override {
@@ -914,7 +843,6 @@ PX_Status* RegisterArrayFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar* 
   auto reg = [&](PX_Status* status) {
     if (s == nullptr) s = status;
   };
-  reg(sdk::RegisterKernel<ReshapeKernel>(info, registrar, sdk::sig::kReshape, {all, index}));
   reg(sdk::RegisterKernel<TransposeKernel>(info, registrar, sdk::sig::kTranspose, {all, index}));
   // ConcatV2's axis is its last input, whose index depends on N: it is read
   // where it lies (host memory on this device).
@@ -935,12 +863,6 @@ PX_Status* RegisterArrayFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar* 
   reg(sdk::RegisterKernel<PadKernel>(info, registrar, sdk::sig::kPadV2, {all, index}));
   reg(sdk::RegisterKernel<PadKernel>(info, registrar, sdk::sig::kMirrorPad, {all, index}));
   reg(sdk::RegisterKernel<TileKernel>(info, registrar, sdk::sig::kTile, {all, index}));
-  reg(sdk::RegisterKernel<ExpandDimsKernel>(info, registrar, sdk::sig::kExpandDims, {all, index}));
-  reg(sdk::RegisterKernel<SqueezeKernel>(info, registrar, sdk::sig::kSqueeze, {all}));
-  reg(sdk::RegisterKernel<ShapeKernel>(info, registrar, sdk::sig::kShape, {all, index}));
-  reg(sdk::RegisterKernel<ShapeKernel>(info, registrar, sdk::sig::kShapeN, {all, index}));
-  reg(sdk::RegisterKernel<SizeKernel>(info, registrar, sdk::sig::kSize, {all, index}));
-  reg(sdk::RegisterKernel<RankKernel>(info, registrar, sdk::sig::kRank, {all}));
   reg(sdk::RegisterKernel<FillKernel>(info, registrar, sdk::sig::kFill, {all, index}));
   reg(sdk::RegisterKernel<ZerosLikeKernel>(info, registrar, sdk::sig::kZerosLike, {all}));
   reg(sdk::RegisterKernel<OnesLikeKernel>(info, registrar, sdk::sig::kOnesLike, {all}));

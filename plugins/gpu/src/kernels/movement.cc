@@ -1,8 +1,7 @@
 // The CUDA plugin's remaining data-movement and creation kernels:
 //
-// - views: Reshape, ExpandDims, Squeeze (one device-to-device copy on the
-//   call's stream: outputs never alias inputs); Shape, Size, Rank (host-memory
-//   outputs, as on the cpu plugin) and ShapeN;
+// (Reshape, ExpandDims, Squeeze, Shape, ShapeN, Size and Rank need no kernel:
+// the core runs them as views and shape values, core/src/exec/views.h.)
 // - creation: Fill, ZerosLike, OnesLike, Range, OneHot;
 // - Tile, BroadcastTo, MirrorPad, Split, SplitV, Unpack, Pack, GatherNd,
 //   SpaceToBatchND, BatchToSpaceND.
@@ -194,106 +193,6 @@ void StridedCopy(GpuStream& stream, const char* op, size_t es, const Shape& shap
   mov::LaunchStridedCopy(word, src, dst, plan, wide, stream.get());
   CheckLaunch(stream, op);
 }
-
-// ---------------------------------------------------------------------------
-// Reshape, ExpandDims, Squeeze: a device copy of the whole buffer
-// ---------------------------------------------------------------------------
-
-void CopyAll(sdk::Call& call, const Shape& out, const char* op) {
-  CheckContiguous(call, 0, op);
-  void* dst = call.AllocateOutputRaw(0, out);
-  const size_t bytes =
-      static_cast<size_t>(call.input_size(0)) * sdk::DtypeSize(call.input_dtype(0));
-  if (bytes == 0) return;
-  GpuStream& stream = StreamOf(call);
-  CopyDevice(stream, dst, call.input_data(0), bytes, op);
-}
-
-class ReshapeKernel : public sdk::OpKernel {
- public:
-  void Compute(sdk::Call& call) override {
-    CheckVector(call, 1, "shape");
-    Shape out;
-    Check(array_shapes::Reshape(call.input_shape(0), call.input_int_values(1), &out));
-    CopyAll(call, out, "Reshape");
-  }
-};
-
-class ExpandDimsKernel : public sdk::OpKernel {
- public:
-  void Compute(sdk::Call& call) override {
-    Shape out;
-    Check(array_shapes::ExpandDims(call.input_shape(0), call.input_int_values(1), &out));
-    CopyAll(call, out, "ExpandDims");
-  }
-};
-
-class SqueezeKernel : public sdk::OpKernel {
- public:
-  void Init(sdk::Attrs& attrs) override { dims_ = attrs.IntList("squeeze_dims", {}); }
-  void Compute(sdk::Call& call) override {
-    Shape out;
-    bool rank_unknown = false;
-    Check(array_shapes::Squeeze(call.input_shape(0), dims_, &out, &rank_unknown));
-    CopyAll(call, out, "Squeeze");
-  }
-
- private:
-  std::vector<int64_t> dims_;
-};
-
-// ---------------------------------------------------------------------------
-// Shape, ShapeN, Size, Rank
-// ---------------------------------------------------------------------------
-
-// Writes `values` as output `output` (int32 or int64): directly when the
-// output lies in host memory, else with one host-to-device copy.
-void WriteInts(sdk::Call& call, size_t output, const Shape& shape, const Index& values,
-               bool on_host) {
-  const bool is32 = call.output_dtype(output) == PX_DT_INT32;
-  std::vector<int32_t> v32;
-  if (is32) {
-    for (int64_t v : values) {
-      PX_SDK_CHECK(v <= INT32_MAX, "value %lld does not fit the int32 output; use out_type int64",
-                   static_cast<long long>(v));
-      v32.push_back(static_cast<int32_t>(v));
-    }
-  }
-  void* dst = call.AllocateOutputRaw(output, shape);
-  const size_t bytes = values.size() * (is32 ? 4 : 8);
-  if (bytes == 0) return;
-  const void* src = is32 ? static_cast<const void*>(v32.data())
-                         : static_cast<const void*>(values.data());
-  if (on_host) {
-    std::memcpy(dst, src, bytes);
-    return;
-  }
-  // From pageable memory: the copy is staged before cudaMemcpyAsync
-  // returns, so the vectors may go right after.
-  GpuStream& stream = StreamOf(call);
-  PX_GPU_THROW_IF_FAILED(px_gpu::MemcpyAsync(dst, src, bytes, px_gpu::kHostToDevice, stream.get()),
-                          "cudaMemcpyAsync");
-}
-
-class ShapeKernel : public sdk::OpKernel {
- public:
-  void Compute(sdk::Call& call) override {
-    for (size_t k = 0; k < call.num_inputs(); ++k) {
-      WriteInts(call, k, {call.input_rank(k)}, call.input_shape(k),
-                k < static_cast<size_t>(sdk::kShapeNHostOutputs));
-    }
-  }
-};
-
-class SizeKernel : public sdk::OpKernel {
- public:
-  void Compute(sdk::Call& call) override { WriteInts(call, 0, {}, {call.input_size(0)}, true); }
-};
-
-class RankKernel : public sdk::OpKernel {
- public:
-  void Compute(sdk::Call& call) override { WriteInts(call, 0, {}, {call.input_rank(0)}, true); }
-};
 
 // ---------------------------------------------------------------------------
 // Fill, ZerosLike, OnesLike
@@ -896,19 +795,6 @@ PX_Status* RegisterMovementKernels(sdk::RegistrationInfo* info, PX_KernelRegistr
   // The host-memory arguments are the cpu plugin's: shape, dim, multiples,
   // paddings, block_shape, crops, split_dim, size_splits, depth, dims and
   // Range's scalars; Shape, Size and Rank write host-memory outputs.
-  PX_SDK_RETURN_IF_ERROR(
-      sdk::RegisterKernel<ReshapeKernel>(info, registrar, sdk::sig::kReshape, {all, index}));
-  PX_SDK_RETURN_IF_ERROR(
-      sdk::RegisterKernel<ExpandDimsKernel>(info, registrar, sdk::sig::kExpandDims, {all, index}));
-  PX_SDK_RETURN_IF_ERROR(
-      sdk::RegisterKernel<SqueezeKernel>(info, registrar, sdk::sig::kSqueeze, {all}));
-  PX_SDK_RETURN_IF_ERROR(
-      sdk::RegisterKernel<ShapeKernel>(info, registrar, sdk::sig::kShape, {all, index}));
-  PX_SDK_RETURN_IF_ERROR(
-      sdk::RegisterKernel<ShapeKernel>(info, registrar, sdk::sig::kShapeN, {all, index}));
-  PX_SDK_RETURN_IF_ERROR(
-      sdk::RegisterKernel<SizeKernel>(info, registrar, sdk::sig::kSize, {all, index}));
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<RankKernel>(info, registrar, sdk::sig::kRank, {all}));
   PX_SDK_RETURN_IF_ERROR(
       sdk::RegisterKernel<FillKernel>(info, registrar, sdk::sig::kFill, {all, index}));
   PX_SDK_RETURN_IF_ERROR(

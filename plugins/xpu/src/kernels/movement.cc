@@ -10,8 +10,8 @@
 //   SplitV, Pack, Unpack, and the copy of Pad / PadV2 (after a fill).
 //   Dimensions of 1 are dropped and neighbours contiguous on both sides
 //   merged; a contiguous copy is one CopyAsync.
-// - Reshape, ExpandDims, Squeeze: one device copy (outputs never alias
-//   inputs, as on CUDA); Shape, ShapeN, Size, Rank: host-memory outputs.
+// - Reshape, ExpandDims, Squeeze, Shape, ShapeN, Size and Rank need no
+//   kernel: the core runs them as views and shape values.
 // - Fill, ZerosLike, OnesLike, Range, OneHot, MirrorPad, SpaceToBatchND,
 //   BatchToSpaceND, Gather / GatherV2 and GatherNd (indices checked on the
 //   device first; an index out of range is INVALID_ARGUMENT naming it, which
@@ -182,102 +182,6 @@ void GatherCopy(XpuStream& stream, const char* op, size_t es, const Shape& shape
 
 // Whether a tensor's data can be read on the host.
 bool OnHost(const DLTensor& t) { return t.device.device_type == kDLCPU; }
-
-// ---------------------------------------------------------------------------
-// Reshape, ExpandDims, Squeeze: a device copy of the whole buffer
-// ---------------------------------------------------------------------------
-
-void CopyAll(sdk::Call& call, const Shape& out, const char* op) {
-  CheckContiguous(call, 0, op);
-  void* dst = call.AllocateOutputRaw(0, out);
-  const size_t bytes =
-      static_cast<size_t>(call.input_size(0)) * sdk::DtypeSize(call.input_dtype(0));
-  if (bytes == 0) return;
-  CopyAsync(StreamOf(call), dst, call.input_data(0), bytes);
-}
-
-class ReshapeKernel : public sdk::OpKernel {
- public:
-  void Compute(sdk::Call& call) override {
-    CheckVector(call, 1, "shape");
-    Shape out;
-    Check(array_shapes::Reshape(call.input_shape(0), call.input_int_values(1), &out));
-    CopyAll(call, out, "Reshape");
-  }
-};
-
-class ExpandDimsKernel : public sdk::OpKernel {
- public:
-  void Compute(sdk::Call& call) override {
-    Shape out;
-    Check(array_shapes::ExpandDims(call.input_shape(0), call.input_int_values(1), &out));
-    CopyAll(call, out, "ExpandDims");
-  }
-};
-
-class SqueezeKernel : public sdk::OpKernel {
- public:
-  void Init(sdk::Attrs& attrs) override { dims_ = attrs.IntList("squeeze_dims", {}); }
-  void Compute(sdk::Call& call) override {
-    Shape out;
-    bool rank_unknown = false;
-    Check(array_shapes::Squeeze(call.input_shape(0), dims_, &out, &rank_unknown));
-    CopyAll(call, out, "Squeeze");
-  }
-
- private:
-  std::vector<int64_t> dims_;
-};
-
-// ---------------------------------------------------------------------------
-// Shape, ShapeN, Size, Rank
-// ---------------------------------------------------------------------------
-
-void WriteInts(sdk::Call& call, size_t output, const Shape& shape, const Index& values,
-               bool on_host) {
-  const bool is32 = call.output_dtype(output) == PX_DT_INT32;
-  std::vector<int32_t> v32;
-  if (is32) {
-    for (int64_t v : values) {
-      PX_SDK_CHECK(v <= INT32_MAX, "value %lld does not fit the int32 output; use out_type int64",
-                   static_cast<long long>(v));
-      v32.push_back(static_cast<int32_t>(v));
-    }
-  }
-  void* dst = call.AllocateOutputRaw(output, shape);
-  const size_t bytes = values.size() * (is32 ? 4 : 8);
-  if (bytes == 0) return;
-  const void* src = is32 ? static_cast<const void*>(v32.data())
-                         : static_cast<const void*>(values.data());
-  if (on_host) {
-    std::memcpy(dst, src, bytes);
-    return;
-  }
-  // From plain host memory that goes away on return: wait for the copy.
-  XpuStream& stream = StreamOf(call);
-  CopyAsync(stream, dst, src, bytes);
-  Synchronize(stream);
-}
-
-class ShapeKernel : public sdk::OpKernel {
- public:
-  void Compute(sdk::Call& call) override {
-    for (size_t k = 0; k < call.num_inputs(); ++k) {
-      WriteInts(call, k, {call.input_rank(k)}, call.input_shape(k),
-                k < static_cast<size_t>(sdk::kShapeNHostOutputs));
-    }
-  }
-};
-
-class SizeKernel : public sdk::OpKernel {
- public:
-  void Compute(sdk::Call& call) override { WriteInts(call, 0, {}, {call.input_size(0)}, true); }
-};
-
-class RankKernel : public sdk::OpKernel {
- public:
-  void Compute(sdk::Call& call) override { WriteInts(call, 0, {}, {call.input_rank(0)}, true); }
-};
 
 // ---------------------------------------------------------------------------
 // Fill, ZerosLike, OnesLike
@@ -1061,19 +965,6 @@ PX_Status* RegisterXpuMovementKernels(sdk::RegistrationInfo* info,
   const std::vector<PX_DataType> range_types = {PX_DT_FLOAT, PX_DT_HALF,   PX_DT_BFLOAT16,
                                                 PX_DT_INT8,  PX_DT_INT16,  PX_DT_INT32,
                                                 PX_DT_INT64, PX_DT_UINT16, PX_DT_UINT32};
-  PX_SDK_RETURN_IF_ERROR(
-      sdk::RegisterKernel<ReshapeKernel>(info, registrar, sdk::sig::kReshape, {all, index}));
-  PX_SDK_RETURN_IF_ERROR(
-      sdk::RegisterKernel<ExpandDimsKernel>(info, registrar, sdk::sig::kExpandDims, {all, index}));
-  PX_SDK_RETURN_IF_ERROR(
-      sdk::RegisterKernel<SqueezeKernel>(info, registrar, sdk::sig::kSqueeze, {all}));
-  PX_SDK_RETURN_IF_ERROR(
-      sdk::RegisterKernel<ShapeKernel>(info, registrar, sdk::sig::kShape, {all, index}));
-  PX_SDK_RETURN_IF_ERROR(
-      sdk::RegisterKernel<ShapeKernel>(info, registrar, sdk::sig::kShapeN, {all, index}));
-  PX_SDK_RETURN_IF_ERROR(
-      sdk::RegisterKernel<SizeKernel>(info, registrar, sdk::sig::kSize, {all, index}));
-  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<RankKernel>(info, registrar, sdk::sig::kRank, {all}));
   PX_SDK_RETURN_IF_ERROR(
       sdk::RegisterKernel<FillKernel>(info, registrar, sdk::sig::kFill, {all, index}));
   PX_SDK_RETURN_IF_ERROR(
