@@ -276,3 +276,15 @@ def test_wrong_input_key_names_signature_and_key(half_tf1):
         half_tf1.signatures["no_such_signature"]
     # The model still works.
     assert half_tf1(x=np.ones((1, 1), np.float32))["y"].numpy() == 2.5
+
+
+def test_keras3_saved_model_restores_through_the_object_graph():
+    """A Keras 3 model from tf.saved_model.save: nested checkpoint keys, and a
+    restore op that writes other handles than the signature reads
+    (tests/tf_zoo/make_keras3_savedmodel.py). Matches TensorFlow's output."""
+    base = DATA / "keras3_saved_model"
+    model = px.saved_model.load(base / "saved_model")
+    image = np.load(base / "image.npy")
+    got = model.signatures["serving_default"](inputs=image)
+    out = got["output_0"] if isinstance(got, dict) else got
+    np.testing.assert_allclose(out.numpy(), np.load(base / "expected.npy"), rtol=0, atol=1e-5)

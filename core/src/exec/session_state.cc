@@ -98,6 +98,10 @@ void ResourceStore::Erase(const std::string& key) {
   resources_.erase(key);
 }
 
+std::string VariableResourceKey(absl::string_view container, absl::string_view shared_name) {
+  return absl::StrCat("variable/", container, "/", shared_name);
+}
+
 absl::StatusOr<std::shared_ptr<ResourceBase>> ResourceStore::LookupOrCreate(
     const std::string& key,
     const std::function<absl::StatusOr<std::shared_ptr<ResourceBase>>()>& create) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "function.pb.h"
 #include "plexus/graph.h"
 #include "plexus/runtime.h"
@@ -59,6 +60,10 @@ class Variable : public ResourceBase {
 // the like. A session owns one; sessions and an eager context may share one
 // (SessionOptions::resources), so a traced function sees the variables that
 // eager code created.
+// The name a resource variable has in a ResourceStore: what VarHandleOp
+// with this container and shared_name looks up.
+std::string VariableResourceKey(absl::string_view container, absl::string_view shared_name);
+
 class ResourceStore {
  public:
   // The resource named `key`, created by `create` the first time.

@@ -23,7 +23,7 @@ std::string ResourceKey(const Node& node) {
   if (auto c = GetAttrString(node, "container"); c.ok()) container = *c;
   if (auto s = GetAttrString(node, "shared_name"); s.ok()) shared = *s;
   if (shared.empty()) shared = node.name;
-  return absl::StrCat("variable/", container, "/", shared);
+  return VariableResourceKey(container, shared);
 }
 
 absl::StatusOr<std::shared_ptr<ResourceBase>> VariableFor(HostOpContext& ctx) {

@@ -1,5 +1,8 @@
 #include "plexus/saved_model.h"
 
+#include "exec/session_state.h"
+#include "persist/object_graph_restore.h"
+
 #include <climits>
 #include <filesystem>
 #include <fstream>
@@ -288,6 +291,10 @@ absl::StatusOr<std::unique_ptr<SavedModelSession>> SavedModelSession::Load(Runti
   loaded->graph_ = std::shared_ptr<const Graph>(std::move(graph));
   SessionOptions session_options;
   session_options.device = options.device;
+  // The session's variables, kept here too so the object graph can fill the
+  // ones the restore op leaves out.
+  auto resources = std::make_shared<ResourceStore>();
+  session_options.resources = resources;
   PX_ASSIGN_OR_RETURN(loaded->session_, Session::Create(runtime, loaded->graph_, session_options));
 
   const auto asset_feeds = loaded->AssetFeeds();
@@ -304,6 +311,14 @@ absl::StatusOr<std::unique_ptr<SavedModelSession>> SavedModelSession::Load(Runti
       return Annotate(restored.status(), absl::StrCat("restoring the variables of SavedModel '", model.dir(),
                                                       "' from '", model.variables_prefix(), "'"));
     }
+  }
+  // TF2 SavedModels: variables whose handles the restore op does not write
+  // (Keras 3's tf.saved_model.save) come from the checkpoint through the
+  // object graph, as TensorFlow's loader does.
+  auto from_object_graph = RestoreFromObjectGraph(model, *resources);
+  if (!from_object_graph.ok()) {
+    return Annotate(from_object_graph.status(), absl::StrCat("restoring the variables of SavedModel '",
+                                                             model.dir(), "' through its object graph"));
   }
   if (!model.init_op().empty()) {
     auto init = loaded->session_->Run(asset_feeds, {}, {model.init_op()});
