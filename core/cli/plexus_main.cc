@@ -33,7 +33,7 @@ constexpr char kUsage[] =
     "      Import a TensorFlow GraphDef (.pb binary or .pbtxt text), feed the inputs,\n"
     "      run it and print each output. NAME is a node name (output 0) or node:k.\n"
     "      With --out, each output is written to DIR/NAME.npy (':' and '/' in NAME\n"
-    "      become '_').\n"
+    "      become '_'; DIR is made if missing; strings as NumPy bytes, dtype S).\n"
     "  plexus run SAVEDMODEL_DIR [--signature KEY] [--tag TAG]... [--input KEY=FILE.npy]...\n"
     "             [--output KEY]... [--device DEV] [--out DIR] [--plugin PATH]...\n"
     "      Load a TensorFlow SavedModel (a folder holding saved_model.pb), restore its\n"
@@ -42,7 +42,8 @@ constexpr char kUsage[] =
     "      take the signature's input and output keys; without --output, every\n"
     "      output is printed. The signatures and their keys are listed on error.\n"
     "  --input NAME=@FILE feeds a string scalar holding FILE's raw bytes (for\n"
-    "      example a WAV file for a wav_data input).\n"
+    "      example a WAV file for a wav_data input). A .npy of NumPy strings (dtype S,\n"
+    "      or U, fed as UTF-8) feeds a string tensor.\n"
     "  Optimizer options of run (GraphDefs):\n"
     "    --dump-graphs DIR    write the graph before and after each optimizer pass to\n"
     "                         DIR as text (.pbtxt) and Graphviz (.dot; .svg with dot)\n"
@@ -149,6 +150,15 @@ absl::StatusOr<plexus::Tensor> ReadInput(const std::string& name, const std::str
 // Prints each output and, with an --out folder, writes it as DIR/NAME.npy.
 int PrintOutputs(const std::vector<std::string>& names, const std::vector<plexus::Tensor>& values,
                  const std::string& out_dir) {
+  if (!out_dir.empty()) {
+    // Like `mkdir -p`: the folder is made when it is not there yet.
+    std::error_code ec;
+    std::filesystem::create_directories(out_dir, ec);
+    if (ec) {
+      return Fail(absl::PermissionDeniedError(absl::StrCat("cannot create the --out folder '", out_dir,
+                                                           "': ", ec.message())));
+    }
+  }
   for (size_t i = 0; i < names.size(); ++i) {
     const plexus::Tensor& t = values[i];
     std::printf("%s: %s\n", names[i].c_str(), t.DebugString(10).c_str());

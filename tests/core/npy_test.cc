@@ -50,5 +50,39 @@ TEST(Npy, RejectsBadFilesWithTheirName) {
   EXPECT_NE(short_data.status().message().find("needs 16"), absl::string_view::npos);
 }
 
+// A .npy file as NumPy writes it: the v1 header, then the data.
+std::string NpyBytes(const std::string& descr, const std::string& shape, const std::string& data) {
+  std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
+  return std::string("\x93NUMPY\x01\x00", 8) + std::string(1, static_cast<char>(header.size())) +
+         std::string(1, '\0') + header + data;
+}
+
+TEST(Npy, ReadsAndWritesStrings) {
+  // NumPy's bytes ('S3': NUL-padded, trailing NULs stripped) ...
+  auto bytes = ParseNpy(NpyBytes("|S3", "(2,)", std::string("ab\0xyz", 6)), "s.npy");
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  ASSERT_EQ(bytes->dtype(), DataType::kString);
+  EXPECT_EQ(bytes->strings(), (std::vector<std::string>{"ab", "xyz"}));
+  // ... and Unicode ('U2': UTF-32 code points, written here as UTF-8).
+  std::string utf32;
+  for (uint32_t c : {0x68u, 0xE9u, 0x20ACu, 0u}) utf32.append(reinterpret_cast<const char*>(&c), 4);
+  auto text = ParseNpy(NpyBytes("<U2", "(2,)", utf32), "u.npy");
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_EQ(text->strings(), (std::vector<std::string>{"h\xC3\xA9", "\xE2\x82\xAC"}));
+  auto short_strings = ParseNpy(NpyBytes("|S3", "(2,)", "abc"), "short.npy");
+  ASSERT_FALSE(short_strings.ok());
+  EXPECT_NE(short_strings.status().message().find("short.npy"), absl::string_view::npos);
+
+  // Written as '|S<longest>' and read back the same.
+  Tensor t = Tensor::FromStrings({2, 2}, {"a", "", "hello", "wav\x01"});
+  std::string path = ::testing::TempDir() + "/plexus_npy_strings.npy";
+  PX_ASSERT_OK(WriteNpy(path, t));
+  auto back = ReadNpy(path);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->shape(), (Shape{2, 2}));
+  EXPECT_EQ(back->strings(), t.strings());
+  std::remove(path.c_str());
+}
+
 }  // namespace
 }  // namespace plexus

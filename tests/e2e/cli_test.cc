@@ -98,6 +98,26 @@ TEST(Cli, PlacementPrintsEveryNodeAndASummary) {
   EXPECT_NE(sm.output.find("\nsummary: "), std::string::npos) << sm.output;
 }
 
+// String inputs from NumPy's 'S' files, and --out making its folder.
+TEST(Cli, StringNpyInputsAndAnOutFolderItMakes) {
+  std::string dir = TempDir();
+  // Serialized tf.Example protos with feature x = 1 and 2 (the MANIFEST's).
+  // NumPy's 'S' strings lose trailing NUL bytes (x = 0 would end in four),
+  // as they do in NumPy itself.
+  const std::string x1("\x0a\x0f\x0a\x0d\x0a\x01\x78\x12\x08\x12\x06\x0a\x04\x00\x00\x80\x3f", 17);
+  const std::string x2("\x0a\x0f\x0a\x0d\x0a\x01\x78\x12\x08\x12\x06\x0a\x04\x00\x00\x00\x40", 17);
+  PX_ASSERT_OK(WriteNpy(dir + "/examples.npy", Tensor::FromStrings({2}, {x1, x2})));
+  const std::string out = dir + "/made/by/plexus";
+  Result r = RunCli("run " + Data("tf_graphs/half_plus_two_tf1/00000123") +
+                    " --signature regress_x_to_y --input inputs=" + dir + "/examples.npy --out " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto y = ReadNpy(out + "/outputs.npy");
+  ASSERT_TRUE(y.ok()) << y.status();
+  ASSERT_EQ(y->num_elements(), 2);
+  EXPECT_EQ(y->data<float>()[0], 2.5f);
+  EXPECT_EQ(y->data<float>()[1], 3.0f);
+}
+
 TEST(Cli, RunsASavedModelSignature) {
   std::string dir = TempDir();
   PX_ASSERT_OK(WriteNpy(dir + "/x_sm.npy", Tensor::FromVector<float>(DataType::kFloat, {3, 1}, {1, 2, 5})));

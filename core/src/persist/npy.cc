@@ -1,5 +1,6 @@
 #include "plexus/npy.h"
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -42,6 +43,60 @@ bool FindValue(absl::string_view header, absl::string_view key, absl::string_vie
   return true;
 }
 
+// Strings: NumPy's fixed-width byte strings ('S<n>', n bytes each) and
+// Unicode strings ('U<n>', n UTF-32 code points each), trailing NULs
+// stripped as NumPy does. Returns 0 when `code` is not a string code.
+size_t StringWidth(absl::string_view code, bool* unicode) {
+  if (code.empty() || (code[0] != 'S' && code[0] != 'U')) return 0;
+  size_t n = 0;
+  if (!absl::SimpleAtoi(code.substr(1), &n)) return 0;
+  *unicode = code[0] == 'U';
+  return *unicode ? n * 4 : n;
+}
+
+void AppendUtf8(uint32_t c, std::string* out) {
+  if (c < 0x80) {
+    out->push_back(static_cast<char>(c));
+  } else if (c < 0x800) {
+    out->push_back(static_cast<char>(0xC0 | (c >> 6)));
+    out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
+  } else if (c < 0x10000) {
+    out->push_back(static_cast<char>(0xE0 | (c >> 12)));
+    out->push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
+  } else {
+    out->push_back(static_cast<char>(0xF0 | (c >> 18)));
+    out->push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
+  }
+}
+
+absl::StatusOr<Tensor> ParseStrings(absl::string_view data, size_t width, bool unicode, Shape shape,
+                                    absl::string_view source) {
+  const int64_t count = NumElements(shape);
+  if (width == 0 ? !data.empty() : data.size() != static_cast<size_t>(count) * width) {
+    return Bad(source, absl::StrCat("holds ", data.size(), " data bytes, but ", count, " strings of ",
+                                    width, " bytes need ", static_cast<size_t>(count) * width));
+  }
+  std::vector<std::string> values(count);
+  for (int64_t i = 0; i < count; ++i) {
+    absl::string_view cell = data.substr(static_cast<size_t>(i) * width, width);
+    if (unicode) {
+      for (size_t k = 0; k + 4 <= cell.size(); k += 4) {
+        uint32_t c;
+        std::memcpy(&c, cell.data() + k, 4);
+        if (c > 0x10FFFF) return Bad(source, absl::StrCat("string ", i, " holds code point ", c));
+        AppendUtf8(c, &values[i]);
+      }
+    } else {
+      values[i] = std::string(cell);
+    }
+    while (!values[i].empty() && values[i].back() == '\0') values[i].pop_back();
+  }
+  return Tensor::FromStrings(std::move(shape), std::move(values));
+}
+
 }  // namespace
 
 absl::StatusOr<Tensor> ParseNpy(absl::string_view bytes, absl::string_view source) {
@@ -79,7 +134,10 @@ absl::StatusOr<Tensor> ParseNpy(absl::string_view bytes, absl::string_view sourc
   for (const Descr& d : kDescrs) {
     if (code == d.text) dtype = d.type;
   }
-  if (dtype == DataType::kInvalid) {
+  bool unicode = false;
+  const size_t string_width = StringWidth(code, &unicode);
+  const bool strings = string_width > 0 || code == "S0" || code == "U0";
+  if (dtype == DataType::kInvalid && !strings) {
     return Bad(source, absl::StrCat("unsupported dtype '", descr_text.substr(0, close + 1), "'"));
   }
   if (absl::StartsWith(order_text, "True")) return Bad(source, "Fortran order is not supported");
@@ -93,9 +151,10 @@ absl::StatusOr<Tensor> ParseNpy(absl::string_view bytes, absl::string_view sourc
     if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(dim), &d) || d < 0) return Bad(source, "bad shape");
     shape.push_back(d);
   }
+  size_t data_start = header_start + header_len;
+  if (strings) return ParseStrings(bytes.substr(data_start), string_width, unicode, std::move(shape), source);
   auto tensor = Tensor::AllocateHost(dtype, shape);
   if (!tensor.ok()) return tensor.status();
-  size_t data_start = header_start + header_len;
   if (bytes.size() - data_start != tensor->nbytes()) {
     return Bad(source, absl::StrCat("holds ", bytes.size() - data_start, " data bytes, but ",
                                     DataTypeName(dtype), " ", ShapeToString(shape), " needs ",
@@ -114,19 +173,31 @@ absl::StatusOr<Tensor> ReadNpy(const std::string& path) {
 }
 
 absl::Status WriteNpy(const std::string& path, const Tensor& tensor) {
-  if (!tensor.valid() || !tensor.host_readable() || tensor.dtype() == DataType::kString) {
+  if (!tensor.valid() || !tensor.host_readable()) {
     return absl::InvalidArgumentError(absl::StrCat("cannot write '", path,
-                                                   "': tensor is not a host numeric tensor"));
+                                                   "': tensor is not in host memory"));
   }
-  const char* code = nullptr;
+  // Strings as NumPy's fixed-width bytes ('|S<longest>', NUL-padded).
+  std::string string_code, string_data;
+  if (tensor.dtype() == DataType::kString) {
+    size_t width = 1;
+    for (const std::string& v : tensor.strings()) width = std::max(width, v.size());
+    string_code = absl::StrCat("S", width);
+    for (const std::string& v : tensor.strings()) {
+      string_data.append(v);
+      string_data.append(width - v.size(), '\0');
+    }
+  }
+  const char* code = string_code.empty() ? nullptr : string_code.c_str();
   for (const Descr& d : kDescrs) {
-    if (d.type == tensor.dtype()) code = d.text;
+    if (code == nullptr && d.type == tensor.dtype()) code = d.text;
   }
   if (code == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat("cannot write '", path, "': dtype ",
                                                    DataTypeName(tensor.dtype()), " has no .npy form"));
   }
-  const char endian = (code[0] == 'i' || code[0] == 'u' || code[0] == 'b') && code[1] == '1' ? '|' : '<';
+  const char endian =
+      code[0] == 'S' || ((code[0] == 'i' || code[0] == 'u' || code[0] == 'b') && code[1] == '1') ? '|' : '<';
   std::string shape;
   for (int64_t d : tensor.shape()) absl::StrAppend(&shape, d, ",");
   if (tensor.dims() > 1) shape.pop_back();
@@ -143,7 +214,11 @@ absl::Status WriteNpy(const std::string& path, const Tensor& tensor) {
   const char len_bytes[2] = {static_cast<char>(len & 0xff), static_cast<char>(len >> 8)};
   file.write(len_bytes, 2);
   file.write(header.data(), header.size());
-  file.write(static_cast<const char*>(tensor.raw_data()), tensor.nbytes());
+  if (tensor.dtype() == DataType::kString) {
+    file.write(string_data.data(), string_data.size());
+  } else {
+    file.write(static_cast<const char*>(tensor.raw_data()), tensor.nbytes());
+  }
   if (!file) return absl::DataLossError(absl::StrCat("failed writing '", path, "'"));
   return absl::OkStatus();
 }
