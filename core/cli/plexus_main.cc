@@ -19,6 +19,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "plexus/op_catalog.h"
+#include "plexus/op_coverage.h"
 #include "plexus/plexus.h"
 #include "plexus/saved_model.h"
 
@@ -61,6 +62,10 @@ constexpr char kUsage[] =
     "  plexus ops [--plugin PATH]...\n"
     "      Print the op catalog (docs/ops.md): every op, its dtypes and which plugins\n"
     "      implement it.\n"
+    "  plexus ops --missing GRAPH [--plugin PATH]...\n"
+    "      List the ops of a graph file or SavedModel folder that nothing loaded can\n"
+    "      run (unknown to Plexus, or without a kernel in any plugin); exit status 1\n"
+    "      when there are any.\n"
     "Plugins are found in PLEXUS_PLUGIN_PATH (folders or files, ':'-separated) and\n"
     "in the plexus-plugins folder beside the library.\n";
 
@@ -399,6 +404,31 @@ int RunGraphDef(plexus::Runtime* runtime, const RunArgs& args) {
   return PrintOutputs(args.outputs, *results, args.out_dir);
 }
 
+// `plexus ops --missing GRAPH`: the ops of a graph file or SavedModel that
+// nothing loaded can run; exit status 1 when there are any.
+int MissingOps(const plexus::Runtime& runtime, const std::string& path) {
+  absl::StatusOr<plexus::tf::GraphDef> def;
+  if (IsSavedModelDir(path)) {
+    auto model = plexus::SavedModel::Read(path);
+    if (!model.ok()) return Fail(model.status());
+    def = (*model)->meta_graph().graph_def();
+  } else {
+    def = plexus::ReadGraphDefFile(path);
+  }
+  if (!def.ok()) return Fail(def.status());
+  const std::vector<plexus::MissingOp> missing = plexus::FindMissingOps(*def, runtime);
+  if (missing.empty()) {
+    std::printf("every op %s uses can run here\n", path.c_str());
+    return 0;
+  }
+  std::printf("%zu op(s) of %s cannot run here:\n", missing.size(), path.c_str());
+  for (const plexus::MissingOp& m : missing) {
+    std::printf("  %s: %s (%d node%s, e.g. %s)\n", m.op.c_str(), m.why.c_str(), m.nodes, m.nodes == 1 ? "" : "s",
+                m.example.c_str());
+  }
+  return 1;
+}
+
 int Run(int argc, char** argv) {
   RunArgs args;
   if (std::optional<int> bad = ParseRunArgs(argc, argv, &args)) return *bad;
@@ -435,15 +465,19 @@ int main(int argc, char** argv) {
   if (command == "run") return Run(argc, argv);
   if (command == "ops") {
     std::vector<std::string> plugins;
+    std::string missing_in;
     for (int i = 2; i < argc; ++i) {
       if (std::strcmp(argv[i], "--plugin") == 0 && i + 1 < argc) {
         plugins.push_back(argv[++i]);
+      } else if (std::strcmp(argv[i], "--missing") == 0 && i + 1 < argc) {
+        missing_in = argv[++i];
       } else {
         return Usage(absl::StrCat("unexpected argument '", argv[i], "'"));
       }
     }
     auto runtime = MakeRuntime(plugins);
     if (!runtime.ok()) return Fail(runtime.status());
+    if (!missing_in.empty()) return MissingOps(**runtime, missing_in);
     std::printf("%s", plexus::OpCatalogMarkdown(**runtime).c_str());
     return 0;
   }

@@ -118,6 +118,35 @@ TEST(Cli, StringNpyInputsAndAnOutFolderItMakes) {
   EXPECT_EQ(y->data<float>()[1], 3.0f);
 }
 
+// `plexus ops --missing`: what a graph needs that nothing here runs, found
+// without importing the graph (which would refuse it).
+TEST(Cli, OpsMissingListsWhatCannotRun) {
+  std::string dir = TempDir();
+  const std::string graph = dir + "/missing.pbtxt";
+  {
+    std::ofstream f(graph);
+    f << R"pb(node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+              node { name: "a" op: "NoSuchOpAnywhere" input: "x" }
+              node { name: "b" op: "NoSuchOpAnywhere" input: "a" }
+              node { name: "c" op: "Relu" input: "b" attr { key: "T" value { type: DT_FLOAT } } })pb";
+  }
+  Result r = RunCli("ops --missing " + graph);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("1 op(s) of " + graph + " cannot run here"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("NoSuchOpAnywhere: Plexus has no such op (2 nodes, e.g. node 'a')"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("Relu"), std::string::npos) << r.output;
+  Result fine = RunCli("ops --missing " + Data("tf_graphs/regression_frozen/frozen.pb"));
+  EXPECT_EQ(fine.exit_code, 0) << fine.output;
+  EXPECT_NE(fine.output.find("can run here"), std::string::npos) << fine.output;
+  Result saved = RunCli("ops --missing " + Data("tf_graphs/half_plus_two_tf1/00000123"));
+  EXPECT_EQ(saved.exit_code, 0) << saved.output;
+  Result nothing = RunCli("ops --missing " + dir + "/no_such_graph.pb");
+  EXPECT_NE(nothing.exit_code, 0);
+  EXPECT_NE(nothing.output.find("no_such_graph.pb"), std::string::npos) << nothing.output;
+}
+
 TEST(Cli, RunsASavedModelSignature) {
   std::string dir = TempDir();
   PX_ASSERT_OK(WriteNpy(dir + "/x_sm.npy", Tensor::FromVector<float>(DataType::kFloat, {3, 1}, {1, 2, 5})));
