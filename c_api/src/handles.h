@@ -62,8 +62,6 @@ struct px_session {
   std::string device_name;
 };
 
-namespace {
-
 // A signature's input or output, with its dims kept for px_signature_tensor_info.
 struct SignatureTensorEntry {
   const std::string* key = nullptr;         // borrowed from the SavedModel
@@ -75,8 +73,6 @@ struct SignatureEntry {
   const std::string* key = nullptr;
   std::vector<SignatureTensorEntry> inputs, outputs;  // in key order
 };
-
-}  // namespace
 
 struct px_saved_model {
   std::unique_ptr<plexus::SavedModelSession> model;
@@ -90,8 +86,6 @@ struct px_saved_model {
     return nullptr;
   }
 };
-
-namespace {
 
 struct PluginEntry {
   std::string name, version, path, device_type;
@@ -108,8 +102,6 @@ struct ReportEntry {
   bool loaded = false;
   std::string message;
 };
-
-}  // namespace
 
 // The runtime and copies of what it reports, so that the strings handed out
 // stay valid. The core only ever appends plugins, devices and reports (the C

@@ -19,6 +19,7 @@ __all__ = [
     'ceil',
     'clip_by_value',
     'concat',
+    'cos',
     'divide',
     'einsum',
     'equal',
@@ -79,6 +80,7 @@ __all__ = [
     'shape_n',
     'sigmoid',
     'sign',
+    'sin',
     'size',
     'slice',
     'snapshot',
@@ -153,6 +155,10 @@ def clip_by_value(t: Any, clip_value_min: Any, clip_value_max: Any, name: Any = 
 
 def concat(values: Any, axis: Any, name: Any = ...) -> Tensor:
     """Joins a list of tensors along `axis` (op ConcatV2)."""
+
+
+def cos(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Cos`."""
 
 
 def divide(x: Any, y: Any, name: Any = ...) -> Tensor:
@@ -393,6 +399,10 @@ def sigmoid(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> 
 
 def sign(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Sign`."""
+
+
+def sin(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Sin`."""
 
 
 def size(input: TensorLike, *, T: DType | None = ..., out_type: DType = ..., name: str | None = ...) -> Tensor:

@@ -13,9 +13,11 @@ __all__ = [
     'argmax',
     'argmin',
     'ceil',
+    'cos',
     'divide',
     'equal',
     'erf',
+    'erfc',
     'exp',
     'floor',
     'floordiv',
@@ -51,6 +53,7 @@ __all__ = [
     'rsqrt',
     'sigmoid',
     'sign',
+    'sin',
     'softmax',
     'softplus',
     'sqrt',
@@ -87,6 +90,10 @@ def ceil(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Ten
     """TensorFlow op `Ceil`."""
 
 
+def cos(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Cos`."""
+
+
 def divide(x: Any, y: Any, name: Any = ...) -> Tensor:
     """x / y as TensorFlow's truediv: integers are converted to floating point first (8- and 16-bit to float32, 32- and 64-bit to float64) (op RealDiv)."""
 
@@ -97,6 +104,10 @@ def equal(x: TensorLike, y: TensorLike, *, T: DType | None = ..., incompatible_s
 
 def erf(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Erf`."""
+
+
+def erfc(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Erfc`."""
 
 
 def exp(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
@@ -237,6 +248,10 @@ def sigmoid(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> 
 
 def sign(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Sign`."""
+
+
+def sin(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Sin`."""
 
 
 def softmax(logits: Any, axis: Any = ..., name: Any = ...) -> Tensor:

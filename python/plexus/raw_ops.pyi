@@ -146,6 +146,7 @@ __all__ = [
     'Conv2D',
     'Conv2DBackpropFilter',
     'Conv2DBackpropInput',
+    'Cos',
     'DecodeWav',
     'DepthwiseConv2dNative',
     'DepthwiseConv2dNativeBackpropFilter',
@@ -159,6 +160,7 @@ __all__ = [
     'Enter',
     'Equal',
     'Erf',
+    'Erfc',
     'Exit',
     'Exp',
     'ExpandDims',
@@ -258,6 +260,7 @@ __all__ = [
     'Sigmoid',
     'SigmoidGrad',
     'Sign',
+    'Sin',
     'Size',
     'Slice',
     'Snapshot',
@@ -458,6 +461,10 @@ def Conv2DBackpropInput(input_sizes: TensorLike, filter: TensorLike, out_backpro
     """TensorFlow op `Conv2DBackpropInput`."""
 
 
+def Cos(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Cos`."""
+
+
 def DecodeWav(contents: TensorLike, *, desired_channels: int = ..., desired_samples: int = ..., name: str | None = ...) -> _DecodeWavOutput:
     """TensorFlow op `DecodeWav`."""
 
@@ -508,6 +515,10 @@ def Equal(x: TensorLike, y: TensorLike, *, T: DType | None = ..., incompatible_s
 
 def Erf(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Erf`."""
+
+
+def Erfc(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Erfc`."""
 
 
 def Exit(data: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
@@ -904,6 +915,10 @@ def SigmoidGrad(y: TensorLike, dy: TensorLike, *, T: DType | None = ..., name: s
 
 def Sign(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Sign`."""
+
+
+def Sin(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Sin`."""
 
 
 def Size(input: TensorLike, *, T: DType | None = ..., out_type: DType = ..., name: str | None = ...) -> Tensor:

@@ -246,6 +246,10 @@ def erf(x):
     return np.vectorize(math.erf, otypes=[np.float64])(x) if x.size else x.astype(np.float64)
 
 
+def erfc(x):
+    return np.vectorize(math.erfc, otypes=[np.float64])(x) if x.size else x.astype(np.float64)
+
+
 def sigmoid(x):
     with np.errstate(over="ignore"):
         return 1.0 / (1.0 + np.exp(-x))

@@ -273,7 +273,7 @@ class BinaryKernel : public sdk::OpKernel {
 
 enum class Un {
   kNeg, kAbs, kSign, kExp, kLog, kLog1p, kSqrt, kRsqrt, kSquare, kReciprocal, kTanh,
-  kSigmoid, kErf, kFloor, kCeil, kRound, kLogicalNot,
+  kSigmoid, kErf, kFloor, kCeil, kRound, kLogicalNot, kErfc, kSin, kCos,
 };
 
 Un UnFromName(const std::string& op) {
@@ -283,6 +283,7 @@ Un UnFromName(const std::string& op) {
       {"Square", Un::kSquare}, {"Reciprocal", Un::kReciprocal}, {"Inv", Un::kReciprocal},
       {"Tanh", Un::kTanh}, {"Sigmoid", Un::kSigmoid}, {"Erf", Un::kErf}, {"Floor", Un::kFloor},
       {"Ceil", Un::kCeil}, {"Round", Un::kRound}, {"LogicalNot", Un::kLogicalNot},
+      {"Erfc", Un::kErfc}, {"Sin", Un::kSin}, {"Cos", Un::kCos},
   };
   for (const auto& e : kOps) {
     if (op == e.name) return e.op;
@@ -318,6 +319,9 @@ C UnaryValue(Un op, C x) {
       case Un::kTanh: return std::tanh(x);
       case Un::kSigmoid: return C(1) / (C(1) + std::exp(-x));
       case Un::kErf: return std::erf(x);
+      case Un::kErfc: return std::erfc(x);
+      case Un::kSin: return std::sin(x);
+      case Un::kCos: return std::cos(x);
       case Un::kFloor: return std::floor(x);
       case Un::kCeil: return std::ceil(x);
       case Un::kRound: return std::nearbyint(x);  // ties to even
@@ -550,6 +554,7 @@ PX_Status* RegisterElementwiseKernels(sdk::RegistrationInfo* info, PX_KernelRegi
       {&sdk::sig::kSquare, &kReal},   {&sdk::sig::kReciprocal, &kSigned},
       {&sdk::sig::kInv, &kSigned},    {&sdk::sig::kTanh, &kFloat},
       {&sdk::sig::kSigmoid, &kFloat}, {&sdk::sig::kErf, &kFloat},
+      {&sdk::sig::kErfc, &kFloat},    {&sdk::sig::kSin, &kFloat},     {&sdk::sig::kCos, &kFloat},
       {&sdk::sig::kFloor, &kFloat},   {&sdk::sig::kCeil, &kFloat},
       {&sdk::sig::kRound, &kSigned},
   };

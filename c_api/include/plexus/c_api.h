@@ -142,7 +142,8 @@ PX_C_EXPORT px_code px_tensor_string(const px_tensor* tensor, int64_t index,
                                      const char** out_data, size_t* out_length,
                                      px_status* status);
 
-/* .npy files (numeric and bool dtypes, C order). */
+/* .npy files (numeric and bool dtypes, C order; strings as NumPy's dtype S,
+ * and U on reading, as UTF-8). */
 PX_C_EXPORT px_code px_tensor_read_npy(const char* path, px_tensor** out_tensor,
                                        px_status* status);
 PX_C_EXPORT px_code px_tensor_write_npy(const px_tensor* tensor, const char* path,

@@ -341,8 +341,8 @@ PX_CONFORMANCE_CASES("Neg", "Abs", "Sign", "Round", "Square", "Reciprocal",
   return cases;
 }
 
-PX_CONFORMANCE_CASES("Exp", "Tanh", "Sigmoid", "Erf", "Floor", "Ceil", "Log", "Sqrt", "Rsqrt",
-                     "Log1p")(const CaseContext& ctx) {
+PX_CONFORMANCE_CASES("Exp", "Tanh", "Sigmoid", "Erf", "Erfc", "Sin", "Cos", "Floor", "Ceil", "Log",
+                     "Sqrt", "Rsqrt", "Log1p")(const CaseContext& ctx) {
   std::vector<Case> cases;
   const DataType t = ctx.dtype;
   if (!IsFloatType(t)) return cases;

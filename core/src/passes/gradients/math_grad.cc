@@ -234,6 +234,34 @@ absl::Status ErfGrad(GradientContext& g, const GradientOp& op, const GradientLis
 }
 PX_REGISTER_GRADIENT("Erf", ErfGrad);
 
+// d/dx erfc(x) = -2/sqrt(pi) exp(-x^2).
+absl::Status ErfcGrad(GradientContext& g, const GradientOp& op, const GradientList& dy, GradientList* dx) {
+  const Endpoint& x = op.inputs[0];
+  PX_G_ASSIGN(Endpoint k, g.Scalar(-2.0 / std::sqrt(M_PI), g.dtype(x)));
+  PX_G_ASSIGN(Endpoint x2, g.Op("Square", {x}));
+  PX_G_ASSIGN(Endpoint nx2, g.Op("Neg", {x2}));
+  PX_G_ASSIGN(Endpoint e, g.Op("Exp", {nx2}));
+  PX_G_ASSIGN(Endpoint ke, g.Op("Mul", {k, e}));
+  PX_G_ASSIGN((*dx)[0], g.Op("Mul", {*dy[0], ke}));
+  return absl::OkStatus();
+}
+PX_REGISTER_GRADIENT("Erfc", ErfcGrad);
+
+absl::Status SinGrad(GradientContext& g, const GradientOp& op, const GradientList& dy, GradientList* dx) {
+  PX_G_ASSIGN(Endpoint c, g.Op("Cos", {op.inputs[0]}));
+  PX_G_ASSIGN((*dx)[0], g.Op("Mul", {*dy[0], c}));
+  return absl::OkStatus();
+}
+PX_REGISTER_GRADIENT("Sin", SinGrad);
+
+absl::Status CosGrad(GradientContext& g, const GradientOp& op, const GradientList& dy, GradientList* dx) {
+  PX_G_ASSIGN(Endpoint s, g.Op("Sin", {op.inputs[0]}));
+  PX_G_ASSIGN(Endpoint ns, g.Op("Neg", {s}));
+  PX_G_ASSIGN((*dx)[0], g.Op("Mul", {*dy[0], ns}));
+  return absl::OkStatus();
+}
+PX_REGISTER_GRADIENT("Cos", CosGrad);
+
 // Piecewise-constant functions: zero gradient almost everywhere.
 absl::Status ZeroGrad(GradientContext& g, const GradientOp& op, const GradientList&, GradientList* dx) {
   PX_G_ASSIGN((*dx)[0], g.ZerosLike(op.inputs[0]));

@@ -133,6 +133,7 @@ Un UnFromName(const std::string& op) {
       {"Log", Un::kLog}, {"Log1p", Un::kLog1p}, {"Sqrt", Un::kSqrt}, {"Rsqrt", Un::kRsqrt},
       {"Square", Un::kSquare}, {"Reciprocal", Un::kReciprocal}, {"Inv", Un::kReciprocal},
       {"Tanh", Un::kTanh}, {"Sigmoid", Un::kSigmoid}, {"Erf", Un::kErf}, {"Floor", Un::kFloor},
+      {"Erfc", Un::kErfc}, {"Sin", Un::kSin}, {"Cos", Un::kCos},
       {"Ceil", Un::kCeil}, {"Round", Un::kRound},
   };
   for (const auto& e : kOps) {
@@ -439,6 +440,7 @@ PX_Status* RegisterElementwiseFamily(sdk::RegistrationInfo* info, PX_KernelRegis
       {&sdk::sig::kSquare, &kReal},   {&sdk::sig::kReciprocal, &kSigned},
       {&sdk::sig::kInv, &kSigned},    {&sdk::sig::kTanh, &kFloat},
       {&sdk::sig::kSigmoid, &kFloat}, {&sdk::sig::kErf, &kFloat},
+      {&sdk::sig::kErfc, &kFloat},    {&sdk::sig::kSin, &kFloat},     {&sdk::sig::kCos, &kFloat},
       {&sdk::sig::kFloor, &kFloat},   {&sdk::sig::kCeil, &kFloat},
       {&sdk::sig::kRound, &kSigned},
   };

@@ -44,6 +44,11 @@ void UnaryFloating(Un op, const C* x, C* y, int64_t n) {
     case Un::kErf:
       for (int64_t i = 0; i < n; ++i) y[i] = std::erf(x[i]);
       return;
+    case Un::kErfc:
+      for (int64_t i = 0; i < n; ++i) y[i] = std::erfc(x[i]);
+      return;
+    case Un::kSin: Y = X.sin(); return;
+    case Un::kCos: Y = X.cos(); return;
     case Un::kFloor: Y = X.floor(); return;
     case Un::kCeil: Y = X.ceil(); return;
     case Un::kRound: Y = X.rint(); return;  // ties to even, as TensorFlow

@@ -145,7 +145,7 @@ inline bool IsComparison(Bin op) { return op >= Bin::kLess; }
 
 enum class Un {
   kNeg, kAbs, kSign, kExp, kLog, kLog1p, kSqrt, kRsqrt, kSquare, kReciprocal, kTanh,
-  kSigmoid, kErf, kFloor, kCeil, kRound,
+  kSigmoid, kErf, kFloor, kCeil, kRound, kErfc, kSin, kCos,
 };
 
 enum class Act { kRelu, kRelu6, kElu, kSelu, kLeakyRelu, kSoftplus, kGelu };

@@ -160,6 +160,9 @@ inline constexpr OpSignature kInv{"Inv", {"T"}};
 inline constexpr OpSignature kTanh{"Tanh", {"T"}};
 inline constexpr OpSignature kSigmoid{"Sigmoid", {"T"}};
 inline constexpr OpSignature kErf{"Erf", {"T"}};
+inline constexpr OpSignature kErfc{"Erfc", {"T"}};
+inline constexpr OpSignature kSin{"Sin", {"T"}};
+inline constexpr OpSignature kCos{"Cos", {"T"}};
 inline constexpr OpSignature kFloor{"Floor", {"T"}};
 inline constexpr OpSignature kCeil{"Ceil", {"T"}};
 inline constexpr OpSignature kRound{"Round", {"T"}};
@@ -306,7 +309,7 @@ inline constexpr const OpSignature* kAllSignatures[] = {
     &kConst, &kPlaceholder, &kNoOp, &kAdd, &kAddV2, &kSub, &kMul, &kDiv, &kRealDiv, &kFloorDiv,
     &kFloorMod, &kMaximum, &kMinimum, &kPow, &kLess, &kLessEqual, &kGreater, &kGreaterEqual,
     &kEqual, &kNotEqual, &kSquaredDifference, &kLogicalAnd, &kLogicalOr, &kNeg, &kAbs, &kSign,
-    &kExp, &kLog, &kLog1p, &kSqrt, &kRsqrt, &kSquare, &kReciprocal, &kInv, &kTanh, &kSigmoid, &kErf,
+    &kExp, &kLog, &kLog1p, &kSqrt, &kRsqrt, &kSquare, &kReciprocal, &kInv, &kTanh, &kSigmoid, &kErf, &kErfc, &kSin, &kCos,
     &kFloor, &kCeil, &kRound, &kLogicalNot, &kSelect, &kSelectV2, &kCast, &kRelu, &kRelu6, &kElu,
     &kSelu, &kLeakyRelu, &kSoftplus, &kGelu, &kSoftmax, &kLogSoftmax, &kSum, &kMean, &kMax, &kMin,
     &kProd, &kAll, &kAny, &kArgMax, &kArgMin, &kMatMul, &kBatchMatMul, &kBatchMatMulV2,
