@@ -8,7 +8,6 @@
 struct px_placement {
   plexus::PlacementReport report;
   std::string text;
-  std::vector<std::string> how;  // per node: "kernel", "host op", "core"
 };
 
 namespace {
@@ -16,7 +15,6 @@ namespace {
 px_code MakePlacement(plexus::PlacementReport report, px_placement** out, px_status* status) {
   auto* p = new px_placement();
   p->text = report.ToString();
-  for (const plexus::NodePlacement& n : report.nodes) p->how.push_back(plexus::PlacedByName(n.how));
   p->report = std::move(report);
   *out = p;
   return Ok(status);
@@ -70,7 +68,7 @@ px_code px_placement_node(const px_placement* placement, size_t index, const cha
     const plexus::NodePlacement& n = placement->report.nodes[index];
     Set(out_node, n.node);
     Set(out_op, n.op);
-    Set(out_how, placement->how[index]);
+    if (out_how != nullptr) *out_how = plexus::PlacedByName(n.how);  // a static string
     Set(out_device, n.device);
     Set(out_plugin, n.plugin);
     Set(out_reason, n.reason);

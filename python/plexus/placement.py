@@ -37,15 +37,12 @@ class PlacementReport:
         self.nodes = [NodePlacement(*n) for n in raw["nodes"]]
         self.copies = [CopyPlacement(*c) for c in raw["copies"]]
         self.summary: str = raw["summary"]
+        self._per_device: dict[str, int] = dict(raw["per_device"])
         self._text: str = raw["text"]
 
     def nodes_per_device(self) -> dict[str, int]:
         """Node counts by device; host ops and the core's own work count as ``"core"``."""
-        counts: dict[str, int] = {}
-        for n in self.nodes:
-            key = n.device if n.how == "kernel" else "core"
-            counts[key] = counts.get(key, 0) + 1
-        return counts
+        return dict(self._per_device)
 
     def __str__(self) -> str:
         return self._text

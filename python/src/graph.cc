@@ -152,6 +152,9 @@ nb::dict PlacementDict(const PlacementReport& report) {
   nb::list copies;
   for (const CopyPlacement& c : report.copies) copies.append(nb::make_tuple(c.tensor, c.from, c.to, c.reader));
   out["copies"] = copies;
+  nb::dict per_device;
+  for (const auto& [device, n] : report.NodesPerDevice()) per_device[nb::str(device.c_str())] = n;
+  out["per_device"] = per_device;
   out["summary"] = report.Summary();
   out["text"] = report.ToString();
   return out;

@@ -50,12 +50,6 @@ std::string Where(const Node& node, const Device& device) {
   return absl::StrCat(node.Describe(), " on ", device.name());
 }
 
-bool IsControlFlowOp(const std::string& op) {
-  return op == "Switch" || op == "Merge" || op == "Enter" || op == "Exit" ||
-         op == "NextIteration" || op == "RefSwitch" || op == "RefMerge" || op == "RefEnter" ||
-         op == "RefExit" || op == "RefNextIteration";
-}
-
 bool HasStringInput(const Node& node) {
   return std::find(node.input_types.begin(), node.input_types.end(), DataType::kString) !=
          node.input_types.end();

@@ -24,7 +24,6 @@ class TraceRecorder;
 // "node 'x' (op Y) on CPU:0"
 std::string Where(const Node& node, const Device& device);
 std::string EndpointName(const Endpoint& e);
-bool IsControlFlowOp(const std::string& op);
 bool HasStringInput(const Node& node);
 // A variable reference read as a value, where the op does not take a ref.
 absl::Status Dereference(const Node& node, std::vector<Tensor>& inputs);

@@ -14,16 +14,14 @@ namespace {
 
 std::string WhereOf(const LaunchSpec& spec) { return spec.where(*spec.node, *spec.device); }
 
-// A shape function's error, named as the launch is: "node 'x' (op Y) on
-// CPU:0: message" (the node's own description is not repeated).
-absl::Status ShapeError(const LaunchSpec& spec, const absl::Status& s) {
-  absl::string_view message = s.message();
-  const std::string prefix = absl::StrCat(spec.node->Describe(), ": ");
-  if (absl::StartsWith(message, prefix)) message.remove_prefix(prefix.size());
-  return absl::Status(s.code(), absl::StrCat(WhereOf(spec), ": ", message));
-}
-
 }  // namespace
+
+absl::Status NameShapeError(const Node& node, const std::string& where, const absl::Status& s) {
+  absl::string_view message = s.message();
+  const std::string prefix = absl::StrCat(node.Describe(), ": ");
+  if (absl::StartsWith(message, prefix)) message.remove_prefix(prefix.size());
+  return absl::Status(s.code(), absl::StrCat(where, ": ", message));
+}
 
 absl::Status PrepareOutputs(const LaunchSpec& spec, absl::Span<const Tensor* const> inputs,
                             const Tensor* planned, std::vector<Tensor>* outputs_ptr, OutputDescs* descs,
@@ -42,7 +40,7 @@ absl::Status PrepareOutputs(const LaunchSpec& spec, absl::Span<const Tensor* con
       input_values.push_back(t->host_readable() ? t : nullptr);
     }
     ctx.emplace(node, std::move(input_shapes), std::move(input_values));
-    if (absl::Status s = InferShapes(*ctx); !s.ok()) return ShapeError(spec, s);
+    if (absl::Status s = InferShapes(*ctx); !s.ok()) return NameShapeError(node, WhereOf(spec), s);
   }
   outputs.assign(node.num_outputs(), Tensor());
   descs->assign(node.num_outputs(), DLTensor{});

@@ -61,6 +61,10 @@ absl::Status PrepareOutputs(const LaunchSpec& spec, absl::Span<const Tensor* con
 absl::Status CallKernel(const LaunchSpec& spec, absl::Span<const Tensor* const> inputs,
                         std::vector<Tensor>* outputs, OutputDescs* descs, PX_Stream* stream);
 
+// A shape function's error named as a launch's are: "WHERE: message", where
+// WHERE says node and device and the node's own description is not repeated.
+absl::Status NameShapeError(const Node& node, const std::string& where, const absl::Status& s);
+
 // Checks, once compute has returned, that every output exists.
 absl::Status CheckOutputs(const LaunchSpec& spec, const std::vector<Tensor>& outputs);
 

@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <limits>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "exec/launch.h"
 #include "plexus/status.h"
 
 namespace plexus {
@@ -18,15 +18,6 @@ struct Who {
   std::string (*where)(const Node& node, const Device& device);
   std::string operator()() const { return where(node, device); }
 };
-
-// A shape function's error, named by `who` ("node 'x' (op Y)" or "op Y")
-// without the node's own description twice.
-absl::Status Named(const Node& node, const Who& who, const absl::Status& s) {
-  absl::string_view message = s.message();
-  const std::string prefix = absl::StrCat(node.Describe(), ": ");
-  if (absl::StartsWith(message, prefix)) message.remove_prefix(prefix.size());
-  return absl::Status(s.code(), absl::StrCat(who(), ": ", message));
-}
 
 // A host tensor of `dtype` (int32 or int64) holding `values`; int32 values
 // must fit, as TensorFlow's kernels require.
@@ -92,7 +83,7 @@ absl::Status RunMetadataOp(const Node& node, absl::Span<const Tensor* const> inp
       input_values.push_back(t->host_readable() ? t : nullptr);
     }
     InferenceContext ctx(node, std::move(input_shapes), std::move(input_values));
-    if (absl::Status s = InferShapes(ctx); !s.ok()) return Named(node, who, s);
+    if (absl::Status s = InferShapes(ctx); !s.ok()) return NameShapeError(node, who(), s);
     if (!ctx.output(0).fully_defined()) {
       return absl::InternalError(absl::StrCat(who(), ": the output shape is not known from ",
                                               "the inputs"));

@@ -3,30 +3,16 @@
 
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
-#include "devices/host_ops.h"
 #include "google/protobuf/text_format.h"
 #include "plexus/op_def.h"
+#include "placer/placer.h"
 #include "plexus/plugin_host.h"
 
 namespace plexus {
-namespace {
-
-bool RunByCore(const std::string& op, const OpDef& def) {
-  static const char* const kControlFlow[] = {"Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond",
-                                             "RefSwitch", "RefMerge", "RefEnter", "RefExit",
-                                             "RefNextIteration"};
-  for (const char* c : kControlFlow) {
-    if (op == c) return true;
-  }
-  return def.forwards_inputs || def.output_is_view || def.outputs_from_shapes ||
-         FindHostOp(op) != nullptr;
-}
-
-}  // namespace
-
 absl::StatusOr<tf::GraphDef> ReadGraphDefFile(const std::string& path) {
   std::ifstream file(path, std::ios::binary);
   if (!file) return absl::NotFoundError(absl::StrCat("cannot open '", path, "'"));
@@ -53,16 +39,16 @@ std::vector<MissingOp> FindMissingOps(const tf::GraphDef& def, const Runtime& ru
       count(node.op(), absl::StrCat("node '", node.name(), "' in function '", function.signature().name(), "'"));
     }
   }
+  std::set<std::string> functions;  // calls of the graph's own functions
+  for (const auto& function : def.library().function()) functions.insert(function.signature().name());
   const auto plugins = runtime.plugins();
   std::vector<MissingOp> missing;
   for (auto& [op, use] : uses) {
+    if (functions.count(op) > 0) continue;
     const OpDef* known = OpRegistry::Global().Find(op);
-    bool library_function = false;
-    for (const auto& function : def.library().function()) library_function |= function.signature().name() == op;
-    if (library_function) continue;  // a call of the graph's own function
     if (known == nullptr) {
       use.why = "Plexus has no such op";
-    } else if (RunByCore(op, *known)) {
+    } else if (OpRunsInCore(op, *known)) {
       continue;
     } else {
       bool kernel = false;

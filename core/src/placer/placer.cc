@@ -9,15 +9,17 @@
 #include "plexus/plugin_host.h"
 
 namespace plexus {
-namespace {
 
-bool IsControlFlow(const std::string& op) {
+bool IsControlFlowOp(absl::string_view op) {
   return op == "Switch" || op == "Merge" || op == "Enter" || op == "Exit" ||
          op == "NextIteration" || op == "RefSwitch" || op == "RefMerge" || op == "RefEnter" ||
          op == "RefExit" || op == "RefNextIteration";
 }
 
-}  // namespace
+bool OpRunsInCore(const std::string& op, const OpDef& def) {
+  return IsControlFlowOp(op) || op == "LoopCond" || def.forwards_inputs || def.output_is_view ||
+         def.outputs_from_shapes || FindHostOp(op) != nullptr;
+}
 
 bool IsMetadataOp(const Node& node) {
   if (node.def->outputs_from_shapes) return true;
@@ -28,7 +30,7 @@ bool IsMetadataOp(const Node& node) {
 }
 
 bool RunsInCore(const Node& node) {
-  return IsControlFlow(node.op) || node.def->forwards_inputs || node.op == "LoopCond" ||
+  return IsControlFlowOp(node.op) || node.def->forwards_inputs || node.op == "LoopCond" ||
          IsMetadataOp(node);
 }
 

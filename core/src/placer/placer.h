@@ -66,9 +66,19 @@ class Placer {
   DescribeFn describe_;
 };
 
+// TensorFlow 1 dataflow control flow (Switch, Merge, Enter, Exit,
+// NextIteration and their Ref forms): the executor runs them itself.
+bool IsControlFlowOp(absl::string_view op);
+
 // True for ops that the core runs without any kernel: TensorFlow 1 control
-// flow, and ops whose outputs are their inputs (Identity, LoopCond, ...).
+// flow, ops whose outputs are their inputs (Identity, LoopCond, ...) and
+// metadata ops (IsMetadataOp).
 bool RunsInCore(const Node& node);
+
+// Whether the core can run `op` whatever the plugins, judged by the op alone
+// (no node): the ops of RunsInCore, and those with a host op (also a
+// fallback one). For `plexus ops --missing`.
+bool OpRunsInCore(const std::string& op, const OpDef& def);
 
 // True for the metadata ops the core runs itself (exec/views.h): views
 // (Reshape, ExpandDims, Squeeze) of dense tensors, and shape values (Shape,
