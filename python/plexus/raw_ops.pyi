@@ -134,8 +134,10 @@ __all__ = [
     'BatchToSpaceND',
     'BiasAdd',
     'BiasAddGrad',
+    'BroadcastArgs',
     'BroadcastGradientArgs',
     'BroadcastTo',
+    'Bucketize',
     'Cast',
     'Ceil',
     'Concat',
@@ -270,6 +272,7 @@ __all__ = [
     'SoftplusGrad',
     'SpaceToBatchND',
     'SparseSoftmaxCrossEntropyWithLogits',
+    'SparseToDense',
     'Split',
     'SplitV',
     'Sqrt',
@@ -413,12 +416,20 @@ def BiasAddGrad(out_backprop: TensorLike, *, T: DType | None = ..., data_format:
     """TensorFlow op `BiasAddGrad`."""
 
 
+def BroadcastArgs(s0: TensorLike, s1: TensorLike, *, T: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `BroadcastArgs`."""
+
+
 def BroadcastGradientArgs(s0: TensorLike, s1: TensorLike, *, T: DType = ..., name: str | None = ...) -> _BroadcastGradientArgsOutput:
     """TensorFlow op `BroadcastGradientArgs`."""
 
 
 def BroadcastTo(input: TensorLike, shape: TensorLike, *, T: DType | None = ..., Tidx: DType = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `BroadcastTo`."""
+
+
+def Bucketize(input: TensorLike, *, T: DType | None = ..., boundaries: Sequence[float], name: str | None = ...) -> Tensor:
+    """TensorFlow op `Bucketize`."""
 
 
 def Cast(x: TensorLike, *, SrcT: DType | None = ..., DstT: DType, Truncate: bool = ..., name: str | None = ...) -> Tensor:
@@ -955,6 +966,10 @@ def SpaceToBatchND(input: TensorLike, block_shape: TensorLike, paddings: TensorL
 
 def SparseSoftmaxCrossEntropyWithLogits(features: TensorLike, labels: TensorLike, *, T: DType | None = ..., Tlabels: DType = ..., name: str | None = ...) -> _SparseSoftmaxCrossEntropyWithLogitsOutput:
     """TensorFlow op `SparseSoftmaxCrossEntropyWithLogits`."""
+
+
+def SparseToDense(sparse_indices: TensorLike, output_shape: TensorLike, sparse_values: TensorLike, default_value: TensorLike, *, validate_indices: bool = ..., T: DType | None = ..., Tindices: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `SparseToDense`."""
 
 
 def Split(split_dim: TensorLike, value: TensorLike, *, num_split: int, T: DType | None = ..., name: str | None = ...) -> list[Tensor]:

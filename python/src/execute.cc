@@ -280,9 +280,12 @@ nb::list ExecuteOp(const OpInfo& info, const nb::handle* inputs, size_t n, nb::h
           wanted[k] = it->second;
         } else if (const AttrSpec* spec = def.FindAttr(arg.type_attr);
                    spec != nullptr && spec->has_default &&
-                   spec->default_value.value_case() == tf::AttrValue::kType) {
+                   spec->default_value.value_case() == tf::AttrValue::kType &&
+                   !nb::hasattr(inputs[k], "dtype")) {
           // Nothing else decides it: the attribute's default, as TensorFlow
-          // does (Reshape's shape [] is int32, not float).
+          // does (Reshape's shape [] is int32, not float). A value with a
+          // dtype of its own (a NumPy array or scalar) keeps it, as in
+          // TensorFlow, where the default is only a hint.
           wanted[k] = BaseType(spec->default_value.type());
         }
       } else if (!arg.type_list_attr.empty()) {

@@ -1,6 +1,7 @@
-// Host kernels of the gradient helper ops (schemas in ops/training_ops.cc):
-// BroadcastGradientArgs, _PlexusReducedShape and InvertPermutation, shape
-// arithmetic on small integer vectors in host memory.
+// Host kernels of the shape arithmetic ops (schemas in ops/training_ops.cc):
+// BroadcastGradientArgs, BroadcastArgs, _PlexusReducedShape and
+// InvertPermutation, on small integer vectors in host memory.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -34,8 +35,9 @@ absl::StatusOr<Tensor> IndexVector(DataType dtype, const std::vector<int64_t>& v
   return out;
 }
 
-absl::Status BroadcastGradientArgs(HostOpContext& ctx) {
-  std::vector<int64_t> shapes[2];
+// The two shapes of BroadcastGradientArgs and BroadcastArgs: int32 or int64
+// vectors of one dtype without negative dimensions.
+absl::Status ShapePair(const HostOpContext& ctx, std::vector<int64_t> (&shapes)[2]) {
   const DataType dtype = ctx.input(0).dtype();
   for (int i = 0; i < 2; ++i) {
     const Tensor& in = ctx.input(i);
@@ -57,6 +59,13 @@ absl::Status BroadcastGradientArgs(HostOpContext& ctx) {
       }
     }
   }
+  return absl::OkStatus();
+}
+
+absl::Status BroadcastGradientArgs(HostOpContext& ctx) {
+  std::vector<int64_t> shapes[2];
+  PX_RETURN_IF_ERROR(ShapePair(ctx, shapes));
+  const DataType dtype = ctx.input(0).dtype();
   std::vector<int64_t> r0, r1;
   if (!GradientReductionIndices(shapes[0], shapes[1], &r0, &r1)) {
     return ctx.InvalidArgument(
@@ -69,6 +78,26 @@ absl::Status BroadcastGradientArgs(HostOpContext& ctx) {
   return absl::OkStatus();
 }
 PX_REGISTER_HOST_OP("BroadcastGradientArgs", BroadcastGradientArgs);
+
+absl::Status BroadcastArgs(HostOpContext& ctx) {
+  std::vector<int64_t> shapes[2];
+  PX_RETURN_IF_ERROR(ShapePair(ctx, shapes));
+  const size_t rank = std::max(shapes[0].size(), shapes[1].size());
+  std::vector<int64_t> out(rank);
+  for (size_t k = 0; k < rank; ++k) {
+    const int64_t d0 = k + shapes[0].size() < rank ? 1 : shapes[0][k + shapes[0].size() - rank];
+    const int64_t d1 = k + shapes[1].size() < rank ? 1 : shapes[1][k + shapes[1].size() - rank];
+    if (d0 != d1 && d0 != 1 && d1 != 1) {
+      return ctx.InvalidArgument(
+          absl::StrCat("Incompatible shapes: ", ShapeText(shapes[0]), " vs. ", ShapeText(shapes[1])));
+    }
+    out[k] = d0 == 1 ? d1 : d0;
+  }
+  PX_ASSIGN_OR_RETURN(Tensor result, IndexVector(ctx.input(0).dtype(), out));
+  ctx.set_output(0, std::move(result));
+  return absl::OkStatus();
+}
+PX_REGISTER_HOST_OP("BroadcastArgs", BroadcastArgs);
 
 absl::Status ReducedShape(HostOpContext& ctx) {
   const Tensor& shape = ctx.input(0);

@@ -1,8 +1,10 @@
-// Gradient helper ops: pure shape arithmetic that TensorFlow's gradient
-// functions emit (BroadcastGradientArgs, _PlexusReducedShape,
-// InvertPermutation). Their schemas and shape functions; they are host ops
+// Shape arithmetic ops: those TensorFlow's gradient functions emit
+// (BroadcastGradientArgs, _PlexusReducedShape, InvertPermutation) and
+// BroadcastArgs (the broadcast shape of two shapes, which Keras layers emit
+// for dynamic shapes). Their schemas and shape functions; they are host ops
 // (their inputs and outputs are small integer vectors that live in host
 // memory), with kernels in host_kernels/training.cc.
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -50,6 +52,29 @@ PX_REGISTER_OP(OpDefBuilder("BroadcastGradientArgs")
                    .Output("r1: T")
                    .Attr("T: {int32, int64} = int32")
                    .SetShapeFn(BroadcastGradientArgsShape));
+
+// BroadcastArgs(s0, s1): the shape two tensors of shapes s0 and s1 broadcast
+// to.
+absl::Status BroadcastArgsShape(InferenceContext& ctx) {
+  int64_t rank = 0;
+  for (int i = 0; i < 2; ++i) {
+    const PartialShape& in = ctx.input(i);
+    if (in.rank_known() && in.rank() != 1) {
+      return ctx.Error(absl::StrCat("s", i, " must be a vector (rank 1), got rank ", in.rank()));
+    }
+    const int64_t n = in.rank_known() ? in.dims()[0] : -1;
+    rank = (n < 0 || rank < 0) ? -1 : std::max(rank, n);
+  }
+  ctx.set_output(0, PartialShape(Shape{rank}));
+  return absl::OkStatus();
+}
+
+PX_REGISTER_OP(OpDefBuilder("BroadcastArgs")
+                   .Input("s0: T")
+                   .Input("s1: T")
+                   .Output("r0: T")
+                   .Attr("T: {int32, int64} = int32")
+                   .SetShapeFn(BroadcastArgsShape));
 
 // _PlexusReducedShape(input_shape, axes): input_shape with the reduced axes
 // set to 1 (negative axes count from the end), the shape a reduction's
