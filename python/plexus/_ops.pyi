@@ -73,6 +73,7 @@ __all__ = [
     'reduce_prod',
     'reduce_sum',
     'reshape',
+    'reverse',
     'round',
     'rsqrt',
     'scatter_nd',
@@ -371,6 +372,10 @@ def reduce_sum(input_tensor: Any, axis: Any = ..., keepdims: Any = ..., name: An
 
 def reshape(tensor: Any, shape: Any, name: Any = ...) -> Tensor:
     """Gives the tensor a new shape with the same elements (op Reshape); one dimension may be -1."""
+
+
+def reverse(tensor: TensorLike, axis: TensorLike, *, Tidx: DType = ..., T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `ReverseV2`."""
 
 
 def round(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:

@@ -91,6 +91,14 @@ class _TensorArrayV3Output(NamedTuple):
     handle: Tensor
     flow: Tensor
 
+class _TensorListConcatV2Output(NamedTuple):
+    tensor: Tensor
+    lengths: Tensor
+
+class _TensorListPopBackOutput(NamedTuple):
+    output_handle: Tensor
+    tensor: Tensor
+
 class __PlexusApplyAdamOutput(NamedTuple):
     var_out: Tensor
     m_out: Tensor
@@ -159,6 +167,7 @@ __all__ = [
     'Einsum',
     'Elu',
     'EluGrad',
+    'EmptyTensorList',
     'Enter',
     'Equal',
     'Erf',
@@ -246,6 +255,7 @@ __all__ = [
     'Reshape',
     'ResourceApplyGradientDescent',
     'RestoreV2',
+    'ReverseV2',
     'Round',
     'Rsqrt',
     'RsqrtGrad',
@@ -300,6 +310,20 @@ __all__ = [
     'TensorArraySizeV3',
     'TensorArrayV3',
     'TensorArrayWriteV3',
+    'TensorListConcatV2',
+    'TensorListElementShape',
+    'TensorListFromTensor',
+    'TensorListGather',
+    'TensorListGetItem',
+    'TensorListLength',
+    'TensorListPopBack',
+    'TensorListPushBack',
+    'TensorListReserve',
+    'TensorListResize',
+    'TensorListScatterIntoExistingList',
+    'TensorListSetItem',
+    'TensorListSplit',
+    'TensorListStack',
     'Tile',
     'Transpose',
     'Unpack',
@@ -514,6 +538,10 @@ def Elu(features: TensorLike, *, T: DType | None = ..., name: str | None = ...) 
 
 def EluGrad(gradients: TensorLike, outputs: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `EluGrad`."""
+
+
+def EmptyTensorList(element_shape: TensorLike, max_num_elements: TensorLike, *, element_dtype: DType, shape_type: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `EmptyTensorList`."""
 
 
 def Enter(data: TensorLike, *, T: DType | None = ..., frame_name: str | bytes, is_constant: bool = ..., parallel_iterations: int = ..., name: str | None = ...) -> Tensor:
@@ -864,6 +892,10 @@ def RestoreV2(prefix: TensorLike, tensor_names: TensorLike, shape_and_slices: Te
     """TensorFlow op `RestoreV2`."""
 
 
+def ReverseV2(tensor: TensorLike, axis: TensorLike, *, Tidx: DType = ..., T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `ReverseV2`."""
+
+
 def Round(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Round`."""
 
@@ -1078,6 +1110,62 @@ def TensorArrayV3(size: TensorLike, *, dtype: DType, element_shape: Sequence[int
 
 def TensorArrayWriteV3(handle: TensorLike, index: TensorLike, value: TensorLike, flow_in: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `TensorArrayWriteV3`."""
+
+
+def TensorListConcatV2(input_handle: TensorLike, element_shape: TensorLike, leading_dims: TensorLike, *, element_dtype: DType, shape_type: DType | None = ..., name: str | None = ...) -> _TensorListConcatV2Output:
+    """TensorFlow op `TensorListConcatV2`."""
+
+
+def TensorListElementShape(input_handle: TensorLike, *, shape_type: DType, name: str | None = ...) -> Tensor:
+    """TensorFlow op `TensorListElementShape`."""
+
+
+def TensorListFromTensor(tensor: TensorLike, element_shape: TensorLike, *, element_dtype: DType | None = ..., shape_type: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `TensorListFromTensor`."""
+
+
+def TensorListGather(input_handle: TensorLike, indices: TensorLike, element_shape: TensorLike, *, element_dtype: DType, name: str | None = ...) -> Tensor:
+    """TensorFlow op `TensorListGather`."""
+
+
+def TensorListGetItem(input_handle: TensorLike, index: TensorLike, element_shape: TensorLike, *, element_dtype: DType, name: str | None = ...) -> Tensor:
+    """TensorFlow op `TensorListGetItem`."""
+
+
+def TensorListLength(input_handle: TensorLike, *, name: str | None = ...) -> Tensor:
+    """TensorFlow op `TensorListLength`."""
+
+
+def TensorListPopBack(input_handle: TensorLike, element_shape: TensorLike, *, element_dtype: DType, name: str | None = ...) -> _TensorListPopBackOutput:
+    """TensorFlow op `TensorListPopBack`."""
+
+
+def TensorListPushBack(input_handle: TensorLike, tensor: TensorLike, *, element_dtype: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `TensorListPushBack`."""
+
+
+def TensorListReserve(element_shape: TensorLike, num_elements: TensorLike, *, element_dtype: DType, shape_type: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `TensorListReserve`."""
+
+
+def TensorListResize(input_handle: TensorLike, size: TensorLike, *, name: str | None = ...) -> Tensor:
+    """TensorFlow op `TensorListResize`."""
+
+
+def TensorListScatterIntoExistingList(input_handle: TensorLike, tensor: TensorLike, indices: TensorLike, *, element_dtype: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `TensorListScatterIntoExistingList`."""
+
+
+def TensorListSetItem(input_handle: TensorLike, index: TensorLike, item: TensorLike, *, element_dtype: DType | None = ..., resize_if_index_out_of_bounds: bool = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `TensorListSetItem`."""
+
+
+def TensorListSplit(tensor: TensorLike, element_shape: TensorLike, lengths: TensorLike, *, element_dtype: DType | None = ..., shape_type: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `TensorListSplit`."""
+
+
+def TensorListStack(input_handle: TensorLike, element_shape: TensorLike, *, element_dtype: DType, num_elements: int = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `TensorListStack`."""
 
 
 def Tile(input: TensorLike, multiples: TensorLike, *, T: DType | None = ..., Tmultiples: DType = ..., name: str | None = ...) -> Tensor:

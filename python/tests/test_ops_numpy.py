@@ -1207,6 +1207,16 @@ def gen_tile(dt, rng):
     ]
 
 
+def gen_reverse_v2(dt, rng):
+    x = In(arr(rng, (2, 3, 4), dt), dt)
+    return [
+        Case("middle", [x, ti([1])], ref=lambda v, a: v[:, ::-1, :], tol="exact"),
+        Case("first_and_last_int64", [x, ti([0, -1], "int64")], ref=lambda v, a: v[::-1, :, ::-1],
+             tol="exact"),
+        Case("none", [x, ti(np.zeros(0, np.int32))], ref=lambda v, a: v, tol="exact"),
+    ]
+
+
 def gen_expand_dims(dt, rng):
     x = In(arr(rng, (2, 3), dt), dt)
     return [
@@ -1555,6 +1565,7 @@ TABLE.update({
     "GatherNd": Entry(gen_gather_nd),
     "MirrorPad": Entry(gen_mirror_pad),
     "Tile": Entry(gen_tile),
+    "ReverseV2": Entry(gen_reverse_v2),
     "ExpandDims": Entry(gen_expand_dims),
     "Squeeze": Entry(gen_squeeze),
     "Shape": Entry(gen_shape),
@@ -1636,6 +1647,12 @@ EXCLUDED = {
         "DestroyResourceOp", "DisableCopyOnRead", "ResourceApplyGradientDescent",
         "TensorArrayV3", "TensorArrayReadV3", "TensorArrayWriteV3", "TensorArrayGatherV3",
         "TensorArrayScatterV3", "TensorArraySizeV3", "TensorArrayCloseV3")},
+    **{op: "TensorList op on variant values: tested against TensorFlow by test_tensor_list.py"
+       for op in ("EmptyTensorList", "TensorListReserve", "TensorListFromTensor", "TensorListSplit",
+                  "TensorListLength", "TensorListElementShape", "TensorListGetItem",
+                  "TensorListSetItem", "TensorListPushBack", "TensorListPopBack",
+                  "TensorListResize", "TensorListStack", "TensorListGather",
+                  "TensorListScatterIntoExistingList", "TensorListConcatV2")},
     **{op: "checkpoint file I/O: tested by the checkpoint tests" for op in (
         "SaveV2", "RestoreV2", "MergeV2Checkpoints")},
     **{op: "needs serialized tf.Example protos as fixtures" for op in (

@@ -193,6 +193,11 @@ TEST(ArrayGradientTest, TileAndBroadcastTo) {
   ExpectGradientsMatch(Check("BroadcastTo", {RandomDouble({2, 2}), IntTensor({2}, {2, 2})}));
 }
 
+TEST(ArrayGradientTest, ReverseV2) {
+  ExpectGradientsMatch(Check("ReverseV2", {RandomDouble({2, 3}), IntTensor({1}, {1})}));
+  ExpectGradientsMatch(Check("ReverseV2", {RandomDouble({2, 3, 2}), Int64Tensor({2}, {0, -1})}));
+}
+
 TEST(ArrayGradientTest, Gather) {
   // Repeated indices: their gradients add up.
   ExpectGradientsMatch(Check("Gather", {RandomDouble({4, 3}), IntTensor({5}, {0, 2, 2, 3, 0})}));
@@ -337,7 +342,7 @@ TEST(ArrayGradientTest, EveryGradientIsForARegisteredOp) {
 
 TEST(ArrayGradientTest, EveryArrayOpHasAGradientOrIsDeclaredNonDifferentiable) {
   for (const char* op : {"Reshape", "ExpandDims", "Squeeze", "Transpose", "ConcatV2", "Concat", "Pack", "Unpack",
-                         "Split", "SplitV", "Slice", "StridedSlice", "StridedSliceGrad", "Pad", "PadV2", "Tile",
+                         "Split", "SplitV", "Slice", "StridedSlice", "StridedSliceGrad", "Pad", "PadV2", "Tile", "ReverseV2",
                          "BroadcastTo", "Gather", "GatherV2", "SpaceToBatchND", "BatchToSpaceND", "MirrorPad", "MirrorPadGrad",
                          "GatherNd", "ScatterNd",
                          "PlaceholderWithDefault", "Shape", "ShapeN", "Size", "Rank", "OneHot", "InvertPermutation",

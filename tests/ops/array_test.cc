@@ -666,6 +666,34 @@ TEST(ArrayTest, TileAndBroadcastTo) {
   ExpectBothFail(bad_b, StatusCode::kInvalidArgument, "Unable to broadcast tensor of shape [3]");
 }
 
+// ReverseV2: TensorFlow's values (tf.raw_ops.ReverseV2 of iota [2,3,4] along
+// {-1, 0} starts 15 14 13 12 19 18 17 16) and messages.
+TEST(ArrayTest, ReverseV2) {
+  std::mt19937 rng(19);
+  for (DataType t : AllTypes()) {
+    OpCase r("ReverseV2");
+    r.Input(RandomTensor(t, {2, 3, 4}, rng)).Input(I32({2}, {1, 2})).Attr("T", t);
+    EXPECT_EQ(RunBoth(r).shape(), (Shape{2, 3, 4}));
+  }
+  OpCase both("ReverseV2");
+  both.Input(Iota({2, 3, 4})).Input(I64({2}, {-1, 0})).Attr("T", DataType::kFloat).Attr("Tidx", DataType::kInt64);
+  ExpectOutput(both, {2, 3, 4}, {15, 14, 13, 12, 19, 18, 17, 16, 23, 22, 21, 20,
+                                 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8});
+  OpCase none("ReverseV2");
+  none.Input(Iota({3})).Input(I32({0}, {})).Attr("T", DataType::kFloat);
+  ExpectOutput(none, {3}, {0, 1, 2});
+  OpCase empty("ReverseV2");
+  empty.Input(Iota({0, 2})).Input(I32({1}, {1})).Attr("T", DataType::kFloat);
+  ExpectOutput(empty, {0, 2}, {});
+
+  OpCase range("ReverseV2");
+  range.Input(Iota({2, 3})).Input(I32({1}, {2})).Attr("T", DataType::kFloat);
+  ExpectBothFail(range, StatusCode::kInvalidArgument, "'axis'[0] = 2 is out of valid range [0, 1]");
+  OpCase twice("ReverseV2");
+  twice.Input(Iota({2, 3})).Input(I32({2}, {0, -2})).Attr("T", DataType::kFloat);
+  ExpectBothFail(twice, StatusCode::kInvalidArgument, "axis 0 specified more than once.");
+}
+
 // ---------------------------------------------------------------------------
 // Shape, ShapeN, Size, Rank, Fill, ZerosLike, OnesLike, Range, OneHot
 // ---------------------------------------------------------------------------

@@ -267,9 +267,9 @@ absl::StatusOr<Tensor> CopyTensorTo(const Tensor& tensor, Device* device) {
   if (from == device) return tensor;
   bool target_host = device == nullptr || device->host_accessible();
   if (tensor.host_readable() && target_host) return tensor;
-  if (tensor.dtype() == DataType::kString) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "string tensors cannot be copied to device ", device->name()));
+  if (tensor.dtype() == DataType::kString || tensor.dtype() == DataType::kVariant) {
+    return absl::InvalidArgumentError(absl::StrCat(DataTypeName(tensor.dtype()),
+        " tensors cannot be copied to device ", device->name()));
   }
   const size_t bytes = tensor.nbytes();
   if (device == nullptr || device->host_accessible()) {

@@ -1,8 +1,8 @@
 // Data movement ops: Transpose, joining and splitting (Concat, ConcatV2,
 // Split, SplitV, Pack, Unpack), slicing (Slice, StridedSlice), gathering
-// (Gather, GatherV2, GatherNd), padding (Pad, PadV2, MirrorPad), Tile and
-// the space/batch reshuffles (SpaceToBatchND, BatchToSpaceND). The shape
-// and dimension ops are in shape_ops.cc.
+// (Gather, GatherV2, GatherNd), padding (Pad, PadV2, MirrorPad), Tile,
+// ReverseV2 and the space/batch reshuffles (SpaceToBatchND,
+// BatchToSpaceND). The shape and dimension ops are in shape_ops.cc.
 //
 // The output shapes themselves are computed by sdk/reference/array_shapes.h,
 // which the reference and cpu kernels use too: shape functions, kernels and
@@ -307,6 +307,18 @@ absl::Status TileShape(InferenceContext& ctx) {
   return absl::OkStatus();
 }
 
+absl::Status ReverseV2Shape(InferenceContext& ctx) {
+  PX_RETURN_IF_ERROR(CheckRank(ctx, 1, 1, "axis"));
+  const PartialShape& in = ctx.input(0);
+  Dims axis;
+  if (in.rank_known() && KnownInts(ctx, 1, &axis)) {
+    std::vector<bool> reverse;
+    PX_RETURN_IF_ERROR(Check(ctx, array_shapes::ReverseAxes(in.rank(), axis, &reverse)));
+  }
+  ctx.set_output(0, in);
+  return absl::OkStatus();
+}
+
 absl::Status SpaceBatchShape(InferenceContext& ctx, bool to_batch) {
   const PartialShape& in = ctx.input(0);
   const PartialShape& bs = ctx.input(1);
@@ -479,6 +491,14 @@ PX_REGISTER_OP(OpDefBuilder("Tile")
                    .Attr("T: type")
                    .Attr(absl::StrCat("Tmultiples: ", kIndexTypes32And64))
                    .SetShapeFn(TileShape));
+
+PX_REGISTER_OP(OpDefBuilder("ReverseV2")
+                   .Input("tensor: T")
+                   .Input("axis: Tidx")
+                   .Output("output: T")
+                   .Attr(absl::StrCat("Tidx: ", kIndexTypes32And64))
+                   .Attr("T: type")
+                   .SetShapeFn(ReverseV2Shape));
 
 PX_REGISTER_OP(OpDefBuilder("SpaceToBatchND")
                    .Input("input: T")

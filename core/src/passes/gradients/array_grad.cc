@@ -381,6 +381,13 @@ absl::Status TileGrad(GradientContext& g, const GradientOp& op, const GradientLi
 }
 PX_REGISTER_GRADIENT("Tile", TileGrad);
 
+// ReverseV2(x, axis): dy reversed along the same axes.
+absl::Status ReverseV2Grad(GradientContext& g, const GradientOp& op, const GradientList& dy, GradientList* dx) {
+  PX_G_ASSIGN((*dx)[0], g.Op("ReverseV2", {*dy[0], op.inputs[1]}));
+  return absl::OkStatus();
+}
+PX_REGISTER_GRADIENT("ReverseV2", ReverseV2Grad);
+
 absl::Status BroadcastToGrad(GradientContext& g, const GradientOp& op, const GradientList& dy, GradientList* dx) {
   PX_G_ASSIGN((*dx)[0], g.SumToShapeOf(*dy[0], op.inputs[0], op.outputs[0]));
   return absl::OkStatus();

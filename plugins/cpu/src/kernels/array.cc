@@ -650,6 +650,29 @@ class TileKernel : public sdk::OpKernel {
   }
 };
 
+// ReverseV2: a strided copy that reads the reversed dimensions from their
+// last element backwards.
+class ReverseV2Kernel : public sdk::OpKernel {
+ public:
+  void Compute(sdk::Call& call) override {
+    CheckVector(call, 1, "axis");
+    const Shape in = call.input_shape(0);
+    std::vector<bool> reverse;
+    Check(array_shapes::ReverseAxes(static_cast<int64_t>(in.size()), call.input_int_values(1), &reverse));
+    const size_t es = ElementSize(call, 0);
+    char* dst = AllocateBytes(call, 0, in);
+    if (sdk::NumElements(in) == 0) return;
+    Index src_strides = Strides(in);
+    int64_t start = 0;
+    for (size_t d = 0; d < in.size(); ++d) {
+      if (!reverse[d]) continue;
+      start += (in[d] - 1) * src_strides[d];
+      src_strides[d] = -src_strides[d];
+    }
+    StridedCopy(es, in, src_strides, Bytes(call, 0) + start * static_cast<int64_t>(es), Strides(in), dst);
+  }
+};
+
 class BroadcastToKernel : public sdk::OpKernel {
  public:
   void Compute(sdk::Call& call) override {
@@ -863,6 +886,9 @@ PX_Status* RegisterArrayFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar* 
   reg(sdk::RegisterKernel<PadKernel>(info, registrar, sdk::sig::kPadV2, {all, index}));
   reg(sdk::RegisterKernel<PadKernel>(info, registrar, sdk::sig::kMirrorPad, {all, index}));
   reg(sdk::RegisterKernel<TileKernel>(info, registrar, sdk::sig::kTile, {all, index}));
+  // ReverseV2 is not in the op-signature table yet: its axis (input 1) is
+  // read on the host.
+  reg(sdk::RegisterKernel<ReverseV2Kernel>(info, registrar, "ReverseV2", {{"T", all}, {"Tidx", index}}, {1}));
   reg(sdk::RegisterKernel<FillKernel>(info, registrar, sdk::sig::kFill, {all, index}));
   reg(sdk::RegisterKernel<ZerosLikeKernel>(info, registrar, sdk::sig::kZerosLike, {all}));
   reg(sdk::RegisterKernel<OnesLikeKernel>(info, registrar, sdk::sig::kOnesLike, {all}));

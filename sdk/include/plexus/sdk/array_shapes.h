@@ -524,6 +524,21 @@ inline std::string Tile(const Dims& in, const Dims& multiples, Dims* out) {
   return "";
 }
 
+// ReverseV2: which dimensions of a tensor of rank `rank` the axes reverse.
+inline std::string ReverseAxes(int64_t rank, const Dims& axis, std::vector<bool>* reverse) {
+  reverse->assign(static_cast<size_t>(rank), false);
+  for (size_t i = 0; i < axis.size(); ++i) {
+    int64_t a = axis[i];
+    if (a < -rank || a >= rank) {
+      return Msg("'axis'[", i, "] = ", a, " is out of valid range [0, ", rank - 1, "]");
+    }
+    if (a < 0) a += rank;
+    if ((*reverse)[a]) return Msg("axis ", a, " specified more than once.");
+    (*reverse)[a] = true;
+  }
+  return "";
+}
+
 inline std::string ExpandDims(const Dims& in, const Dims& dim, Dims* out) {
   const int64_t r = static_cast<int64_t>(in.size());
   if (dim.size() != 1) return Msg("'dim' must be a tensor with a single value, got ", dim.size());
