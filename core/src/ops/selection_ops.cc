@@ -10,6 +10,7 @@
 #include "plexus/op_def.h"
 #include "plexus/sdk/index_shapes.h"
 #include "plexus/status.h"
+#include "plexus/tensor.h"
 
 namespace plexus {
 namespace {
