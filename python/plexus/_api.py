@@ -579,10 +579,13 @@ def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001,
 
 @_export("where")
 def where(condition, x=None, y=None, name=None):
-    """Elements of x where condition is true, else of y, with broadcasting (op SelectV2)."""
+    """Like tf.where: with x and y, elements of x where condition is true, else
+    of y, with broadcasting (op SelectV2); with neither, the int64 coordinates
+    [num_true, rank] of the true (nonzero) elements of condition (op Where)."""
+    if x is None and y is None:
+        return _ex("Where", [condition], None)[0]
     if x is None or y is None:
-        raise NotImplementedError("where(condition) without x and y (op Where) is not "
-                                  "available; pass x and y")
+        raise ValueError("where: pass both x and y, or neither")
     return _ex("SelectV2", [condition, x, y], None)[0]
 
 

@@ -57,6 +57,20 @@ NAMES = {
     "StridedSliceGrad": ["train.strided_slice_grad"],
     "TanhGrad": ["train.tanh_grad"],
     "UnsortedSegmentSum": ["math.unsorted_segment_sum", "unsorted_segment_sum"],
+    "UnsortedSegmentMax": ["math.unsorted_segment_max"],
+    "UnsortedSegmentMin": ["math.unsorted_segment_min"],
+    "UnsortedSegmentProd": ["math.unsorted_segment_prod"],
+    "SegmentSum": ["math.segment_sum"],
+    "SegmentMean": ["math.segment_mean"],
+    "SegmentMax": ["math.segment_max"],
+    "SegmentMin": ["math.segment_min"],
+    "SegmentProd": ["math.segment_prod"],
+    "TopKV2": ["math.top_k", "nn.top_k"],
+    "TensorScatterUpdate": ["tensor_scatter_nd_update"],
+    "TensorScatterAdd": ["tensor_scatter_nd_add"],
+    "TensorScatterSub": ["tensor_scatter_nd_sub"],
+    "TensorScatterMax": ["tensor_scatter_nd_max"],
+    "TensorScatterMin": ["tensor_scatter_nd_min"],
     "Abs": ["abs", "math.abs"],
     "Add": ["v1.add"],
     "AddV2": ["add", "math.add"],
@@ -251,6 +265,8 @@ GRAPH_ONLY = {
     "TensorListGather": "TensorList op on variant values, made by TensorFlow 2 loops; graphs only",
     "TensorListScatterIntoExistingList": "TensorList op on variant values, made by TensorFlow 2 loops; graphs only",
     "TensorListConcatV2": "TensorList op on variant values, made by TensorFlow 2 loops; graphs only",
+    "Where": "behind plexus.where(condition) without x and y (hand-written in _api.py, which "
+             "runs SelectV2 when x and y are given)",
 }
 
 

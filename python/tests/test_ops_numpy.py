@@ -25,6 +25,7 @@ from plexus import raw_ops
 from plexus import errors
 
 import op_refs as R
+import select_refs
 from op_refs import Case, In, ti, rand, rand_nonzero, distinct
 
 _px = plexus._plexus
@@ -1588,6 +1589,8 @@ TABLE.update({
     "AudioSpectrogram": Entry(gen_spectrogram),
     "BroadcastGradientArgs": Entry(gen_broadcast_gradient_args, dtypes=["int32", "int64"]),
 })
+# TopKV2, Where, the segment reductions and the tensor-scatter family.
+TABLE.update({op: Entry(gen) for op, gen in select_refs.GENERATORS.items()})
 
 # Ops with no eager NumPy test in this file, and why.
 _CONTROL = "control flow or function call: graph-only, tested by the graph/function tests"

@@ -37,6 +37,9 @@ PX_Status* RegisterConvGradKernels(sdk::RegistrationInfo* info, PX_KernelRegistr
 PX_Status* RegisterNnGradKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 PX_Status* RegisterOptimizerKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 PX_Status* RegisterArrayGradKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
+PX_Status* RegisterSelectionKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
+PX_Status* RegisterSegmentKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
+PX_Status* RegisterScatterKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 
 // Every family above.
 PX_Status* RegisterAllKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);

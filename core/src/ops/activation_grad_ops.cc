@@ -1,5 +1,5 @@
-// Gradients of the activations and of the elementwise unary math ops, and
-// UnsortedSegmentSum (the gradient of Gather/GatherV2). Names, arguments,
+// Gradients of the activations and of the elementwise unary math ops
+// (UnsortedSegmentSum, the gradient of Gather, is in segment_ops.cc). Names, arguments,
 // attributes and type sets follow TensorFlow's nn_ops.cc and math_ops.cc.
 //
 // The activation gradients take (gradients, features-or-outputs) and the
@@ -48,45 +48,6 @@ absl::Status MergeBothInputsShape(InferenceContext& ctx) {
                                   ctx.input(0).ToString(), " and ", ctx.input(1).ToString()));
   }
   ctx.set_output(0, merged);
-  return absl::OkStatus();
-}
-
-// UnsortedSegmentSum: segment_ids' shape is a prefix of data's; the output is
-// [num_segments] + data.shape[rank(segment_ids):].
-absl::Status UnsortedSegmentShape(InferenceContext& ctx) {
-  const PartialShape& data = ctx.input(0);
-  const PartialShape& ids = ctx.input(1);
-  const PartialShape& num = ctx.input(2);
-  if (num.rank_known() && num.rank() != 0) {
-    return ctx.Error(absl::StrCat("num_segments must be a scalar, got shape ", num.ToString()));
-  }
-  int64_t num_segments = -1;
-  const Tensor* value = ctx.input_value(2);
-  if (value != nullptr && value->host_readable() && value->num_elements() == 1 &&
-      (value->dtype() == DataType::kInt32 || value->dtype() == DataType::kInt64)) {
-    num_segments = value->dtype() == DataType::kInt32 ? value->data<int32_t>()[0]
-                                                       : value->data<int64_t>()[0];
-    if (num_segments < 0) {
-      return ctx.Error(absl::StrCat("Input num_segments == ", num_segments,
-                                    " must not be negative."));
-    }
-  }
-  if (!data.rank_known() || !ids.rank_known()) {
-    ctx.set_output(0, PartialShape::Unknown());
-    return absl::OkStatus();
-  }
-  bool prefix = ids.rank() <= data.rank();
-  for (int64_t i = 0; prefix && i < ids.rank(); ++i) {
-    if (ids.dim(i) >= 0 && data.dim(i) >= 0 && ids.dim(i) != data.dim(i)) prefix = false;
-  }
-  if (!prefix) {
-    return ctx.Error(absl::StrCat("data.shape = ", data.ToString(),
-                                  " does not start with segment_ids.shape = ", ids.ToString()));
-  }
-  Shape out;
-  out.push_back(num_segments);
-  for (int64_t i = ids.rank(); i < data.rank(); ++i) out.push_back(data.dim(i));
-  ctx.set_output(0, PartialShape(out));
   return absl::OkStatus();
 }
 
@@ -165,22 +126,6 @@ PX_UNARY_GRAD_OP("ReciprocalGrad");  // -dy * y * y
 PX_UNARY_GRAD_OP("InvGrad");         // the same as ReciprocalGrad
 
 #undef PX_UNARY_GRAD_OP
-
-// ---------------------------------------------------------------------------
-// UnsortedSegmentSum (math_ops.cc): output[segment_ids[i...], ...] +=
-// data[i..., ...]. Negative ids are dropped; an id >= num_segments is an
-// error. num_segments lives in host memory.
-// ---------------------------------------------------------------------------
-
-PX_REGISTER_OP(OpDefBuilder("UnsortedSegmentSum")
-                   .Input("data: T")
-                   .Input("segment_ids: Tindices")
-                   .Input("num_segments: Tnumsegments")
-                   .Output("output: T")
-                   .Attr(kRealTypes)
-                   .Attr("Tindices: {int32, int64}")
-                   .Attr("Tnumsegments: {int32, int64} = DT_INT32")
-                   .SetShapeFn(UnsortedSegmentShape));
 
 }  // namespace
 }  // namespace plexus

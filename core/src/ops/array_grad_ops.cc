@@ -13,6 +13,7 @@
 #include "plexus/graph.h"
 #include "plexus/op_def.h"
 #include "plexus/sdk/array_shapes.h"
+#include "plexus/sdk/index_shapes.h"
 #include "plexus/status.h"
 
 namespace plexus {
@@ -183,26 +184,11 @@ absl::Status ScatterNdShape(InferenceContext& ctx) {
   for (int64_t d : shape) {
     if (d < 0) return ctx.Error(absl::StrCat("shape has a negative dimension: ", array_shapes::Str(shape)));
   }
-  // updates must be indices.shape[:-1] + shape[K:].
-  if (indices.rank_known() && updates.rank_known() && indices.dim(indices.rank() - 1) >= 0) {
-    const int64_t k = indices.dim(indices.rank() - 1);
-    const int64_t rank = static_cast<int64_t>(shape.size());
-    if (k > rank) {
-      return ctx.Error(absl::StrCat("the last dimension of indices (", k, ") must not exceed the rank of shape ",
-                                    array_shapes::Str(shape)));
-    }
-    Dims want;
-    for (int64_t i = 0; i + 1 < indices.rank(); ++i) want.push_back(indices.dim(i));
-    for (int64_t i = k; i < rank; ++i) want.push_back(shape[i]);
-    bool ok = updates.rank() == static_cast<int64_t>(want.size());
-    for (int64_t i = 0; ok && i < updates.rank(); ++i) {
-      ok = updates.dim(i) < 0 || want[i] < 0 || updates.dim(i) == want[i];
-    }
-    if (!ok) {
-      return ctx.Error(absl::StrCat("updates must have shape ", array_shapes::Str(want), " for indices of shape ",
-                                    indices.ToString(), " and shape ", array_shapes::Str(shape), ", got ",
-                                    updates.ToString()));
-    }
+  // updates must be indices.shape[:-1] + shape[K:] (index_shapes.h, shared
+  // with the kernels and the TensorScatter ops).
+  if (indices.rank_known() && updates.rank_known()) {
+    const std::string error = index_shapes::ScatterNd(indices.dim_vector(), updates.dim_vector(), shape);
+    if (!error.empty()) return ctx.Error(error);
   }
   ctx.set_output(0, PartialShape(shape));
   return absl::OkStatus();

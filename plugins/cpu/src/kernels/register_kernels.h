@@ -28,6 +28,9 @@ PX_Status* RegisterConvGradFamily(sdk::RegistrationInfo* info, PX_KernelRegistra
 PX_Status* RegisterNnGradFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 PX_Status* RegisterOptimizerFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 PX_Status* RegisterArrayGradFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
+PX_Status* RegisterSelectionFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
+PX_Status* RegisterSegmentFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
+PX_Status* RegisterTensorScatterFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 
 }  // namespace plexus::cpu
 

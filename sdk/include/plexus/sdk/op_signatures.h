@@ -304,6 +304,29 @@ inline constexpr OpSignature kStridedSliceGrad{"StridedSliceGrad", {"T", "Index"
 inline constexpr OpSignature kMirrorPadGrad{"MirrorPadGrad", {"T", "Tpaddings"}, {1}};
 inline constexpr OpSignature kScatterNd{"ScatterNd", {"T", "Tindices"}, {0, 2}};
 
+// Selection: k and the scatter indices are read on the host; segment ids
+// stay in device memory (a sorted op's output size is the last id plus one,
+// which the core reads when the ids are host-readable, else the kernel
+// allocates its output).
+inline constexpr OpSignature kTopKV2{"TopKV2", {"T", "Tk", "index_type"}, {1}};
+inline constexpr OpSignature kWhere{"Where", {"T"}};
+inline constexpr OpSignature kSegmentSum{"SegmentSum", {"T", "Tindices"}};
+inline constexpr OpSignature kSegmentMean{"SegmentMean", {"T", "Tindices"}};
+inline constexpr OpSignature kSegmentMax{"SegmentMax", {"T", "Tindices"}};
+inline constexpr OpSignature kSegmentMin{"SegmentMin", {"T", "Tindices"}};
+inline constexpr OpSignature kSegmentProd{"SegmentProd", {"T", "Tindices"}};
+inline constexpr OpSignature kUnsortedSegmentMax{
+    "UnsortedSegmentMax", {"T", "Tindices", "Tnumsegments"}, {2}};
+inline constexpr OpSignature kUnsortedSegmentMin{
+    "UnsortedSegmentMin", {"T", "Tindices", "Tnumsegments"}, {2}};
+inline constexpr OpSignature kUnsortedSegmentProd{
+    "UnsortedSegmentProd", {"T", "Tindices", "Tnumsegments"}, {2}};
+inline constexpr OpSignature kTensorScatterUpdate{"TensorScatterUpdate", {"T", "Tindices"}, {1}};
+inline constexpr OpSignature kTensorScatterAdd{"TensorScatterAdd", {"T", "Tindices"}, {1}};
+inline constexpr OpSignature kTensorScatterSub{"TensorScatterSub", {"T", "Tindices"}, {1}};
+inline constexpr OpSignature kTensorScatterMax{"TensorScatterMax", {"T", "Tindices"}, {1}};
+inline constexpr OpSignature kTensorScatterMin{"TensorScatterMin", {"T", "Tindices"}, {1}};
+
 // Every signature above, for tools and tests that walk the table.
 inline constexpr const OpSignature* kAllSignatures[] = {
     &kConst, &kPlaceholder, &kNoOp, &kAdd, &kAddV2, &kSub, &kMul, &kDiv, &kRealDiv, &kFloorDiv,
@@ -327,7 +350,10 @@ inline constexpr const OpSignature* kAllSignatures[] = {
     &kAvgPoolGrad, &kSoftmaxCrossEntropyWithLogits, &kSparseSoftmaxCrossEntropyWithLogits, &kL2Loss,
     &kFusedBatchNormGrad, &kFusedBatchNormGradV2, &kFusedBatchNormGradV3,
     &kPlexusApplyGradientDescent, &kPlexusApplyMomentum, &kPlexusApplyAdam, &kPlexusApplyAdamW,
-    &kPlexusApplyRMSProp, &kStridedSliceGrad, &kMirrorPadGrad, &kScatterNd,
+    &kPlexusApplyRMSProp, &kStridedSliceGrad, &kMirrorPadGrad, &kScatterNd, &kTopKV2, &kWhere,
+    &kSegmentSum, &kSegmentMean, &kSegmentMax, &kSegmentMin, &kSegmentProd, &kUnsortedSegmentMax,
+    &kUnsortedSegmentMin, &kUnsortedSegmentProd, &kTensorScatterUpdate, &kTensorScatterAdd,
+    &kTensorScatterSub, &kTensorScatterMax, &kTensorScatterMin,
 };
 
 }  // namespace sig
