@@ -8,6 +8,7 @@ tensor names. In every kind the reference outputs come from the SavedModel's
 serving_default signature reloaded with tf.saved_model.load; the frozen graphs
 and the Keras export are run too and any difference is written to "notes".
 """
+import inspect
 import json
 import os
 import re
@@ -81,7 +82,7 @@ def folder_bytes(path: str) -> int:
 
 
 def to_numpy(value) -> np.ndarray:
-    array = value.numpy() if hasattr(value, "numpy") else np.asarray(value)
+    array = np.asarray(value.numpy() if hasattr(value, "numpy") else value)
     if array.dtype == object:
         # Strings come back as object arrays of bytes; keep them as bytes.
         array = np.array(array.tolist(), dtype=np.bytes_).reshape(array.shape)
@@ -124,6 +125,8 @@ def run_graph_def(path: str, inputs: dict, input_tensors: dict, output_tensors: 
     with graph.as_default():
         tf.graph_util.import_graph_def(graph_def, name="")
     with tf.compat.v1.Session(graph=graph) as session:
+        if any(node.name == "init_all_tables" for node in graph_def.node):
+            session.run("init_all_tables")
         feed = {input_tensors[k]: v for k, v in inputs.items()}
         keys = list(output_tensors)
         values = session.run([output_tensors[k] for k in keys], feed_dict=feed)
@@ -164,6 +167,8 @@ def freeze(concrete, folder: str, exports: dict, errors: dict, notes: list):
     except Exception as exc:  # noqa: BLE001 - recorded in meta.json
         errors["frozen_lowered"] = short_error(exc)
         return None
+    if not graph_def_ops(concrete.graph.as_graph_def()) & CONTROL_FLOW_OPS:
+        return names  # no control flow: the functional form would be the same graph
     try:
         functional = convert_variables_to_constants_v2(concrete, lower_control_flow=False)
         fdef = functional.graph.as_graph_def()
@@ -215,7 +220,46 @@ def write_meta(folder: str, meta: dict) -> None:
         meta["bytes"] = size
 
 
-def export_case(case: Case, set_name: str, out_root: str) -> dict:
+def save_model(built: Built, concrete, path: str, exports: dict, errors: dict, notes: list) -> None:
+    """tf.saved_model.save of the object itself; where that fails because the
+    function reads variables the object does not track (Keras seed generator
+    states), of a tf.Module holding the model and a list of its variables."""
+    try:
+        tf.saved_model.save(built.obj, path, signatures={"serving_default": concrete})
+        exports["saved_model"] = "saved_model"
+        return
+    except Exception as exc:  # noqa: BLE001
+        first = short_error(exc)
+        shutil.rmtree(path, ignore_errors=True)
+    if built.keras_model is None:
+        errors["saved_model"] = first
+        return
+    holder = tf.Module()
+    holder.model = built.keras_model
+    holder.model_variables = list(built.keras_model.variables)
+    try:
+        tf.saved_model.save(holder, path, signatures={"serving_default": concrete})
+        exports["saved_model"] = "saved_model"
+        notes.append("saved_model holds a tf.Module with the model and a list of its variables: saving the "
+                     "model itself failed (" + first[:200] + ")")
+    except Exception as exc:  # noqa: BLE001
+        errors["saved_model"] = first + " | through a holder module: " + short_error(exc)
+
+
+def trains_by_default(model) -> list:
+    """Layers whose call() defaults to training=True (random augmentation)."""
+    found = []
+    for lay in model._flatten_layers(include_self=False):
+        try:
+            parameter = inspect.signature(lay.call).parameters.get("training")
+        except (TypeError, ValueError):
+            continue
+        if parameter is not None and parameter.default is True:
+            found.append(type(lay).__name__)
+    return found
+
+
+def export_case(case: Case, set_name: str, out_root: str, keras_export: bool = True) -> dict:
     folder = os.path.join(out_root, set_name, case.name)
     if os.path.exists(folder):
         shutil.rmtree(folder)
@@ -253,14 +297,9 @@ def export_case(case: Case, set_name: str, out_root: str) -> dict:
     inputs = built.inputs
 
     if concrete is not None:
-        try:
-            tf.saved_model.save(built.obj, os.path.join(folder, "saved_model"),
-                                signatures={"serving_default": concrete})
-            exports["saved_model"] = "saved_model"
-        except Exception as exc:  # noqa: BLE001
-            errors["saved_model"] = short_error(exc)
+        save_model(built, concrete, os.path.join(folder, "saved_model"), exports, errors, notes)
         names = freeze(concrete, folder, exports, errors, notes)
-        if built.keras_model is not None:
+        if built.keras_model is not None and keras_export:
             try:
                 built.keras_model.export(os.path.join(folder, "keras_export"), verbose=False)
                 exports["keras_export"] = "keras_export"
@@ -317,7 +356,12 @@ def export_case(case: Case, set_name: str, out_root: str) -> dict:
             loaded = tf.saved_model.load(os.path.join(folder, "keras_export"))
             signature = loaded.signatures["serve"]
             got = signature(**{k: tf.constant(v) for k, v in inputs.items()})
+            before = len(notes)
             check("keras_export serve", reference, got, tolerance, notes)
+            training = trains_by_default(built.keras_model)
+            if len(notes) > before and training:
+                notes.append("model.export's serve endpoint calls the model without training=False, so "
+                             + ", ".join(sorted(set(training))) + " runs in training mode there (random)")
         except Exception as exc:  # noqa: BLE001
             notes.append(f"keras_export serve signature did not run: {short_error(exc)}")
     write_meta(folder, meta)

@@ -42,7 +42,7 @@ def set_module(name: str):
     return module
 
 
-def write_layers_skipped(module) -> None:
+def write_layers_skipped(module, out_root: str) -> None:
     skipped = module.skipped_classes()
     lines = [
         "# Keras layer classes without a zoo model",
@@ -54,6 +54,18 @@ def write_layers_skipped(module) -> None:
         "|---|---|",
     ]
     lines += [f"| {name} | {why} |" for name, why in skipped]
+    failed = []
+    for case in module.cases():
+        path = os.path.join(out_root, "layers", case.name, "meta.json")
+        if os.path.exists(path):
+            with open(path) as f:
+                error = json.load(f)["errors"].get("build")
+            if error:
+                failed.append((case.name, error.replace("|", "/")[:300]))
+    if failed:
+        lines += ["", "Models written but failing to build in the environment that wrote the zoo", "",
+                  "| Model | Error |", "|---|---|"]
+        lines += [f"| {name} | {error} |" for name, error in failed]
     with open(os.path.join(HERE, "layers_skipped.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
 
@@ -75,6 +87,9 @@ def main() -> int:
     parser.add_argument("--set", default="all", choices=SETS + ["all"])
     parser.add_argument("--only", help="only the models whose name matches this regular expression")
     parser.add_argument("--list", action="store_true", help="list the models and exit")
+    parser.add_argument("--keras-export", default="all", choices=["all", "sample", "none"],
+                        help="write keras_export for every Keras model, only for the set's sample "
+                             "(the committed layers set), or for none")
     parser.add_argument("--force", action="store_true", help="rewrite models already present")
     args = parser.parse_args()
 
@@ -84,8 +99,8 @@ def main() -> int:
     for set_name in sets:
         module = set_module(set_name)
         cases = [c for c in module.cases() if not only or only.search(c.name)]
-        if set_name == "layers" and not only:
-            write_layers_skipped(module)
+        if set_name == "layers" and not only and args.list:
+            write_layers_skipped(module, args.out)
         if args.list:
             for case in cases:
                 print(f"{set_name}/{case.name}: {case.description}")
@@ -100,12 +115,17 @@ def main() -> int:
             if not args.force and already_done(folder):
                 continue
             t0 = time.time()
-            meta = export.export_case(case, set_name, args.out)
+            sample = getattr(module, "KERAS_EXPORT_SAMPLE", None)
+            keras_export = args.keras_export == "all" or (
+                args.keras_export == "sample" and (sample is None or case.name in sample))
+            meta = export.export_case(case, set_name, args.out, keras_export)
             written += 1
             state = "errors: " + ", ".join(meta["errors"]) if meta["errors"] else "ok"
             print(f"{set_name}/{case.name}: {state} ({time.time() - t0:.1f}s, {meta['bytes']} bytes)", flush=True)
             if "build" in meta["errors"] or not meta["outputs"]:
                 failures += 1
+        if set_name == "layers" and not only:
+            write_layers_skipped(module, args.out)
         print(f"set {set_name}: {written} of {len(cases)} written in {time.time() - start:.0f}s", flush=True)
     return 1 if failures else 0
 
