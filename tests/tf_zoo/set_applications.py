@@ -1,6 +1,7 @@
 """The applications set: every architecture in keras.applications, random
 weights (weights=None), classes=10, batch 1, at the smallest square input
-in 32..96 that the constructor accepts. The smallest member of each family
+in 32..96 that the constructor accepts, through an Input named "image" (the
+signature key in both SavedModels). The smallest member of each family
 comes first so that a partial run still holds every family.
 
 These models are large (up to a few GB each with all exports); they are
@@ -42,7 +43,8 @@ def construct(name: str):
     problems = []
     for size in SIZES:
         try:
-            model = constructor(weights=None, classes=10, input_shape=(size, size, 3))
+            image = keras.Input((size, size, 3), name="image")
+            model = constructor(weights=None, classes=10, input_shape=(size, size, 3), input_tensor=image)
             return model, size
         except ValueError as exc:
             problems.append(f"{size}: {exc}")
