@@ -10,6 +10,7 @@ version is skipped unless --force. A model that fails to build or export
 records the error in its meta.json and the others go on. See README.md.
 """
 import argparse
+import gc
 import json
 import os
 import re
@@ -20,6 +21,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import keras  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
 import export  # noqa: E402
@@ -118,7 +120,17 @@ def main() -> int:
             sample = getattr(module, "KERAS_EXPORT_SAMPLE", None)
             keras_export = args.keras_export == "all" or (
                 args.keras_export == "sample" and (sample is None or case.name in sample))
-            meta = export.export_case(case, set_name, args.out, keras_export)
+            try:
+                meta = export.export_case(case, set_name, args.out, keras_export)
+            except Exception as exc:  # noqa: BLE001 - one model must not stop the others
+                meta = {"errors": {"generator": export.short_error(exc)}, "outputs": [], "bytes": 0}
+                folder_meta = os.path.join(folder, "meta.json")
+                os.makedirs(folder, exist_ok=True)
+                with open(folder_meta, "w") as f:
+                    json.dump({"name": case.name, "set": set_name, "tf_version": tf.__version__,
+                               "description": case.description, **meta, "notes": []}, f, indent=1)
+            keras.backend.clear_session()  # frees the model and resets Keras's name counters
+            gc.collect()
             written += 1
             state = "errors: " + ", ".join(meta["errors"]) if meta["errors"] else "ok"
             print(f"{set_name}/{case.name}: {state} ({time.time() - t0:.1f}s, {meta['bytes']} bytes)", flush=True)
