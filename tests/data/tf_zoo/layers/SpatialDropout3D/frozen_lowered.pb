@@ -1,0 +1,8 @@
+
+G
+xPlaceholder*(
+shape:ÿÿÿÿÿÿÿÿÿ*
+dtype0
+ 
+IdentityIdentityx*
+T0"ª
