@@ -2,6 +2,7 @@
 files of python/tests/tf_zoo_runner.py.
 
   python tests/tf_zoo/coverage.py RESULTS.json [RESULTS.json]... > docs/tf_zoo_coverage.md
+  python tests/tf_zoo/coverage.py --write-expected tests/tf_zoo/expected_failures.json RESULTS.json...
 
 Each results file maps "set/name" to the ways the model ran, whether each
 matched TensorFlow and the runtime's message. The table counts, per set, the
@@ -83,13 +84,31 @@ def render(results: dict, command: str) -> str:
     return "\n".join(out) + "\n"
 
 
+def expected_failures(results: dict) -> dict:
+    """The ways that do not match, with their reasons: the expected failures
+    of python/tests/test_tf_zoo.py."""
+    expected = {}
+    for model_id in sorted(results):
+        bad = {way: _reason(r["message"]) for way, r in sorted(results[model_id]["ways"].items())
+               if not r["ok"]}
+        if bad:
+            expected[model_id] = bad
+    return expected
+
+
 def main(argv: list[str]) -> int:
+    write_expected = None
+    if argv[:1] == ["--write-expected"] and len(argv) >= 2:
+        write_expected, argv = argv[1], argv[2:]
     if not argv:
         print(__doc__, file=sys.stderr)
         return 2
     results: dict = {}
     for path in argv:
         results.update(json.loads(Path(path).read_text()))
+    if write_expected:
+        Path(write_expected).write_text(json.dumps(expected_failures(results), indent=1) + "\n")
+        return 0
     command = "python tests/tf_zoo/coverage.py " + " ".join(Path(p).name for p in argv)
     sys.stdout.write(render(results, command))
     return 0
