@@ -122,7 +122,8 @@ def test_cli_runs_every_form(model, form, tmp_path):
     x, expected = cases(model)[1]
     np.save(tmp_path / "x.npy", x)
     out = tmp_path / "out"
-    run = subprocess.run([str(cli), "run", str(DATA / model / form), "--input", f"{entry['input']}=" + str(tmp_path / "x.npy"),
+    run = subprocess.run([str(cli), "run", str(DATA / model / form),
+                          "--input", f"{entry['input']}={tmp_path / 'x.npy'}",
                           "--output", entry["output"], "--out", str(out)],
                          capture_output=True, text=True, env={**os.environ, "PLEXUS_PLUGIN_PATH": ""})
     assert run.returncode == 0, run.stdout + run.stderr

@@ -226,7 +226,9 @@ absl::Status Split(HostOpContext& ctx) {
         absl::StrCat("Tensor must be at least a vector, but saw shape: ", ShapeToString(t.shape())));
   }
   PartialShape rest;
-  if (element_shape.rank_known()) rest = PartialShape(Shape(element_shape.dims().begin() + 1, element_shape.dims().end()));
+  if (element_shape.rank_known()) {
+    rest = PartialShape(Shape(element_shape.dims().begin() + 1, element_shape.dims().end()));
+  }
   if (!CompatibleShapes(rest, PartialShape(Shape(t.shape().begin() + 1, t.shape().end())))) {
     return ctx.InvalidArgument(absl::StrCat("tensor shape ", ShapeToString(t.shape()),
                                             " is not compatible with element_shape ", element_shape.ToString()));
