@@ -112,6 +112,20 @@ def test_a_list_passes_through_if_branches(form):
         np.testing.assert_array_equal(got, np.stack([x, x * factor, np.zeros(2, np.float32)]))
 
 
+@pytest.mark.parametrize("form", ["frozen.pb", "frozen_lowered.pb"])
+def test_a_loop_snapshot_of_a_list_keeps_its_value(form):
+    """A While body writes element i of its list and passes the list it read
+    on as another loop variable. Plexus updates a list in place only when
+    nothing else holds it: the snapshot must miss the last write
+    (TensorFlow: rows 0 and 1 of the difference are zero, row 2 is 3x)."""
+    entry = MANIFEST["list_snapshot_in_loop"]
+    sess = px.Session(str(DATA / "list_snapshot_in_loop" / form))
+    x = np.array([1.5, -2.0], np.float32)
+    for _ in range(2):  # the second run reuses the executors' scratch
+        got = sess.run(entry["output"], {entry["input"]: x}).numpy()
+        np.testing.assert_array_equal(got, np.stack([np.zeros(2), np.zeros(2), 3 * x]).astype(np.float32))
+
+
 @pytest.mark.parametrize("form", FORMS)
 @pytest.mark.parametrize("model", ["bidirectional_stack", "gru_backwards_last"])
 def test_cli_runs_every_form(model, form, tmp_path):
