@@ -19,14 +19,22 @@ namespace {
 
 using ::plexus::testing::CpuRuntime;
 
-Tensor Ints(Shape shape, const std::vector<int32_t>& v) { return Tensor::FromVector<int32_t>(DataType::kInt32, shape, v); }
-Tensor Int64s(Shape shape, const std::vector<int64_t>& v) { return Tensor::FromVector<int64_t>(DataType::kInt64, shape, v); }
-Tensor Floats(Shape shape, const std::vector<float>& v) { return Tensor::FromVector<float>(DataType::kFloat, shape, v); }
+Tensor Ints(Shape shape, const std::vector<int32_t>& v) {
+  return Tensor::FromVector<int32_t>(DataType::kInt32, shape, v);
+}
+Tensor Int64s(Shape shape, const std::vector<int64_t>& v) {
+  return Tensor::FromVector<int64_t>(DataType::kInt64, shape, v);
+}
+Tensor Floats(Shape shape, const std::vector<float>& v) {
+  return Tensor::FromVector<float>(DataType::kFloat, shape, v);
+}
 Tensor Filled(Shape shape, float value) {
   return Floats(shape, std::vector<float>(static_cast<size_t>(NumElements(shape)), value));
 }
 
-std::vector<float> Values(const Tensor& t) { return std::vector<float>(t.data<float>(), t.data<float>() + t.num_elements()); }
+std::vector<float> Values(const Tensor& t) {
+  return std::vector<float>(t.data<float>(), t.data<float>() + t.num_elements());
+}
 
 // A graph under construction, and a session to run it.
 class ListGraph {
@@ -246,7 +254,8 @@ TEST(TensorListTest, BadIndicesDtypesAndShapesAreClearErrors) {
   {
     ListGraph g;
     Endpoint l = g.Op("TensorListFromTensor", {g.Const(Filled({3, 2}, 1)), g.Const(Ints({}, {-1}))});
-    ExpectRunError(g, g.Op("TensorListScatterIntoExistingList", {l, g.Const(Filled({1, 2}, 1)), g.Const(Ints({1}, {-1}))}),
+    ExpectRunError(g,
+                   g.Op("TensorListScatterIntoExistingList", {l, g.Const(Filled({1, 2}, 1)), g.Const(Ints({1}, {-1}))}),
                    "Indices in TensorListScatter must all be non-negative.");
   }
   ListGraph g;

@@ -17,7 +17,10 @@ Each model's folder holds the four, x.npy (batch 2, 5 steps, 3 features)
 and expected.npy (the model's output for x), and x_long.npy (batch 3, 9
 steps) with expected_long.npy: every form takes inputs of any batch size
 and sequence length. MANIFEST.json names the input and output of each form
-and records the TensorFlow and Keras versions. The script checks that
+and records the TensorFlow and Keras versions. list_through_if/ holds a
+TensorList passed through tf.cond (a functional StatelessIf, and lowered);
+list_snapshot_in_loop/ a While loop that writes its list and passes the
+list it read on unchanged. The script checks that
 TensorFlow itself reproduces the expected outputs from every form.
 
 Run in a virtual environment with tensorflow-cpu (TensorFlow 2.21, Keras 3):
@@ -112,6 +115,58 @@ def check_frozen(path, entry, cases):
                 np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-6)
 
 
+def write_list_through_if(out_dir):
+    """A TensorList passed through tf.cond: a functional StatelessIf (and its
+    lowered Switch/Merge form) whose branches take and return a variant."""
+
+    def f(x, flag):
+        ta = tf.TensorArray(tf.float32, size=3).write(0, x)
+        ta = tf.cond(flag, lambda: ta.write(1, x * 2), lambda: ta.write(1, x * 3))
+        return ta.stack()
+
+    spec = (tf.TensorSpec((2,), tf.float32, name="x"), tf.TensorSpec((), tf.bool, name="flag"))
+    concrete = tf.function(f).get_concrete_function(*spec)
+    folder = os.path.join(out_dir, "list_through_if")
+    os.makedirs(folder, exist_ok=True)
+    for form, lower in (("frozen.pb", False), ("frozen_lowered.pb", True)):
+        frozen = convert_variables_to_constants_v2(concrete, lower_control_flow=lower)
+        with open(os.path.join(folder, form), "wb") as out:
+            out.write(frozen.graph.as_graph_def().SerializeToString())
+        x = np.array([1.5, -2.0], np.float32)
+        for flag in (True, False):
+            got = frozen(tf.constant(x), tf.constant(flag))[0].numpy()
+            want = np.stack([x, x * (2 if flag else 3), np.zeros(2, np.float32)])
+            np.testing.assert_array_equal(got, want)
+    return {"inputs": [t.name for t in frozen.inputs], "output": frozen.outputs[0].name}
+
+
+def write_list_snapshot_in_loop(out_dir):
+    """A While loop whose body writes its list and also passes the list it
+    read on as another loop variable: the write must not show in the
+    snapshot (lists are values, even where Plexus updates them in place)."""
+
+    def f(x):
+        def body(i, ta, before):
+            return i + 1, ta.write(i, x * tf.cast(i + 1, tf.float32)), ta
+
+        empty = tf.TensorArray(tf.float32, size=3, element_shape=(2,))
+        _, ta, before = tf.while_loop(lambda i, *_: i < 3, body, (0, empty, empty))
+        return ta.stack() - before.stack()
+
+    spec = tf.TensorSpec((2,), tf.float32, name="x")
+    concrete = tf.function(f).get_concrete_function(spec)
+    folder = os.path.join(out_dir, "list_snapshot_in_loop")
+    os.makedirs(folder, exist_ok=True)
+    x = np.array([1.5, -2.0], np.float32)
+    want = np.stack([np.zeros(2, np.float32), np.zeros(2, np.float32), 3 * x])
+    for form, lower in (("frozen.pb", False), ("frozen_lowered.pb", True)):
+        frozen = convert_variables_to_constants_v2(concrete, lower_control_flow=lower)
+        with open(os.path.join(folder, form), "wb") as out:
+            out.write(frozen.graph.as_graph_def().SerializeToString())
+        np.testing.assert_array_equal(frozen(tf.constant(x))[0].numpy(), want)
+    return {"input": frozen.inputs[0].name, "output": frozen.outputs[0].name}
+
+
 def main(out_dir):
     manifest = {"tensorflow": tf.__version__, "keras": keras.__version__, "models": {}}
     rng = np.random.default_rng(5)
@@ -134,6 +189,8 @@ def main(out_dir):
         model.export(os.path.join(folder, "export"), verbose=False)
         entry["export"] = signature_keys(os.path.join(folder, "export"), cases)
         manifest["models"][name] = entry
+    manifest["list_through_if"] = write_list_through_if(out_dir)
+    manifest["list_snapshot_in_loop"] = write_list_snapshot_in_loop(out_dir)
     with open(os.path.join(out_dir, "MANIFEST.json"), "w") as f:
         json.dump(manifest, f, indent=2, sort_keys=True)
         f.write("\n")

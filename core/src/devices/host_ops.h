@@ -33,6 +33,10 @@ class HostOpContext {
   int num_inputs() const { return static_cast<int>(inputs_.size()); }
   const Tensor& input(int i) const { return inputs_[i]; }
   const std::vector<Tensor>& inputs() const { return inputs_; }
+  // Moves input i out of the context (it reads as invalid afterwards). An op
+  // that takes the only reference to a variant may change it in place
+  // (devices/variant.h); function calls hand their arguments on this way.
+  Tensor TakeInput(int i) { return std::move(inputs_[i]); }
   void set_output(int i, Tensor t) { outputs_[i] = std::move(t); }
   std::vector<Tensor>& outputs() { return outputs_; }
   SessionState* state() const { return state_; }

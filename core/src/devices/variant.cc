@@ -23,4 +23,11 @@ const VariantValue* GetVariant(const Tensor& t) {
   return static_cast<const Holder*>(t.raw_data())->value.get();
 }
 
+VariantValue* UniqueVariant(Tensor& t) {
+  if (GetVariant(t) == nullptr || t.buffer().use_count() != 1) return nullptr;
+  auto* holder = static_cast<Holder*>(t.raw_data());
+  if (holder->value.use_count() != 1) return nullptr;
+  return const_cast<VariantValue*>(holder->value.get());
+}
+
 }  // namespace plexus

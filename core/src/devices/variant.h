@@ -3,8 +3,11 @@
 // kind so far is the TensorList (host_kernels/tensor_list.h).
 //
 // A variant is a value, never state: copies of the tensor share the object,
-// so nothing may change it once a tensor holds it; an op that "changes" a
-// variant makes a new one. Variant tensors never cross the plugin ABI:
+// so nothing may change it while another tensor holds it; an op that
+// "changes" a variant makes a new one, unless it holds the only reference
+// (UniqueVariant). The in-order executor moves a variant into its last
+// reader, and function calls and While loops hand their arguments on, so
+// that a loop's TensorListSetItem changes its list in place. Variant tensors never cross the plugin ABI:
 // the placer runs every op with a variant input or output on the host, and
 // copying one to a device is refused. Their byte size is zero, so the memory
 // plan, DLPack and .npy writers leave them out, and constant folding keeps
@@ -29,6 +32,9 @@ class VariantValue {
 Tensor MakeVariantTensor(std::shared_ptr<const VariantValue> value);
 // The object a DT_VARIANT tensor holds; null for any other tensor.
 const VariantValue* GetVariant(const Tensor& t);
+// The object `t` holds, to change in place, when `t` is its only holder
+// (no other tensor shares its buffer); else null.
+VariantValue* UniqueVariant(Tensor& t);
 
 }  // namespace plexus
 

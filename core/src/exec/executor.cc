@@ -119,6 +119,15 @@ absl::Status Executor::CheckFeed(int index, const Tensor& value) const {
 
 absl::StatusOr<std::vector<Tensor>> Executor::Run(const std::vector<Tensor>& feed_values,
                                                   TraceRecorder* trace) const {
+  return RunFeeds(feed_values, nullptr, trace);
+}
+
+absl::StatusOr<std::vector<Tensor>> Executor::Run(std::vector<Tensor>&& feed_values, TraceRecorder* trace) const {
+  return RunFeeds(feed_values, &feed_values, trace);
+}
+
+absl::StatusOr<std::vector<Tensor>> Executor::RunFeeds(const std::vector<Tensor>& feed_values,
+                                                       std::vector<Tensor>* owned, TraceRecorder* trace) const {
   if (feed_values.size() != request_.feeds.size()) {
     return absl::InvalidArgumentError(absl::StrCat("expected ", request_.feeds.size(),
                                                    " feed values, got ", feed_values.size()));
@@ -161,6 +170,7 @@ absl::StatusOr<std::vector<Tensor>> Executor::Run(const std::vector<Tensor>& fee
   if (pool != nullptr && pool->CurrentThreadId() >= 0) pool = nullptr;
   RunState run(devices_, pool != nullptr ? 1 + pool->num_threads() : 1);
   run.trace = trace;
+  run.owned_feeds = owned;
   run.cancel = CurrentRunCancelFlag();
   // (The serial path reuses its scratch's retired list.)
   if (dataflow_ || pool != nullptr) run.retired.reserve(items_.size());

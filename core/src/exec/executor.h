@@ -60,6 +60,11 @@ class Executor {
   // With `trace`, every node run is recorded on the timeline.
   absl::StatusOr<std::vector<Tensor>> Run(const std::vector<Tensor>& feed_values,
                                           TraceRecorder* trace = nullptr) const;
+  // The same, taking the feeds: a variant fed here moves into its last
+  // reader, which may then change it in place (a While body's list; see
+  // devices/variant.h).
+  absl::StatusOr<std::vector<Tensor>> Run(std::vector<Tensor>&& feed_values,
+                                          TraceRecorder* trace = nullptr) const;
 
   const std::vector<std::string>& placement_notes() const { return notes_; }
   // Where every node runs and the copies between devices (plexus/placement.h).
@@ -162,6 +167,9 @@ class Executor {
 
   Executor() = default;
   absl::Status CheckFeed(int index, const Tensor& value) const;
+  // Run's body; `owned` is the feeds themselves when the caller gave them up.
+  absl::StatusOr<std::vector<Tensor>> RunFeeds(const std::vector<Tensor>& feed_values,
+                                               std::vector<Tensor>* owned, TraceRecorder* trace) const;
   bool IsCachedConstant(const Tensor& tensor) const;
   // Runs a kernel, host or forwarding item on its inputs.
   // Kernels launch on `stream`. With `inputs_ready`, the caller has already
@@ -195,6 +203,7 @@ class Executor {
   std::vector<Item> items_;
   std::vector<Source> fetch_sources_;
   std::vector<int> slot_uses_;  // consumers (and fetches) of each slot
+  std::vector<int> feed_uses_;  // consumers (and fetches) of each feed
   int num_slots_ = 0;
   bool dataflow_ = false;  // the graph has TensorFlow 1 control flow
   bool parallel_ = false;  // see parallel()

@@ -47,6 +47,9 @@ struct Executor::RunState {
   RunState(const std::vector<std::shared_ptr<Device>>& devices, int num_slots = 1)
       : streams(devices, num_slots) {}
   TraceRecorder* trace = nullptr;
+  // The feeds, when the caller gave them up (Executor::Run(&&)): the
+  // in-order scheduler moves a variant feed into its last reader.
+  std::vector<Tensor>* owned_feeds = nullptr;
   // Set by another thread (or a signal handler) to stop the run between
   // nodes with CANCELLED; see RunOptions.
   const std::atomic<bool>* cancel = nullptr;
@@ -66,9 +69,12 @@ struct Executor::RunState {
   // `streams`, so they die after its destructor has waited for the work.
   std::vector<Tensor> retired;
   RunStreams streams;
+  // Keeps what device work may still use; drops variants (host values that
+  // no stream touches), so that a loop's list is not held here and its next
+  // update can happen in place.
   void Retire(std::vector<Tensor>& tensors) {
     for (Tensor& t : tensors) {
-      if (t.buffer() != nullptr) retired.push_back(std::move(t));
+      if (t.buffer() != nullptr && t.dtype() != DataType::kVariant) retired.push_back(std::move(t));
     }
     tensors.clear();
   }

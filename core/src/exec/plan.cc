@@ -357,11 +357,13 @@ absl::Status Executor::Builder::BuildItems() {
 // of each slot.
 void Executor::Builder::WireInputs() {
   exec->slot_uses_.assign(exec->num_slots_, 0);
+  exec->feed_uses_.assign(exec->request_.feeds.size(), 0);
   auto source_of = [&](const Endpoint& e) {
     Source s;
     auto it = fed.find({e.node->id, e.index});
     if (it != fed.end()) {
       s.feed = it->second;
+      exec->feed_uses_[s.feed]++;
     } else {
       s.item = item_of[e.node->id];
       s.output = e.index;

@@ -298,7 +298,7 @@ absl::Status Executor::Dataflow::Step(Task task) {
   // Outputs nobody reads may still be written by queued device work: they
   // are freed with the rest once the streams drain.
   for (Token& t : outs) {
-    if (t.value.buffer() != nullptr) run.retired.push_back(std::move(t.value));
+    if (t.value.buffer() != nullptr && t.value.dtype() != DataType::kVariant) run.retired.push_back(std::move(t.value));
   }
   if (run.retired.size() > 4096) {
     PX_RETURN_IF_ERROR(run.streams.SynchronizeAll());

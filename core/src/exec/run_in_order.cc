@@ -44,6 +44,21 @@ absl::StatusOr<std::vector<Tensor>> Executor::RunInOrder(const std::vector<Tenso
   auto value_of = [&](const Source& s) -> const Tensor& {
     return s.item < 0 ? feed_values[s.feed] : slots[items_[s.item].first_slot + s.output];
   };
+  // A variant read for the last time moves into its reader, so that a host
+  // op holding the only reference may change it in place (devices/variant.h).
+  std::vector<int> feeds_left(feed_uses_);
+  auto take = [&](const Source& s) -> Tensor {
+    if (s.item >= 0) {
+      const int slot = items_[s.item].first_slot + s.output;
+      if (uses[slot] == 1 && slots[slot].dtype() == DataType::kVariant) return std::move(slots[slot]);
+      return slots[slot];
+    }
+    const bool last = --feeds_left[s.feed] == 0;
+    if (last && run.owned_feeds != nullptr && feed_values[s.feed].dtype() == DataType::kVariant) {
+      return std::move((*run.owned_feeds)[s.feed]);
+    }
+    return feed_values[s.feed];
+  };
   std::vector<Tensor>& inputs = run.scratch->inputs;
   std::vector<Tensor>& outputs = run.scratch->outputs;
   // On an error return, wait for the streams before the tensors above are
@@ -74,8 +89,9 @@ absl::StatusOr<std::vector<Tensor>> Executor::RunInOrder(const std::vector<Tenso
       PX_RETURN_IF_ERROR(Compute(item, pointers, &outputs, run.streams.stream(item.device_index), run));
     } else {
       inputs.clear();
-      for (const Source& s : item.inputs) inputs.push_back(value_of(s));
+      for (const Source& s : item.inputs) inputs.push_back(take(s));
       PX_RETURN_IF_ERROR(Execute(item, std::move(inputs), &outputs, run, run.streams.stream(item.device_index)));
+      inputs.clear();  // what a forwarding item read must not outlive its slot
     }
     for (int k = 0; k < node.num_outputs(); ++k) slots[item.first_slot + k] = std::move(outputs[k]);
     // Retire inputs nobody else needs; they are freed once the streams drain.

@@ -170,8 +170,7 @@ absl::StatusOr<std::shared_ptr<SessionState::Instance>> SessionState::Instantiat
   return instance;
 }
 
-absl::StatusOr<std::vector<Tensor>> SessionState::CallFunction(const std::string& name,
-                                                               const std::vector<Tensor>& args) {
+absl::StatusOr<std::vector<Tensor>> SessionState::CallFunction(const std::string& name, std::vector<Tensor> args) {
   PX_ASSIGN_OR_RETURN(std::shared_ptr<Instance> instance, Instantiate(name));
   if (args.size() != instance->num_args) {
     return absl::InvalidArgumentError(absl::StrCat("function '", name, "' takes ",
@@ -190,7 +189,7 @@ absl::StatusOr<std::vector<Tensor>> SessionState::CallFunction(const std::string
     return absl::ResourceExhaustedError(absl::StrCat("function '", name, "': calls nest deeper than ",
                                                      kMaxDepth, " (runaway recursion?)"));
   }
-  auto results = instance->executor->Run(args);
+  auto results = instance->executor->Run(std::move(args));
   if (!results.ok()) return Annotate(results.status(), absl::StrCat("in function '", name, "'"));
   return results;
 }

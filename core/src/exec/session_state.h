@@ -100,9 +100,10 @@ class SessionState {
   const std::shared_ptr<ResourceStore>& resources() const { return resources_; }
 
   // Runs library function `name` on `args`; returns its outputs. Functions
-  // are instantiated once (graph and executor) and cached.
-  absl::StatusOr<std::vector<Tensor>> CallFunction(const std::string& name,
-                                                   const std::vector<Tensor>& args);
+  // are instantiated once (graph and executor) and cached. The function's
+  // executor takes the arguments (Executor::Run(&&)): a variant argument
+  // nobody else holds may be changed in place by the function.
+  absl::StatusOr<std::vector<Tensor>> CallFunction(const std::string& name, std::vector<Tensor> args);
   bool HasFunction(const std::string& name) const;
 
  private:

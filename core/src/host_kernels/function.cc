@@ -42,9 +42,18 @@ absl::Status SetOutputs(HostOpContext& ctx, std::vector<Tensor> results, const s
   return absl::OkStatus();
 }
 
+// The node's inputs from `first` on, taken from the context: a call hands
+// its arguments on, so that a list argument nobody else holds can be
+// changed in place inside the function (devices/variant.h).
+std::vector<Tensor> TakeInputs(HostOpContext& ctx, int first) {
+  std::vector<Tensor> args;
+  for (int i = first; i < ctx.num_inputs(); ++i) args.push_back(ctx.TakeInput(i));
+  return args;
+}
+
 absl::Status Call(HostOpContext& ctx) {
   PX_ASSIGN_OR_RETURN(std::string f, FuncName(ctx, "f"));
-  PX_ASSIGN_OR_RETURN(std::vector<Tensor> results, ctx.state()->CallFunction(f, ctx.inputs()));
+  PX_ASSIGN_OR_RETURN(std::vector<Tensor> results, ctx.state()->CallFunction(f, TakeInputs(ctx, 0)));
   return SetOutputs(ctx, std::move(results), f);
 }
 PX_REGISTER_HOST_OP("PartitionedCall", Call);
@@ -73,8 +82,7 @@ absl::StatusOr<bool> Truth(const Tensor& t) {
 absl::Status IfOp(HostOpContext& ctx) {
   PX_ASSIGN_OR_RETURN(bool cond, Truth(ctx.input(0)));
   PX_ASSIGN_OR_RETURN(std::string f, FuncName(ctx, cond ? "then_branch" : "else_branch"));
-  std::vector<Tensor> args(ctx.inputs().begin() + 1, ctx.inputs().end());
-  PX_ASSIGN_OR_RETURN(std::vector<Tensor> results, ctx.state()->CallFunction(f, args));
+  PX_ASSIGN_OR_RETURN(std::vector<Tensor> results, ctx.state()->CallFunction(f, TakeInputs(ctx, 1)));
   return SetOutputs(ctx, std::move(results), f);
 }
 PX_REGISTER_HOST_OP("If", IfOp);
@@ -83,7 +91,8 @@ PX_REGISTER_HOST_OP("StatelessIf", IfOp);
 absl::Status WhileOp(HostOpContext& ctx) {
   PX_ASSIGN_OR_RETURN(std::string cond, FuncName(ctx, "cond"));
   PX_ASSIGN_OR_RETURN(std::string body, FuncName(ctx, "body"));
-  std::vector<Tensor> values = ctx.inputs();
+  std::vector<Tensor> values = TakeInputs(ctx, 0);
+  const size_t num_vars = values.size();
   for (int64_t iteration = 0;; ++iteration) {
     PX_ASSIGN_OR_RETURN(std::vector<Tensor> c, ctx.state()->CallFunction(cond, values));
     if (c.size() != 1) {
@@ -92,10 +101,11 @@ absl::Status WhileOp(HostOpContext& ctx) {
     PX_ASSIGN_OR_RETURN(Tensor pred, CopyTensorTo(c[0], nullptr));
     PX_ASSIGN_OR_RETURN(bool go_on, Truth(pred));
     if (!go_on) break;
-    PX_ASSIGN_OR_RETURN(std::vector<Tensor> next, ctx.state()->CallFunction(body, values));
-    if (next.size() != values.size()) {
+    // The body takes the loop variables: its list updates happen in place.
+    PX_ASSIGN_OR_RETURN(std::vector<Tensor> next, ctx.state()->CallFunction(body, std::move(values)));
+    if (next.size() != num_vars) {
       return ctx.InvalidArgument(absl::StrCat("body function '", body, "' returned ", next.size(),
-                                              " value(s) for ", values.size(), " loop variable(s)"));
+                                              " value(s) for ", num_vars, " loop variable(s)"));
     }
     values = std::move(next);
   }

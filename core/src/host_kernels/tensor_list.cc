@@ -33,9 +33,13 @@ absl::StatusOr<const TensorList*> ListInput(const HostOpContext& ctx, int i) {
   return list;
 }
 
-absl::StatusOr<std::shared_ptr<TensorList>> ListToChange(const HostOpContext& ctx, int i) {
-  PX_ASSIGN_OR_RETURN(const TensorList* list, ListInput(ctx, i));
-  return std::make_shared<TensorList>(*list);
+absl::StatusOr<ChangedList> ListToChange(HostOpContext& ctx, int i) {
+  PX_ASSIGN_OR_RETURN(const TensorList* in, ListInput(ctx, i));
+  Tensor held = ctx.TakeInput(i);
+  if (auto* list = dynamic_cast<TensorList*>(UniqueVariant(held))) return ChangedList{std::move(held), list};
+  auto copy = std::make_shared<TensorList>(*in);
+  TensorList* list = copy.get();
+  return ChangedList{MakeVariantTensor(std::move(copy)), list};
 }
 
 void SetListOutput(HostOpContext& ctx, int i, std::shared_ptr<TensorList> list) {
@@ -231,10 +235,11 @@ absl::Status SetItem(HostOpContext& ctx) {
     return ctx.InvalidArgument(
         absl::StrCat("Trying to modify element ", index, " in a list with ", size, " elements."));
   }
-  PX_ASSIGN_OR_RETURN(std::shared_ptr<TensorList> list, ListToChange(ctx, 0));
+  PX_ASSIGN_OR_RETURN(ChangedList out, ListToChange(ctx, 0));
+  TensorList* list = out.list;
   if (index >= size) list->elements.resize(index + 1);
   list->elements[index] = ctx.input(2);
-  SetListOutput(ctx, 0, std::move(list));
+  ctx.set_output(0, std::move(out.tensor));
   return absl::OkStatus();
 }
 PX_REGISTER_HOST_OP("TensorListSetItem", SetItem);
@@ -249,9 +254,10 @@ absl::Status PushBack(HostOpContext& ctx) {
     return ctx.InvalidArgument(absl::StrCat("Tried to push item into a full list list size: ", size,
                                             " max_num_elements: ", in->max_num_elements));
   }
-  PX_ASSIGN_OR_RETURN(std::shared_ptr<TensorList> list, ListToChange(ctx, 0));
+  PX_ASSIGN_OR_RETURN(ChangedList out, ListToChange(ctx, 0));
+  TensorList* list = out.list;
   list->elements.push_back(ctx.input(1));
-  SetListOutput(ctx, 0, std::move(list));
+  ctx.set_output(0, std::move(out.tensor));
   return absl::OkStatus();
 }
 PX_REGISTER_HOST_OP("TensorListPushBack", PushBack);
@@ -272,9 +278,10 @@ absl::Status PopBack(HostOpContext& ctx) {
     }
     PX_ASSIGN_OR_RETURN(item, Zeros(in->element_dtype, shape.dims()));
   }
-  PX_ASSIGN_OR_RETURN(std::shared_ptr<TensorList> list, ListToChange(ctx, 0));
+  PX_ASSIGN_OR_RETURN(ChangedList out, ListToChange(ctx, 0));
+  TensorList* list = out.list;
   list->elements.pop_back();
-  SetListOutput(ctx, 0, std::move(list));
+  ctx.set_output(0, std::move(out.tensor));
   ctx.set_output(1, std::move(item));
   return absl::OkStatus();
 }
@@ -286,9 +293,10 @@ absl::Status Resize(HostOpContext& ctx) {
   if (size < 0) {
     return ctx.InvalidArgument(absl::StrCat("TensorListSlice expects size to be non-negative. Got: ", size));
   }
-  PX_ASSIGN_OR_RETURN(std::shared_ptr<TensorList> list, ListToChange(ctx, 0));
+  PX_ASSIGN_OR_RETURN(ChangedList out, ListToChange(ctx, 0));
+  TensorList* list = out.list;
   list->elements.resize(size);
-  SetListOutput(ctx, 0, std::move(list));
+  ctx.set_output(0, std::move(out.tensor));
   return absl::OkStatus();
 }
 PX_REGISTER_HOST_OP("TensorListResize", Resize);

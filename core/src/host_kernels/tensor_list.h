@@ -4,9 +4,11 @@
 // tensor_list_bulk.cc: whole-list ops such as Stack, Concat and Split).
 //
 // A list is a value (devices/variant.h): an op that changes a list returns
-// a new one and leaves its input as it was. Element tensors are immutable
-// like every tensor, so the new list shares the element buffers of the old
-// and copies only their handles.
+// a new one and leaves its input as it was, unless it holds the only
+// reference to its input, which it then changes in place (a loop's
+// TensorListSetItem, whose list the executor moves in). Element tensors are
+// immutable like every tensor, so a new list shares the element buffers of
+// the old and copies only their handles; element buffers are never copied.
 #ifndef PLEXUS_CORE_SRC_HOST_KERNELS_TENSOR_LIST_H_
 #define PLEXUS_CORE_SRC_HOST_KERNELS_TENSOR_LIST_H_
 
@@ -36,8 +38,14 @@ class TensorList : public VariantValue {
 // The list that input `i` holds; an error naming the node when the input is
 // not a scalar variant holding a TensorList.
 absl::StatusOr<const TensorList*> ListInput(const HostOpContext& ctx, int i);
-// A copy of the list input `i` holds, to change and return as an output.
-absl::StatusOr<std::shared_ptr<TensorList>> ListToChange(const HostOpContext& ctx, int i);
+// A list to change and return as an output: input `i` itself when the op
+// holds the only reference to it (the input is taken from the context),
+// else a new tensor holding a copy.
+struct ChangedList {
+  Tensor tensor;     // the variant to output
+  TensorList* list;  // the list it holds, to change before it is output
+};
+absl::StatusOr<ChangedList> ListToChange(HostOpContext& ctx, int i);
 // Sets output `i` to a variant scalar holding `list`.
 void SetListOutput(HostOpContext& ctx, int i, std::shared_ptr<TensorList> list);
 

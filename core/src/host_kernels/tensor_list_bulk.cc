@@ -226,7 +226,9 @@ absl::Status Split(HostOpContext& ctx) {
         absl::StrCat("Tensor must be at least a vector, but saw shape: ", ShapeToString(t.shape())));
   }
   PartialShape rest;
-  if (element_shape.rank_known()) rest = PartialShape(Shape(element_shape.dims().begin() + 1, element_shape.dims().end()));
+  if (element_shape.rank_known()) {
+    rest = PartialShape(Shape(element_shape.dims().begin() + 1, element_shape.dims().end()));
+  }
   if (!CompatibleShapes(rest, PartialShape(Shape(t.shape().begin() + 1, t.shape().end())))) {
     return ctx.InvalidArgument(absl::StrCat("tensor shape ", ShapeToString(t.shape()),
                                             " is not compatible with element_shape ", element_shape.ToString()));
@@ -293,13 +295,14 @@ absl::Status ScatterIntoExistingList(HostOpContext& ctx) {
     if (i < 0) return ctx.InvalidArgument("Indices in TensorListScatter must all be non-negative.");
     max_index = std::max(max_index, i);
   }
-  PX_ASSIGN_OR_RETURN(std::shared_ptr<TensorList> list, ListToChange(ctx, 0));
-  if (max_index + 1 > static_cast<int64_t>(list->elements.size())) list->elements.resize(max_index + 1);
+  PX_ASSIGN_OR_RETURN(ChangedList out, ListToChange(ctx, 0));
+  std::vector<Tensor>& elements = out.list->elements;
+  if (max_index + 1 > static_cast<int64_t>(elements.size())) elements.resize(max_index + 1);
   for (int64_t k = 0; k < indices.num_elements(); ++k) {
     PX_ASSIGN_OR_RETURN(Tensor row_value, Rows(t, k, k + 1, /*drop_first=*/true));
-    list->elements[indices.data<int32_t>()[k]] = std::move(row_value);
+    elements[indices.data<int32_t>()[k]] = std::move(row_value);
   }
-  SetListOutput(ctx, 0, std::move(list));
+  ctx.set_output(0, std::move(out.tensor));
   return absl::OkStatus();
 }
 PX_REGISTER_HOST_OP("TensorListScatterIntoExistingList", ScatterIntoExistingList);
