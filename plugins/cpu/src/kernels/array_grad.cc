@@ -10,6 +10,7 @@
 
 #include "kernels/register_kernels.h"
 #include "plexus/sdk/array_shapes.h"
+#include "plexus/sdk/index_shapes.h"
 #include "plexus/sdk/op_signatures.h"
 
 namespace plexus::cpu {
@@ -231,57 +232,6 @@ class MirrorPadGradKernel : public sdk::OpKernel {
   bool symmetric_ = false;
 };
 
-// ScatterNd's layout: n index rows of k coordinates, each adding a slice of
-// `slice` elements; `strides` are the element strides of shape's first k
-// dimensions.
-struct ScatterNdLayout {
-  int64_t n = 1, k = 0, slice = 1;
-  Index strides;
-};
-
-ScatterNdLayout CheckScatterNd(const Shape& indices, const Shape& updates, const Shape& shape) {
-  PX_SDK_CHECK(!indices.empty(), "indices must be at least a vector, got shape %s",
-               sdk::ShapeString(indices).c_str());
-  for (int64_t d : shape) {
-    PX_SDK_CHECK(d >= 0, "shape has a negative dimension: %s", sdk::ShapeString(shape).c_str());
-  }
-  ScatterNdLayout l;
-  const int64_t rank = static_cast<int64_t>(shape.size());
-  l.k = indices.back();
-  PX_SDK_CHECK(l.k <= rank, "the last dimension of indices (%lld) must not exceed the rank of shape %s",
-               static_cast<long long>(l.k), sdk::ShapeString(shape).c_str());
-  Shape want(indices.begin(), indices.end() - 1);
-  for (int64_t i = l.k; i < rank; ++i) want.push_back(shape[i]);
-  PX_SDK_CHECK(updates == want, "updates must have shape %s for indices of shape %s and shape %s, got %s",
-               sdk::ShapeString(want).c_str(), sdk::ShapeString(indices).c_str(), sdk::ShapeString(shape).c_str(),
-               sdk::ShapeString(updates).c_str());
-  for (size_t i = 0; i + 1 < indices.size(); ++i) l.n *= indices[i];
-  for (int64_t i = l.k; i < rank; ++i) l.slice *= shape[i];
-  l.strides.assign(static_cast<size_t>(l.k), 0);
-  int64_t stride = l.slice;
-  for (int64_t j = l.k - 1; j >= 0; --j) {
-    l.strides[j] = stride;
-    stride *= shape[j];
-  }
-  return l;
-}
-
-// The element offset of index row i, checked against shape.
-int64_t ScatterOffset(const ScatterNdLayout& l, const Index& idx, int64_t i, const Shape& shape) {
-  int64_t offset = 0;
-  for (int64_t j = 0; j < l.k; ++j) {
-    const int64_t v = idx[i * l.k + j];
-    if (v < 0 || v >= shape[j]) {
-      std::string row;
-      for (int64_t m = 0; m < l.k; ++m) row += (m ? "," : "") + std::to_string(idx[i * l.k + m]);
-      PX_SDK_CHECK(false, "indices[%lld] = [%s] does not index into shape %s", static_cast<long long>(i),
-                   row.c_str(), sdk::ShapeString(shape).c_str());
-    }
-    offset += v * l.strides[j];
-  }
-  return offset;
-}
-
 // ScatterNd: the indices are validated first, then each slice is added as
 // a contiguous row (half and bfloat16 through float).
 class ScatterNdKernel : public sdk::OpKernel {
@@ -290,10 +240,17 @@ class ScatterNdKernel : public sdk::OpKernel {
     PX_SDK_CHECK(call.input_rank(2) == 1, "shape must be a vector, got shape %s",
                  sdk::ShapeString(call.input_shape(2)).c_str());
     const Shape shape = call.input_int_values(2);
-    const ScatterNdLayout l = CheckScatterNd(call.input_shape(0), call.input_shape(1), shape);
+    for (int64_t d : shape) {
+      PX_SDK_CHECK(d >= 0, "shape has a negative dimension: %s", sdk::ShapeString(shape).c_str());
+    }
+    const Shape indices_shape = call.input_shape(0);
+    const std::string error = index_shapes::ScatterNd(indices_shape, call.input_shape(1), shape);
+    PX_SDK_CHECK(error.empty(), "%s", error.c_str());
+    const index_shapes::ScatterLayout l = index_shapes::MakeScatterLayout(indices_shape, shape);
     const Index idx = call.input_int_values(0);
-    std::vector<int64_t> offsets(static_cast<size_t>(l.n));
-    for (int64_t i = 0; i < l.n; ++i) offsets[i] = ScatterOffset(l, idx, i, shape);
+    std::vector<int64_t> offsets;
+    const std::string bad = index_shapes::ScatterOffsets(l, idx.data(), shape, &offsets);
+    PX_SDK_CHECK(bad.empty(), "%s", bad.c_str());
     sdk::VisitReal(call.input_dtype(1), [&](auto tag) {
       using T = typename decltype(tag)::type;
       const T* updates = call.input<T>(1);
