@@ -97,6 +97,11 @@ __all__ = [
     'strided_slice',
     'subtract',
     'tanh',
+    'tensor_scatter_nd_add',
+    'tensor_scatter_nd_max',
+    'tensor_scatter_nd_min',
+    'tensor_scatter_nd_sub',
+    'tensor_scatter_nd_update',
     'tile',
     'transpose',
     'true_divide',
@@ -469,6 +474,26 @@ def tanh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Ten
     """TensorFlow op `Tanh`."""
 
 
+def tensor_scatter_nd_add(tensor: TensorLike, indices: TensorLike, updates: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., bad_indices_policy: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `TensorScatterAdd`."""
+
+
+def tensor_scatter_nd_max(tensor: TensorLike, indices: TensorLike, updates: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., bad_indices_policy: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `TensorScatterMax`."""
+
+
+def tensor_scatter_nd_min(tensor: TensorLike, indices: TensorLike, updates: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., bad_indices_policy: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `TensorScatterMin`."""
+
+
+def tensor_scatter_nd_sub(tensor: TensorLike, indices: TensorLike, updates: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., bad_indices_policy: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `TensorScatterSub`."""
+
+
+def tensor_scatter_nd_update(tensor: TensorLike, indices: TensorLike, updates: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., bad_indices_policy: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `TensorScatterUpdate`."""
+
+
 def tile(input: TensorLike, multiples: TensorLike, *, T: DType | None = ..., Tmultiples: DType = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Tile`."""
 
@@ -494,7 +519,7 @@ def unstack(value: Any, num: Any = ..., axis: Any = ..., name: Any = ...) -> lis
 
 
 def where(condition: Any, x: Any = ..., y: Any = ..., name: Any = ...) -> Tensor:
-    """Elements of x where condition is true, else of y, with broadcasting (op SelectV2)."""
+    """Like tf.where: with x and y, elements of x where condition is true, else of y, with broadcasting (op SelectV2); with neither, the int64 coordinates [num_true, rank] of the true (nonzero) elements of condition (op Where)."""
 
 
 def zeros(shape: Any, dtype: Any = ..., name: Any = ...) -> Tensor:

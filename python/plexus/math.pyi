@@ -6,6 +6,10 @@ from plexus._plexus import DType, Tensor
 
 TensorLike = Any  # a Tensor, GraphTensor, NumPy array or Python value
 
+class _TopKV2Output(NamedTuple):
+    values: Tensor
+    indices: Tensor
+
 __all__ = [
     'abs',
     'add',
@@ -51,6 +55,11 @@ __all__ = [
     'reduce_sum',
     'round',
     'rsqrt',
+    'segment_max',
+    'segment_mean',
+    'segment_min',
+    'segment_prod',
+    'segment_sum',
     'sigmoid',
     'sign',
     'sin',
@@ -61,7 +70,11 @@ __all__ = [
     'squared_difference',
     'subtract',
     'tanh',
+    'top_k',
     'truediv',
+    'unsorted_segment_max',
+    'unsorted_segment_min',
+    'unsorted_segment_prod',
     'unsorted_segment_sum',
 ]
 
@@ -242,6 +255,26 @@ def rsqrt(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Te
     """TensorFlow op `Rsqrt`."""
 
 
+def segment_max(data: TensorLike, segment_ids: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `SegmentMax`."""
+
+
+def segment_mean(data: TensorLike, segment_ids: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `SegmentMean`."""
+
+
+def segment_min(data: TensorLike, segment_ids: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `SegmentMin`."""
+
+
+def segment_prod(data: TensorLike, segment_ids: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `SegmentProd`."""
+
+
+def segment_sum(data: TensorLike, segment_ids: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `SegmentSum`."""
+
+
 def sigmoid(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Sigmoid`."""
 
@@ -282,8 +315,24 @@ def tanh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Ten
     """TensorFlow op `Tanh`."""
 
 
+def top_k(input: TensorLike, k: TensorLike, *, sorted: bool = ..., T: DType | None = ..., Tk: DType = ..., index_type: DType = ..., name: str | None = ...) -> _TopKV2Output:
+    """TensorFlow op `TopKV2`."""
+
+
 def truediv(x: Any, y: Any, name: Any = ...) -> Tensor:
     """x / y as TensorFlow's truediv: integers are converted to floating point first (8- and 16-bit to float32, 32- and 64-bit to float64) (op RealDiv)."""
+
+
+def unsorted_segment_max(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., Tnumsegments: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `UnsortedSegmentMax`."""
+
+
+def unsorted_segment_min(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., Tnumsegments: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `UnsortedSegmentMin`."""
+
+
+def unsorted_segment_prod(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., Tnumsegments: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `UnsortedSegmentProd`."""
 
 
 def unsorted_segment_sum(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., Tnumsegments: DType = ..., name: str | None = ...) -> Tensor:

@@ -14,6 +14,10 @@ class _SparseSoftmaxCrossEntropyWithLogitsOutput(NamedTuple):
     loss: Tensor
     backprop: Tensor
 
+class _TopKV2Output(NamedTuple):
+    values: Tensor
+    indices: Tensor
+
 __all__ = [
     'avg_pool',
     'avg_pool2d',
@@ -47,6 +51,7 @@ __all__ = [
     'softplus',
     'sparse_softmax_cross_entropy_with_logits_raw',
     'tanh',
+    'top_k',
 ]
 
 
@@ -176,3 +181,7 @@ def sparse_softmax_cross_entropy_with_logits_raw(features: TensorLike, labels: T
 
 def tanh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Tanh`."""
+
+
+def top_k(input: TensorLike, k: TensorLike, *, sorted: bool = ..., T: DType | None = ..., Tk: DType = ..., index_type: DType = ..., name: str | None = ...) -> _TopKV2Output:
+    """TensorFlow op `TopKV2`."""

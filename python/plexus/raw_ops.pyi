@@ -91,6 +91,10 @@ class _TensorArrayV3Output(NamedTuple):
     handle: Tensor
     flow: Tensor
 
+class _TopKV2Output(NamedTuple):
+    values: Tensor
+    indices: Tensor
+
 class __PlexusApplyAdamOutput(NamedTuple):
     var_out: Tensor
     m_out: Tensor
@@ -249,6 +253,11 @@ __all__ = [
     'RsqrtGrad',
     'SaveV2',
     'ScatterNd',
+    'SegmentMax',
+    'SegmentMean',
+    'SegmentMin',
+    'SegmentProd',
+    'SegmentSum',
     'Select',
     'SelectV2',
     'Selu',
@@ -297,13 +306,23 @@ __all__ = [
     'TensorArraySizeV3',
     'TensorArrayV3',
     'TensorArrayWriteV3',
+    'TensorScatterAdd',
+    'TensorScatterMax',
+    'TensorScatterMin',
+    'TensorScatterSub',
+    'TensorScatterUpdate',
     'Tile',
+    'TopKV2',
     'Transpose',
     'Unpack',
+    'UnsortedSegmentMax',
+    'UnsortedSegmentMin',
+    'UnsortedSegmentProd',
     'UnsortedSegmentSum',
     'VarHandleOp',
     'VarIsInitializedOp',
     'VariableV2',
+    'Where',
     'While',
     'ZerosLike',
     '_Arg',
@@ -873,6 +892,26 @@ def ScatterNd(indices: TensorLike, updates: TensorLike, shape: TensorLike, *, T:
     """TensorFlow op `ScatterNd`."""
 
 
+def SegmentMax(data: TensorLike, segment_ids: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `SegmentMax`."""
+
+
+def SegmentMean(data: TensorLike, segment_ids: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `SegmentMean`."""
+
+
+def SegmentMin(data: TensorLike, segment_ids: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `SegmentMin`."""
+
+
+def SegmentProd(data: TensorLike, segment_ids: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `SegmentProd`."""
+
+
+def SegmentSum(data: TensorLike, segment_ids: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `SegmentSum`."""
+
+
 def Select(condition: TensorLike, t: TensorLike, e: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Select`."""
 
@@ -1065,8 +1104,32 @@ def TensorArrayWriteV3(handle: TensorLike, index: TensorLike, value: TensorLike,
     """TensorFlow op `TensorArrayWriteV3`."""
 
 
+def TensorScatterAdd(tensor: TensorLike, indices: TensorLike, updates: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., bad_indices_policy: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `TensorScatterAdd`."""
+
+
+def TensorScatterMax(tensor: TensorLike, indices: TensorLike, updates: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., bad_indices_policy: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `TensorScatterMax`."""
+
+
+def TensorScatterMin(tensor: TensorLike, indices: TensorLike, updates: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., bad_indices_policy: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `TensorScatterMin`."""
+
+
+def TensorScatterSub(tensor: TensorLike, indices: TensorLike, updates: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., bad_indices_policy: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `TensorScatterSub`."""
+
+
+def TensorScatterUpdate(tensor: TensorLike, indices: TensorLike, updates: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., bad_indices_policy: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `TensorScatterUpdate`."""
+
+
 def Tile(input: TensorLike, multiples: TensorLike, *, T: DType | None = ..., Tmultiples: DType = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Tile`."""
+
+
+def TopKV2(input: TensorLike, k: TensorLike, *, sorted: bool = ..., T: DType | None = ..., Tk: DType = ..., index_type: DType = ..., name: str | None = ...) -> _TopKV2Output:
+    """TensorFlow op `TopKV2`."""
 
 
 def Transpose(x: TensorLike, perm: TensorLike, *, T: DType | None = ..., Tperm: DType = ..., name: str | None = ...) -> Tensor:
@@ -1075,6 +1138,18 @@ def Transpose(x: TensorLike, perm: TensorLike, *, T: DType | None = ..., Tperm: 
 
 def Unpack(value: TensorLike, *, num: int, T: DType | None = ..., axis: int = ..., name: str | None = ...) -> list[Tensor]:
     """TensorFlow op `Unpack`."""
+
+
+def UnsortedSegmentMax(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., Tnumsegments: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `UnsortedSegmentMax`."""
+
+
+def UnsortedSegmentMin(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., Tnumsegments: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `UnsortedSegmentMin`."""
+
+
+def UnsortedSegmentProd(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., Tnumsegments: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `UnsortedSegmentProd`."""
 
 
 def UnsortedSegmentSum(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., Tnumsegments: DType = ..., name: str | None = ...) -> Tensor:
@@ -1091,6 +1166,10 @@ def VarIsInitializedOp(resource: TensorLike, *, name: str | None = ...) -> Tenso
 
 def VariableV2(*, shape: Sequence[int | None] | None, dtype: DType, container: str | bytes = ..., shared_name: str | bytes = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `VariableV2`."""
+
+
+def Where(input: TensorLike, *, T: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Where`."""
 
 
 def While(input: Sequence[TensorLike], *, cond: Any, body: Any, output_shapes: Sequence[Sequence[int | None] | None] = ..., parallel_iterations: int = ..., name: str | None = ...) -> list[Tensor]:
