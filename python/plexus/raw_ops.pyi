@@ -91,14 +91,6 @@ class _TensorArrayV3Output(NamedTuple):
     handle: Tensor
     flow: Tensor
 
-class _TensorListConcatV2Output(NamedTuple):
-    tensor: Tensor
-    lengths: Tensor
-
-class _TensorListPopBackOutput(NamedTuple):
-    output_handle: Tensor
-    tensor: Tensor
-
 class _TopKV2Output(NamedTuple):
     values: Tensor
     indices: Tensor
@@ -146,10 +138,8 @@ __all__ = [
     'BatchToSpaceND',
     'BiasAdd',
     'BiasAddGrad',
-    'BroadcastArgs',
     'BroadcastGradientArgs',
     'BroadcastTo',
-    'Bucketize',
     'Cast',
     'Ceil',
     'Concat',
@@ -171,7 +161,6 @@ __all__ = [
     'Einsum',
     'Elu',
     'EluGrad',
-    'EmptyTensorList',
     'Enter',
     'Equal',
     'Erf',
@@ -259,7 +248,6 @@ __all__ = [
     'Reshape',
     'ResourceApplyGradientDescent',
     'RestoreV2',
-    'ReverseV2',
     'Round',
     'Rsqrt',
     'RsqrtGrad',
@@ -291,7 +279,6 @@ __all__ = [
     'SoftplusGrad',
     'SpaceToBatchND',
     'SparseSoftmaxCrossEntropyWithLogits',
-    'SparseToDense',
     'Split',
     'SplitV',
     'Sqrt',
@@ -319,20 +306,6 @@ __all__ = [
     'TensorArraySizeV3',
     'TensorArrayV3',
     'TensorArrayWriteV3',
-    'TensorListConcatV2',
-    'TensorListElementShape',
-    'TensorListFromTensor',
-    'TensorListGather',
-    'TensorListGetItem',
-    'TensorListLength',
-    'TensorListPopBack',
-    'TensorListPushBack',
-    'TensorListReserve',
-    'TensorListResize',
-    'TensorListScatterIntoExistingList',
-    'TensorListSetItem',
-    'TensorListSplit',
-    'TensorListStack',
     'TensorScatterAdd',
     'TensorScatterMax',
     'TensorScatterMin',
@@ -459,20 +432,12 @@ def BiasAddGrad(out_backprop: TensorLike, *, T: DType | None = ..., data_format:
     """TensorFlow op `BiasAddGrad`."""
 
 
-def BroadcastArgs(s0: TensorLike, s1: TensorLike, *, T: DType = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `BroadcastArgs`."""
-
-
 def BroadcastGradientArgs(s0: TensorLike, s1: TensorLike, *, T: DType = ..., name: str | None = ...) -> _BroadcastGradientArgsOutput:
     """TensorFlow op `BroadcastGradientArgs`."""
 
 
 def BroadcastTo(input: TensorLike, shape: TensorLike, *, T: DType | None = ..., Tidx: DType = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `BroadcastTo`."""
-
-
-def Bucketize(input: TensorLike, *, T: DType | None = ..., boundaries: Sequence[float], name: str | None = ...) -> Tensor:
-    """TensorFlow op `Bucketize`."""
 
 
 def Cast(x: TensorLike, *, SrcT: DType | None = ..., DstT: DType, Truncate: bool = ..., name: str | None = ...) -> Tensor:
@@ -557,10 +522,6 @@ def Elu(features: TensorLike, *, T: DType | None = ..., name: str | None = ...) 
 
 def EluGrad(gradients: TensorLike, outputs: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `EluGrad`."""
-
-
-def EmptyTensorList(element_shape: TensorLike, max_num_elements: TensorLike, *, element_dtype: DType, shape_type: DType | None = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `EmptyTensorList`."""
 
 
 def Enter(data: TensorLike, *, T: DType | None = ..., frame_name: str | bytes, is_constant: bool = ..., parallel_iterations: int = ..., name: str | None = ...) -> Tensor:
@@ -911,10 +872,6 @@ def RestoreV2(prefix: TensorLike, tensor_names: TensorLike, shape_and_slices: Te
     """TensorFlow op `RestoreV2`."""
 
 
-def ReverseV2(tensor: TensorLike, axis: TensorLike, *, Tidx: DType = ..., T: DType | None = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `ReverseV2`."""
-
-
 def Round(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Round`."""
 
@@ -1039,10 +996,6 @@ def SparseSoftmaxCrossEntropyWithLogits(features: TensorLike, labels: TensorLike
     """TensorFlow op `SparseSoftmaxCrossEntropyWithLogits`."""
 
 
-def SparseToDense(sparse_indices: TensorLike, output_shape: TensorLike, sparse_values: TensorLike, default_value: TensorLike, *, validate_indices: bool = ..., T: DType | None = ..., Tindices: DType | None = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `SparseToDense`."""
-
-
 def Split(split_dim: TensorLike, value: TensorLike, *, num_split: int, T: DType | None = ..., name: str | None = ...) -> list[Tensor]:
     """TensorFlow op `Split`."""
 
@@ -1149,62 +1102,6 @@ def TensorArrayV3(size: TensorLike, *, dtype: DType, element_shape: Sequence[int
 
 def TensorArrayWriteV3(handle: TensorLike, index: TensorLike, value: TensorLike, flow_in: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `TensorArrayWriteV3`."""
-
-
-def TensorListConcatV2(input_handle: TensorLike, element_shape: TensorLike, leading_dims: TensorLike, *, element_dtype: DType, shape_type: DType | None = ..., name: str | None = ...) -> _TensorListConcatV2Output:
-    """TensorFlow op `TensorListConcatV2`."""
-
-
-def TensorListElementShape(input_handle: TensorLike, *, shape_type: DType, name: str | None = ...) -> Tensor:
-    """TensorFlow op `TensorListElementShape`."""
-
-
-def TensorListFromTensor(tensor: TensorLike, element_shape: TensorLike, *, element_dtype: DType | None = ..., shape_type: DType | None = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `TensorListFromTensor`."""
-
-
-def TensorListGather(input_handle: TensorLike, indices: TensorLike, element_shape: TensorLike, *, element_dtype: DType, name: str | None = ...) -> Tensor:
-    """TensorFlow op `TensorListGather`."""
-
-
-def TensorListGetItem(input_handle: TensorLike, index: TensorLike, element_shape: TensorLike, *, element_dtype: DType, name: str | None = ...) -> Tensor:
-    """TensorFlow op `TensorListGetItem`."""
-
-
-def TensorListLength(input_handle: TensorLike, *, name: str | None = ...) -> Tensor:
-    """TensorFlow op `TensorListLength`."""
-
-
-def TensorListPopBack(input_handle: TensorLike, element_shape: TensorLike, *, element_dtype: DType, name: str | None = ...) -> _TensorListPopBackOutput:
-    """TensorFlow op `TensorListPopBack`."""
-
-
-def TensorListPushBack(input_handle: TensorLike, tensor: TensorLike, *, element_dtype: DType | None = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `TensorListPushBack`."""
-
-
-def TensorListReserve(element_shape: TensorLike, num_elements: TensorLike, *, element_dtype: DType, shape_type: DType | None = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `TensorListReserve`."""
-
-
-def TensorListResize(input_handle: TensorLike, size: TensorLike, *, name: str | None = ...) -> Tensor:
-    """TensorFlow op `TensorListResize`."""
-
-
-def TensorListScatterIntoExistingList(input_handle: TensorLike, tensor: TensorLike, indices: TensorLike, *, element_dtype: DType | None = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `TensorListScatterIntoExistingList`."""
-
-
-def TensorListSetItem(input_handle: TensorLike, index: TensorLike, item: TensorLike, *, element_dtype: DType | None = ..., resize_if_index_out_of_bounds: bool = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `TensorListSetItem`."""
-
-
-def TensorListSplit(tensor: TensorLike, element_shape: TensorLike, lengths: TensorLike, *, element_dtype: DType | None = ..., shape_type: DType | None = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `TensorListSplit`."""
-
-
-def TensorListStack(input_handle: TensorLike, element_shape: TensorLike, *, element_dtype: DType, num_elements: int = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `TensorListStack`."""
 
 
 def TensorScatterAdd(tensor: TensorLike, indices: TensorLike, updates: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., bad_indices_policy: str | bytes = ..., name: str | None = ...) -> Tensor:

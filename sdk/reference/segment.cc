@@ -47,7 +47,10 @@ A Combine(Reduce r, A acc, A x) {
   if constexpr (std::is_integral_v<A>) {
     using U = std::make_unsigned_t<A>;
     if (r == Reduce::kSum || r == Reduce::kMean) return static_cast<A>(static_cast<U>(acc) + static_cast<U>(x));
-    if (r == Reduce::kProd) return static_cast<A>(static_cast<U>(acc) * static_cast<U>(x));
+    // Through uint64: 16-bit operands would be promoted to int and could overflow.
+    if (r == Reduce::kProd) {
+      return static_cast<A>(static_cast<U>(static_cast<uint64_t>(static_cast<U>(acc)) * static_cast<U>(x)));
+    }
   } else {
     if (r == Reduce::kSum || r == Reduce::kMean) return acc + x;
     if (r == Reduce::kProd) return acc * x;

@@ -61,8 +61,11 @@ void CombineRow(C* dst, const T* src, int64_t j0, int64_t j1) {
       dst[j] = x > dst[j] ? dst[j] : x;
     } else if constexpr (std::is_integral_v<C>) {
       using U = std::make_unsigned_t<C>;
-      dst[j] = R == Reduce::kProd ? static_cast<C>(static_cast<U>(dst[j]) * static_cast<U>(x))
-                                  : static_cast<C>(static_cast<U>(dst[j]) + static_cast<U>(x));
+      // Products through uint64: 16-bit operands would be promoted to int and
+      // could overflow.
+      dst[j] = R == Reduce::kProd
+                   ? static_cast<C>(static_cast<U>(static_cast<uint64_t>(static_cast<U>(dst[j])) * static_cast<U>(x)))
+                   : static_cast<C>(static_cast<U>(dst[j]) + static_cast<U>(x));
     } else {
       dst[j] = R == Reduce::kProd ? dst[j] * x : dst[j] + x;
     }
