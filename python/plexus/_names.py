@@ -203,6 +203,26 @@ NAMES = {
     "VarIsInitializedOp": ["state.var_is_initialized_op"],
     "VariableV2": ["state.variable_v2"],
     "ZerosLike": ["zeros_like"],
+    "AsString": ["as_string", "strings.as_string"],
+    "Bincount": ["math.bincount_raw"],
+    "DenseBincount": ["math.dense_bincount"],
+    "HashTableV2": ["state.hash_table_v2"],
+    "InitializeTableFromTextFileV2": ["state.initialize_table_from_text_file_v2"],
+    "InitializeTableV2": ["state.initialize_table_v2"],
+    "LookupTableExportV2": ["state.lookup_table_export_v2"],
+    "LookupTableFindV2": ["state.lookup_table_find_v2"],
+    "LookupTableImportV2": ["state.lookup_table_import_v2"],
+    "LookupTableSizeV2": ["state.lookup_table_size_v2"],
+    "RaggedBincount": ["math.ragged_bincount"],
+    "RegexReplace": ["strings.regex_replace"],
+    "StaticRegexReplace": ["strings.static_regex_replace"],
+    "StringLength": ["strings.length"],
+    "StringLower": ["strings.lower"],
+    "StringNGrams": ["strings.string_ngrams"],
+    "StringSplitV2": ["strings.string_split_v2"],
+    "StringToHashBucketFast": ["strings.to_hash_bucket_fast"],
+    "StringToHashBucketStrong": ["strings.to_hash_bucket_strong"],
+    "StringUpper": ["strings.upper"],
 }
 
 GRAPH_ONLY = {
@@ -235,6 +255,8 @@ GRAPH_ONLY = {
     "PartitionedCall": "calls a library function; made by tracing or graph import",
     "StatefulPartitionedCall": "calls a library function; made by tracing or graph import",
     "BroadcastGradientArgs": "helper of gradient graphs",
+    "RaggedTensorToTensor": "takes a ragged tensor as its row partitions; made by graph import "
+                            "(RaggedTensor.to_tensor)",
 }
 
 
