@@ -356,3 +356,27 @@ def test_ragged_tensor_to_tensor_errors():
     # TensorFlow reads out of bounds here; Plexus refuses.
     with pytest.raises(errors.InvalidArgumentError, match="row partitions give 5 values, values has 3"):
         _to_tensor(np.int64(-1), vals, np.int32(0), [np.array([0, 2, 5], np.int64)], ["ROW_SPLITS"])
+
+
+# ---- string fallbacks of view and comparison ops ---------------------------------------------
+
+
+def test_reshape_expand_dims_squeeze_of_strings():
+    s = px.constant([b"a", b"b", b"c", b"d", b"e", b"f"])
+    out = R.Reshape(tensor=s, shape=np.array([2, -1], np.int32))
+    assert out.shape == (2, 3) and strs(out) == strs(s)
+    out = R.ExpandDims(input=s, dim=np.int32(-1))
+    assert out.shape == (6, 1) and strs(out) == strs(s)
+    out = R.Squeeze(input=R.ExpandDims(input=s, dim=np.int32(0)), squeeze_dims=[0])
+    assert out.shape == (6,) and strs(out) == strs(s)
+    with pytest.raises(errors.InvalidArgumentError, match="Reshape"):
+        R.Reshape(tensor=s, shape=np.array([4, -1], np.int32))
+
+
+def test_equal_and_not_equal_of_strings_broadcast():
+    a = px.constant([[b"x", b""], [b"", b"y"]])
+    np.testing.assert_array_equal(R.Equal(x=a, y=px.constant(b"")).numpy(), [[False, True], [True, False]])
+    np.testing.assert_array_equal(R.NotEqual(x=a, y=px.constant([b"x", b"y"])).numpy(),
+                                  [[False, True], [True, False]])
+    with pytest.raises(errors.InvalidArgumentError):
+        R.Equal(x=a, y=px.constant([b"x", b"y", b"z"]))
