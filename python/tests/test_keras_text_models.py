@@ -107,3 +107,19 @@ def test_keras_export_matches_tensorflow():
         assert sorted(out) == sorted(SAVED_OUTPUTS + ["tokens"])
         for name, value in out.items():
             assert_same(value, f"export_{name}")
+
+
+@needs_cumsum
+def test_adapted_layers_restore_their_tables():
+    """adapt()ed layers: the vocabularies come from the SavedModel's table
+    initializers, the adapt() state (MutableHashTables) from its checkpoint."""
+    model = px.saved_model.load(DATA / "adapted")
+    sig = model.signatures["serving_default"]
+    # tf.saved_model.save names a dict's inputs inputs, inputs_1, ...
+    by_dtype = {v["dtype"]: k for k, v in sig.inputs.items()}
+    out = sig(**{by_dtype[px.string]: load("words"), by_dtype[px.int64]: load("codes")})
+    assert sorted(out) == ["code_ids", "tf_idf", "word_ids"]
+    assert_same(out["word_ids"], "adapted_word_ids")
+    assert_same(out["code_ids"], "adapted_code_ids")
+    # tf_idf: counts times float32 idf weights, computed as TensorFlow does.
+    np.testing.assert_allclose(out["tf_idf"].numpy(), load("adapted_tf_idf"), rtol=1e-6, atol=0)

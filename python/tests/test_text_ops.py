@@ -83,6 +83,27 @@ def test_table_errors():
         R.LookupTableSizeV2(table_handle=R.VarHandleOp(dtype=px.float32, shape=[], shared_name="not_a_table"))
 
 
+def test_mutable_table_insert_remove_import():
+    t = R.MutableHashTableV2(shared_name=f"test_mutable_{next(_names)}", key_dtype=px.int64,
+                             value_dtype=px.string)
+    find = lambda keys: strs(R.LookupTableFindV2(table_handle=t, keys=np.array(keys, np.int64),  # noqa: E731
+                                                 default_value=px.constant(b"?")))
+    assert find([1]) == [b"?"]  # no initializer needed
+    R.LookupTableInsertV2(table_handle=t, keys=np.array([1, 2], np.int64), values=px.constant([b"a", b"b"]))
+    R.LookupTableInsertV2(table_handle=t, keys=np.array([2, 3], np.int64), values=px.constant([b"B", b"c"]))
+    assert find([1, 2, 3, 4]) == [b"a", b"B", b"c", b"?"]
+    R.LookupTableRemoveV2(table_handle=t, keys=np.array([1, 9], np.int64))
+    assert exported(t, px.int64, px.string) == [(2, b"B"), (3, b"c")]
+    # An import replaces the contents.
+    R.LookupTableImportV2(table_handle=t, keys=np.array([7], np.int64), values=px.constant([b"g"]))
+    assert exported(t, px.int64, px.string) == [(7, b"g")]
+    assert int(R.LookupTableSizeV2(table_handle=t).numpy()) == 1
+    with pytest.raises(errors.InvalidArgumentError, match="takes no initializer"):
+        R.InitializeTableV2(table_handle=t, keys=np.array([1], np.int64), values=px.constant([b"a"]))
+    with pytest.raises(errors.UnimplementedError, match="is not mutable"):
+        R.LookupTableInsertV2(table_handle=table(), keys=px.constant([b"a"]), values=np.array([1], np.int64))
+
+
 def _from_file(tmp_path, content, key_index=-2, value_index=-1, key_dtype=px.string, value_dtype=px.int64,
                **attrs):
     path = tmp_path / f"vocab_{next(_names)}.txt"

@@ -13,10 +13,14 @@ IntegerLookup, Hashing and CategoryEncoding, as
                   Hashing and CategoryEncoding;
   export/         keras Model.export (signature "serve") of that model with
                   a TextVectorization reading the same vocabulary file;
+  adapted/        tf.saved_model.save of adapt()ed layers (TextVectorization
+                  with tf_idf bigrams, StringLookup, IntegerLookup), whose
+                  adapt() state lives in MutableHashTables, fed words.npy
+                  and codes.npy;
 
 with the inputs (text.npy and words.npy, NumPy bytes arrays, and codes.npy) and
 TensorFlow's outputs (frozen_<name>.npy, saved_model_<name>.npy,
-export_<name>.npy) for them, and the
+export_<name>.npy, adapted_<name>.npy) for them, and the
 TensorFlow and Keras versions in VERSIONS.
 
 Run in a virtual environment with tensorflow-cpu (TensorFlow 2.21, Keras 3):
@@ -154,6 +158,28 @@ def write_saved(out_dir):
                 np.save(os.path.join(out_dir, f"{sub}_{name}.npy"), np.asarray(value))
 
 
+def write_adapted(out_dir):
+    """adapted/: tf.saved_model.save of layers whose vocabularies adapt()
+    found; Keras keeps their adapt() state in MutableHashTables, which the
+    SavedModel saves and restores."""
+    tv = keras.layers.TextVectorization(max_tokens=20, ngrams=2, output_mode="tf_idf", name="tf_idf")
+    tv.adapt(CORPUS)
+    words = keras.layers.StringLookup(name="words")
+    words.adapt(tf.strings.split(tf.strings.lower(CORPUS)).flat_values)
+    codes = keras.layers.IntegerLookup(name="codes")
+    codes.adapt(CODES.reshape(-1))
+    text = keras.Input(shape=(), dtype="string", name="text")
+    ids = keras.Input(shape=(3,), dtype="int64", name="ids")
+    model = keras.Model({"text": text, "ids": ids},
+                        {"tf_idf": tv(text), "word_ids": words(text), "code_ids": codes(ids)}, name="adapted")
+    path = os.path.join(out_dir, "adapted")
+    shutil.rmtree(path, ignore_errors=True)
+    tf.saved_model.save(model, path)
+    values = model({"text": tf.constant(WORDS), "ids": tf.constant(CODES)})
+    for name, value in values.items():
+        np.save(os.path.join(out_dir, f"adapted_{name}.npy"), np.asarray(value))
+
+
 def main(out_dir):
     os.makedirs(out_dir, exist_ok=True)
     np.save(os.path.join(out_dir, "text.npy"), TEXT.astype(bytes))
@@ -161,6 +187,7 @@ def main(out_dir):
     np.save(os.path.join(out_dir, "codes.npy"), CODES)
     write_frozen(out_dir)
     write_saved(out_dir)
+    write_adapted(out_dir)
     with open(os.path.join(out_dir, "VERSIONS"), "w") as f:
         f.write(f"tensorflow {tf.__version__}\nkeras {keras.__version__}\n")
 

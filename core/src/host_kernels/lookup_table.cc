@@ -1,5 +1,6 @@
 // The lookup table resource (lookup_table.h) and the host kernels of
-// HashTableV2, LookupTableImportV2, InitializeTableV2, LookupTableFindV2,
+// HashTableV2, MutableHashTableV2, LookupTableImportV2, InitializeTableV2,
+// LookupTableFindV2, LookupTableInsertV2, LookupTableRemoveV2,
 // LookupTableSizeV2 and LookupTableExportV2 (schemas in ops/lookup_ops.cc).
 #include "host_kernels/lookup_table.h"
 
@@ -28,13 +29,13 @@ std::string TableValueString(const TableValue& value) {
 }
 
 std::string LookupTable::DebugString() const {
-  return absl::StrCat("hash table '", name_, "' (", DataTypeName(key_dtype_), " -> ", DataTypeName(value_dtype_),
+  return absl::StrCat(mutable_ ? "mutable " : "", "hash table '", name_, "' (", DataTypeName(key_dtype_), " -> ", DataTypeName(value_dtype_),
                       ", ", size(), " entries)");
 }
 
 bool LookupTable::initialized() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return initialized_;
+  return initialized_ || mutable_;
 }
 
 int64_t LookupTable::size() const {
@@ -64,10 +65,26 @@ absl::Status LookupTable::Initialize(const std::vector<TableKey>& keys, const st
   return absl::OkStatus();
 }
 
+void LookupTable::Replace(const std::vector<TableKey>& keys, const std::vector<TableValue>& values) {
+  std::lock_guard<std::mutex> lock(mu_);
+  entries_.clear();
+  for (size_t i = 0; i < keys.size(); ++i) entries_.insert_or_assign(keys[i], values[i]);
+}
+
+void LookupTable::Insert(const std::vector<TableKey>& keys, const std::vector<TableValue>& values) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (size_t i = 0; i < keys.size(); ++i) entries_.insert_or_assign(keys[i], values[i]);
+}
+
+void LookupTable::Remove(const std::vector<TableKey>& keys) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const TableKey& key : keys) entries_.erase(key);
+}
+
 absl::StatusOr<std::vector<TableValue>> LookupTable::Find(const std::vector<TableKey>& keys,
                                                          const std::vector<TableValue>& default_values) const {
   std::lock_guard<std::mutex> lock(mu_);
-  if (!initialized_) return absl::FailedPreconditionError("Table not initialized.");
+  if (!initialized_ && !mutable_) return absl::FailedPreconditionError("Table not initialized.");
   std::vector<TableValue> out;
   out.reserve(keys.size());
   for (size_t i = 0; i < keys.size(); ++i) {
@@ -211,22 +228,25 @@ absl::Status HashTable(HostOpContext& ctx) {
   std::string container, shared_name;
   if (auto c = GetAttrString(node, "container"); c.ok()) container = *c;
   if (auto s = GetAttrString(node, "shared_name"); s.ok()) shared_name = *s;
+  const bool is_mutable = node.op == "MutableHashTableV2";
   // No shared name: a table of this node's own (TensorFlow's kernel-private
   // table, which lives as long as the session).
   if (shared_name.empty()) shared_name = absl::StrCat("node:", node.name);
   const std::string key = absl::StrCat("lookup_table/", container, "/", shared_name);
   PX_ASSIGN_OR_RETURN(std::shared_ptr<ResourceBase> resource,
                       ctx.state()->LookupOrCreate(key, [&]() -> absl::StatusOr<std::shared_ptr<ResourceBase>> {
-                        return std::make_shared<LookupTable>(shared_name, key_dtype, value_dtype);
+                        return std::make_shared<LookupTable>(shared_name, key_dtype, value_dtype, is_mutable);
                       }));
   auto* table = dynamic_cast<LookupTable*>(resource.get());
-  if (table == nullptr || table->key_dtype() != key_dtype || table->value_dtype() != value_dtype) {
+  if (table == nullptr || table->key_dtype() != key_dtype || table->value_dtype() != value_dtype ||
+      table->is_mutable() != is_mutable) {
     return ctx.InvalidArgument(absl::StrCat("resource '", key, "' already exists as ", resource->DebugString()));
   }
   ctx.set_output(0, Tensor::FromResource(resource));
   return absl::OkStatus();
 }
 PX_REGISTER_HOST_OP("HashTableV2", HashTable);
+PX_REGISTER_HOST_OP("MutableHashTableV2", HashTable);
 
 // The table's key or value dtype against an input's.
 absl::Status CheckDtype(HostOpContext& ctx, const LookupTable& table, int input, bool key) {
@@ -238,29 +258,62 @@ absl::Status CheckDtype(HostOpContext& ctx, const LookupTable& table, int input,
                                           key ? " keys" : " values"));
 }
 
-// LookupTableImportV2 takes keys and values of one size; InitializeTableV2
-// also asks for vectors.
+// The keys and values of an import, initializer or insert: one size
+// (InitializeTableV2 also asks for vectors).
+absl::Status ReadEntries(HostOpContext& ctx, const LookupTable& table, std::vector<TableKey>* keys,
+                         std::vector<TableValue>* values) {
+  PX_RETURN_IF_ERROR(CheckDtype(ctx, table, 1, true));
+  PX_RETURN_IF_ERROR(CheckDtype(ctx, table, 2, false));
+  const Tensor& k = ctx.input(1);
+  const Tensor& v = ctx.input(2);
+  if (ctx.node().op == "InitializeTableV2" && k.dims() != 1) {
+    return ctx.InvalidArgument(absl::StrCat("Keys must be a vector, but received shape ", ShapeToString(k.shape())));
+  }
+  if (k.num_elements() != v.num_elements()) {
+    return ctx.InvalidArgument(absl::StrCat("Keys and values must have the same size ", k.num_elements(), " vs ",
+                                            v.num_elements()));
+  }
+  PX_ASSIGN_OR_RETURN(*keys, TableKeysOf(k));
+  PX_ASSIGN_OR_RETURN(*values, TableValuesOf(v));
+  return absl::OkStatus();
+}
+
 absl::Status Fill(HostOpContext& ctx) {
   PX_ASSIGN_OR_RETURN(LookupTable * table, TableOf(ctx));
-  PX_RETURN_IF_ERROR(CheckDtype(ctx, *table, 1, true));
-  PX_RETURN_IF_ERROR(CheckDtype(ctx, *table, 2, false));
-  const Tensor& keys = ctx.input(1);
-  const Tensor& values = ctx.input(2);
-  if (ctx.node().op == "InitializeTableV2" && keys.dims() != 1) {
-    return ctx.InvalidArgument(absl::StrCat("Keys must be a vector, but received shape ", ShapeToString(keys.shape())));
+  std::vector<TableKey> keys;
+  std::vector<TableValue> values;
+  PX_RETURN_IF_ERROR(ReadEntries(ctx, *table, &keys, &values));
+  const std::string& op = ctx.node().op;
+  if (table->is_mutable()) {
+    if (op == "InitializeTableV2") {
+      return ctx.InvalidArgument(absl::StrCat(table->DebugString(), " takes no initializer"));
+    }
+    if (op == "LookupTableImportV2") table->Replace(keys, values);
+    else table->Insert(keys, values);
+    return absl::OkStatus();
   }
-  if (keys.num_elements() != values.num_elements()) {
-    return ctx.InvalidArgument(absl::StrCat("Keys and values must have the same size ", keys.num_elements(),
-                                            " vs ", values.num_elements()));
+  if (op == "LookupTableInsertV2") {
+    return ctx.Error(absl::StatusCode::kUnimplemented, absl::StrCat(table->DebugString(), " is not mutable"));
   }
-  PX_ASSIGN_OR_RETURN(std::vector<TableKey> k, TableKeysOf(keys));
-  PX_ASSIGN_OR_RETURN(std::vector<TableValue> v, TableValuesOf(values));
-  absl::Status s = table->Initialize(k, v);
+  absl::Status s = table->Initialize(keys, values);
   if (!s.ok()) return ctx.Error(s.code(), s.message());
   return absl::OkStatus();
 }
 PX_REGISTER_HOST_OP("LookupTableImportV2", Fill);
 PX_REGISTER_HOST_OP("InitializeTableV2", Fill);
+PX_REGISTER_HOST_OP("LookupTableInsertV2", Fill);
+
+absl::Status Remove(HostOpContext& ctx) {
+  PX_ASSIGN_OR_RETURN(LookupTable * table, TableOf(ctx));
+  PX_RETURN_IF_ERROR(CheckDtype(ctx, *table, 1, true));
+  if (!table->is_mutable()) {
+    return ctx.Error(absl::StatusCode::kUnimplemented, absl::StrCat(table->DebugString(), " is not mutable"));
+  }
+  PX_ASSIGN_OR_RETURN(std::vector<TableKey> keys, TableKeysOf(ctx.input(1)));
+  table->Remove(keys);
+  return absl::OkStatus();
+}
+PX_REGISTER_HOST_OP("LookupTableRemoveV2", Remove);
 
 absl::Status Find(HostOpContext& ctx) {
   PX_ASSIGN_OR_RETURN(LookupTable * table, TableOf(ctx));

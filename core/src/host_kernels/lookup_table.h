@@ -1,8 +1,9 @@
 // The lookup table resource of the tf.lookup ops (schemas in
 // ops/lookup_ops.cc): a hash table from int32, int64 or string keys to
-// scalar values, made by HashTableV2 and filled once by an initializer
-// (host_kernels/lookup_table.cc, lookup_table_text_file.cc). Internal to the
-// core.
+// scalar values; either made by HashTableV2 and filled once by an
+// initializer, or mutable (MutableHashTableV2: inserted into, removed from,
+// replaced by an import) (host_kernels/lookup_table.cc,
+// lookup_table_text_file.cc). Internal to the core.
 #ifndef PLEXUS_CORE_SRC_HOST_KERNELS_LOOKUP_TABLE_H_
 #define PLEXUS_CORE_SRC_HOST_KERNELS_LOOKUP_TABLE_H_
 
@@ -29,12 +30,14 @@ std::string TableValueString(const TableValue& value);
 
 class LookupTable : public ResourceBase {
  public:
-  LookupTable(std::string name, DataType key_dtype, DataType value_dtype)
-      : name_(std::move(name)), key_dtype_(key_dtype), value_dtype_(value_dtype) {}
+  LookupTable(std::string name, DataType key_dtype, DataType value_dtype, bool is_mutable)
+      : name_(std::move(name)), key_dtype_(key_dtype), value_dtype_(value_dtype), mutable_(is_mutable) {}
   std::string DebugString() const override;
 
   DataType key_dtype() const { return key_dtype_; }
   DataType value_dtype() const { return value_dtype_; }
+  bool is_mutable() const { return mutable_; }
+  // A mutable table counts as initialized from the start.
   bool initialized() const;
   int64_t size() const;
 
@@ -44,6 +47,11 @@ class LookupTable : public ResourceBase {
   // nothing and succeed when they bring as many entries as the table
   // holds, else fail with FAILED_PRECONDITION.
   absl::Status Initialize(const std::vector<TableKey>& keys, const std::vector<TableValue>& values);
+  // Mutable tables: Replace empties the table first (LookupTableImportV2);
+  // Insert adds or overwrites; Remove drops the keys it finds.
+  void Replace(const std::vector<TableKey>& keys, const std::vector<TableValue>& values);
+  void Insert(const std::vector<TableKey>& keys, const std::vector<TableValue>& values);
+  void Remove(const std::vector<TableKey>& keys);
   // The value of each key, or default_values[i] (one default for all when
   // it holds one); FAILED_PRECONDITION before the table is initialized.
   absl::StatusOr<std::vector<TableValue>> Find(const std::vector<TableKey>& keys,
@@ -54,6 +62,7 @@ class LookupTable : public ResourceBase {
  private:
   std::string name_;
   DataType key_dtype_, value_dtype_;
+  bool mutable_;
   mutable std::mutex mu_;
   bool initialized_ = false;
   absl::flat_hash_map<TableKey, TableValue> entries_;

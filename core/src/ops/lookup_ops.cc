@@ -1,7 +1,9 @@
 // Lookup tables (tf.lookup): HashTableV2 makes a session resource mapping
 // keys to scalar values; initializers fill it once (from tensors, or from a
 // text file such as a SavedModel's vocabulary asset); LookupTableFindV2 maps
-// keys through it. Their schemas and shape functions; they are host ops,
+// keys through it. MutableHashTableV2 makes one that LookupTableInsertV2,
+// LookupTableRemoveV2 and LookupTableImportV2 change (Keras's adapt() state,
+// which its SavedModels save and restore). Their schemas and shape functions; they are host ops,
 // with kernels (and the table resource) in host_kernels/lookup_table*.cc.
 #include "absl/strings/str_cat.h"
 #include "plexus/graph.h"
@@ -41,6 +43,32 @@ PX_REGISTER_OP(OpDefBuilder("HashTableV2")
                    .Attr("value_dtype: type")
                    .SetIsStateful()
                    .SetShapeFn(ScalarOut));
+
+PX_REGISTER_OP(OpDefBuilder("MutableHashTableV2")
+                   .Output("table_handle: resource")
+                   .Attr("container: string = \"\"")
+                   .Attr("shared_name: string = \"\"")
+                   .Attr("use_node_name_sharing: bool = false")
+                   .Attr("key_dtype: type")
+                   .Attr("value_dtype: type")
+                   .SetIsStateful()
+                   .SetShapeFn(ScalarOut));
+
+PX_REGISTER_OP(OpDefBuilder("LookupTableInsertV2")
+                   .Input("table_handle: resource")
+                   .Input("keys: Tin")
+                   .Input("values: Tout")
+                   .Attr("Tin: type")
+                   .Attr("Tout: type")
+                   .SetIsStateful()
+                   .SetShapeFn(NoOutputs));
+
+PX_REGISTER_OP(OpDefBuilder("LookupTableRemoveV2")
+                   .Input("table_handle: resource")
+                   .Input("keys: Tin")
+                   .Attr("Tin: type")
+                   .SetIsStateful()
+                   .SetShapeFn(NoOutputs));
 
 PX_REGISTER_OP(OpDefBuilder("LookupTableFindV2")
                    .Input("table_handle: resource")
