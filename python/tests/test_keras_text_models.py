@@ -123,3 +123,13 @@ def test_adapted_layers_restore_their_tables():
     assert_same(out["code_ids"], "adapted_code_ids")
     # tf_idf: counts times float32 idf weights, computed as TensorFlow does.
     np.testing.assert_allclose(out["tf_idf"].numpy(), load("adapted_tf_idf"), rtol=1e-6, atol=0)
+
+
+def test_tf1_saved_model_main_op_fills_its_table_from_an_asset(tmp_path):
+    """TensorFlow 1: the main op (tables_initializer) reads a key-and-value
+    asset file; the loader feeds the asset's path in the folder it loads."""
+    moved = tmp_path / "tf1"
+    shutil.copytree(DATA / "tf1_saved_model", moved)
+    for path in (DATA / "tf1_saved_model", moved):
+        out = px.saved_model.load(path).signatures["serving_default"](words=load("words"))
+        assert_same(out["ids"], "tf1_saved_model_ids")

@@ -17,10 +17,12 @@ IntegerLookup, Hashing and CategoryEncoding, as
                   with tf_idf bigrams, StringLookup, IntegerLookup), whose
                   adapt() state lives in MutableHashTables, fed words.npy
                   and codes.npy;
+  tf1_saved_model/  a TensorFlow 1 SavedModel (SavedModelBuilder) whose main
+                  op fills a table from a key-and-value asset file;
 
 with the inputs (text.npy and words.npy, NumPy bytes arrays, and codes.npy) and
 TensorFlow's outputs (frozen_<name>.npy, saved_model_<name>.npy,
-export_<name>.npy, adapted_<name>.npy) for them, and the
+export_<name>.npy, adapted_<name>.npy, tf1_saved_model_ids.npy) for them, and the
 TensorFlow and Keras versions in VERSIONS.
 
 Run in a virtual environment with tensorflow-cpu (TensorFlow 2.21, Keras 3):
@@ -180,6 +182,35 @@ def write_adapted(out_dir):
         np.save(os.path.join(out_dir, f"adapted_{name}.npy"), np.asarray(value))
 
 
+def write_tf1_saved_model(out_dir):
+    """tf1_saved_model/: a TensorFlow 1 SavedModel whose main op fills a
+    table from a two-column asset (key, tab, value)."""
+    tf1 = tf.compat.v1
+    path = os.path.join(out_dir, "tf1_saved_model")
+    shutil.rmtree(path, ignore_errors=True)
+    with tempfile.TemporaryDirectory() as vocab_dir:
+        labels = os.path.join(vocab_dir, "labels.txt")
+        with open(labels, "w", encoding="utf-8") as f:
+            f.write("fox\t3\ndog\t5\nthe\t7\nquick\t11\n")
+        graph = tf.Graph()
+        with graph.as_default():
+            words = tf1.placeholder(tf.string, [None], name="words")
+            init = tf.lookup.TextFileInitializer(labels, tf.string, 0, tf.int64, 1, delimiter="\t")
+            table = tf.lookup.StaticHashTable(init, -1)
+            ids = tf.identity(table.lookup(tf.strings.lower(words)), name="ids")
+            with tf1.Session() as sess:
+                sess.run(tf1.tables_initializer())
+                values = sess.run(ids, {words: WORDS})
+                builder = tf1.saved_model.Builder(path)
+                signature = tf1.saved_model.predict_signature_def({"words": words}, {"ids": ids})
+                builder.add_meta_graph_and_variables(
+                    sess, ["serve"], signature_def_map={"serving_default": signature},
+                    main_op=tf1.tables_initializer(), strip_default_attrs=True,
+                    assets_collection=graph.get_collection(tf1.GraphKeys.ASSET_FILEPATHS))
+                builder.save()
+    np.save(os.path.join(out_dir, "tf1_saved_model_ids.npy"), values)
+
+
 def main(out_dir):
     os.makedirs(out_dir, exist_ok=True)
     np.save(os.path.join(out_dir, "text.npy"), TEXT.astype(bytes))
@@ -188,6 +219,7 @@ def main(out_dir):
     write_frozen(out_dir)
     write_saved(out_dir)
     write_adapted(out_dir)
+    write_tf1_saved_model(out_dir)
     with open(os.path.join(out_dir, "VERSIONS"), "w") as f:
         f.write(f"tensorflow {tf.__version__}\nkeras {keras.__version__}\n")
 
