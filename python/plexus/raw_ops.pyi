@@ -57,6 +57,10 @@ class _FusedBatchNormV3Output(NamedTuple):
     reserve_space_2: Tensor
     reserve_space_3: Tensor
 
+class _LookupTableExportV2Output(NamedTuple):
+    keys: Tensor
+    values: Tensor
+
 class _MergeOutput(NamedTuple):
     output: Tensor
     value_index: Tensor
@@ -82,6 +86,15 @@ class _SoftmaxCrossEntropyWithLogitsOutput(NamedTuple):
 class _SparseSoftmaxCrossEntropyWithLogitsOutput(NamedTuple):
     loss: Tensor
     backprop: Tensor
+
+class _StringNGramsOutput(NamedTuple):
+    ngrams: Tensor
+    ngrams_splits: Tensor
+
+class _StringSplitV2Output(NamedTuple):
+    indices: Tensor
+    values: Tensor
+    shape: Tensor
 
 class _SwitchOutput(NamedTuple):
     output_false: Tensor
@@ -119,6 +132,7 @@ __all__ = [
     'ApplyGradientDescent',
     'ArgMax',
     'ArgMin',
+    'AsString',
     'Assign',
     'AssignAdd',
     'AssignAddVariableOp',
@@ -134,6 +148,7 @@ __all__ = [
     'BatchToSpaceND',
     'BiasAdd',
     'BiasAddGrad',
+    'Bincount',
     'BroadcastGradientArgs',
     'BroadcastTo',
     'Cast',
@@ -148,6 +163,7 @@ __all__ = [
     'Conv2DBackpropInput',
     'Cos',
     'DecodeWav',
+    'DenseBincount',
     'DepthwiseConv2dNative',
     'DepthwiseConv2dNativeBackpropFilter',
     'DepthwiseConv2dNativeBackpropInput',
@@ -180,9 +196,12 @@ __all__ = [
     'Gelu',
     'Greater',
     'GreaterEqual',
+    'HashTableV2',
     'Identity',
     'IdentityN',
     'If',
+    'InitializeTableFromTextFileV2',
+    'InitializeTableV2',
     'Inv',
     'InvGrad',
     'InvertPermutation',
@@ -198,6 +217,12 @@ __all__ = [
     'LogicalAnd',
     'LogicalNot',
     'LogicalOr',
+    'LookupTableExportV2',
+    'LookupTableFindV2',
+    'LookupTableImportV2',
+    'LookupTableInsertV2',
+    'LookupTableRemoveV2',
+    'LookupTableSizeV2',
     'LoopCond',
     'MatMul',
     'Max',
@@ -214,6 +239,7 @@ __all__ = [
     'MirrorPad',
     'MirrorPadGrad',
     'Mul',
+    'MutableHashTableV2',
     'Neg',
     'NextIteration',
     'NoOp',
@@ -231,12 +257,15 @@ __all__ = [
     'Pow',
     'PreventGradient',
     'Prod',
+    'RaggedBincount',
+    'RaggedTensorToTensor',
     'Range',
     'Rank',
     'ReadVariableOp',
     'RealDiv',
     'Reciprocal',
     'ReciprocalGrad',
+    'RegexReplace',
     'Relu',
     'Relu6',
     'Relu6Grad',
@@ -281,10 +310,18 @@ __all__ = [
     'StatelessIf',
     'StatelessWhile',
     'StaticRegexFullMatch',
+    'StaticRegexReplace',
     'StopGradient',
     'StridedSlice',
     'StridedSliceGrad',
     'StringJoin',
+    'StringLength',
+    'StringLower',
+    'StringNGrams',
+    'StringSplitV2',
+    'StringToHashBucketFast',
+    'StringToHashBucketStrong',
+    'StringUpper',
     'Sub',
     'Sum',
     'Switch',
@@ -353,6 +390,10 @@ def ArgMin(input: TensorLike, dimension: TensorLike, *, T: DType | None = ..., T
     """TensorFlow op `ArgMin`."""
 
 
+def AsString(input: TensorLike, *, T: DType | None = ..., precision: int = ..., scientific: bool = ..., shortest: bool = ..., width: int = ..., fill: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `AsString`."""
+
+
 def Assign(ref: TensorLike, value: TensorLike, *, T: DType | None = ..., validate_shape: bool = ..., use_locking: bool = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Assign`."""
 
@@ -413,6 +454,10 @@ def BiasAddGrad(out_backprop: TensorLike, *, T: DType | None = ..., data_format:
     """TensorFlow op `BiasAddGrad`."""
 
 
+def Bincount(arr: TensorLike, size: TensorLike, weights: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Bincount`."""
+
+
 def BroadcastGradientArgs(s0: TensorLike, s1: TensorLike, *, T: DType = ..., name: str | None = ...) -> _BroadcastGradientArgsOutput:
     """TensorFlow op `BroadcastGradientArgs`."""
 
@@ -467,6 +512,10 @@ def Cos(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tens
 
 def DecodeWav(contents: TensorLike, *, desired_channels: int = ..., desired_samples: int = ..., name: str | None = ...) -> _DecodeWavOutput:
     """TensorFlow op `DecodeWav`."""
+
+
+def DenseBincount(input: TensorLike, size: TensorLike, weights: TensorLike, *, Tidx: DType | None = ..., T: DType | None = ..., binary_output: bool = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `DenseBincount`."""
 
 
 def DepthwiseConv2dNative(input: TensorLike, filter: TensorLike, *, T: DType | None = ..., strides: Sequence[int], padding: str | bytes, explicit_paddings: Sequence[int] = ..., data_format: str | bytes = ..., dilations: Sequence[int] = ..., name: str | None = ...) -> Tensor:
@@ -597,6 +646,10 @@ def GreaterEqual(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: s
     """TensorFlow op `GreaterEqual`."""
 
 
+def HashTableV2(*, container: str | bytes = ..., shared_name: str | bytes = ..., use_node_name_sharing: bool = ..., key_dtype: DType, value_dtype: DType, name: str | None = ...) -> Tensor:
+    """TensorFlow op `HashTableV2`."""
+
+
 def Identity(input: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Identity`."""
 
@@ -607,6 +660,14 @@ def IdentityN(input: Sequence[TensorLike], *, name: str | None = ...) -> list[Te
 
 def If(cond: TensorLike, input: Sequence[TensorLike], *, Tcond: DType | None = ..., Tout: Sequence[DType], then_branch: Any, else_branch: Any, output_shapes: Sequence[Sequence[int | None] | None] = ..., name: str | None = ...) -> list[Tensor]:
     """TensorFlow op `If`."""
+
+
+def InitializeTableFromTextFileV2(table_handle: TensorLike, filename: TensorLike, *, key_index: int, value_index: int, vocab_size: int = ..., delimiter: str | bytes = ..., offset: int = ..., name: str | None = ...) -> None:
+    """TensorFlow op `InitializeTableFromTextFileV2`."""
+
+
+def InitializeTableV2(table_handle: TensorLike, keys: TensorLike, values: TensorLike, *, Tkey: DType | None = ..., Tval: DType | None = ..., name: str | None = ...) -> None:
+    """TensorFlow op `InitializeTableV2`."""
 
 
 def Inv(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
@@ -667,6 +728,30 @@ def LogicalNot(x: TensorLike, *, name: str | None = ...) -> Tensor:
 
 def LogicalOr(x: TensorLike, y: TensorLike, *, name: str | None = ...) -> Tensor:
     """TensorFlow op `LogicalOr`."""
+
+
+def LookupTableExportV2(table_handle: TensorLike, *, Tkeys: DType, Tvalues: DType, name: str | None = ...) -> _LookupTableExportV2Output:
+    """TensorFlow op `LookupTableExportV2`."""
+
+
+def LookupTableFindV2(table_handle: TensorLike, keys: TensorLike, default_value: TensorLike, *, Tin: DType | None = ..., Tout: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `LookupTableFindV2`."""
+
+
+def LookupTableImportV2(table_handle: TensorLike, keys: TensorLike, values: TensorLike, *, Tin: DType | None = ..., Tout: DType | None = ..., name: str | None = ...) -> None:
+    """TensorFlow op `LookupTableImportV2`."""
+
+
+def LookupTableInsertV2(table_handle: TensorLike, keys: TensorLike, values: TensorLike, *, Tin: DType | None = ..., Tout: DType | None = ..., name: str | None = ...) -> None:
+    """TensorFlow op `LookupTableInsertV2`."""
+
+
+def LookupTableRemoveV2(table_handle: TensorLike, keys: TensorLike, *, Tin: DType | None = ..., name: str | None = ...) -> None:
+    """TensorFlow op `LookupTableRemoveV2`."""
+
+
+def LookupTableSizeV2(table_handle: TensorLike, *, name: str | None = ...) -> Tensor:
+    """TensorFlow op `LookupTableSizeV2`."""
 
 
 def LoopCond(input: TensorLike, *, name: str | None = ...) -> Tensor:
@@ -731,6 +816,10 @@ def MirrorPadGrad(input: TensorLike, paddings: TensorLike, *, T: DType | None = 
 
 def Mul(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Mul`."""
+
+
+def MutableHashTableV2(*, container: str | bytes = ..., shared_name: str | bytes = ..., use_node_name_sharing: bool = ..., key_dtype: DType, value_dtype: DType, name: str | None = ...) -> Tensor:
+    """TensorFlow op `MutableHashTableV2`."""
 
 
 def Neg(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
@@ -801,6 +890,14 @@ def Prod(input: TensorLike, reduction_indices: TensorLike, *, keep_dims: bool = 
     """TensorFlow op `Prod`."""
 
 
+def RaggedBincount(splits: TensorLike, values: TensorLike, size: TensorLike, weights: TensorLike, *, Tidx: DType | None = ..., T: DType | None = ..., binary_output: bool = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `RaggedBincount`."""
+
+
+def RaggedTensorToTensor(shape: TensorLike, values: TensorLike, default_value: TensorLike, row_partition_tensors: Sequence[TensorLike], *, T: DType | None = ..., Tindex: DType | None = ..., Tshape: DType | None = ..., row_partition_types: Sequence[str | bytes], name: str | None = ...) -> Tensor:
+    """TensorFlow op `RaggedTensorToTensor`."""
+
+
 def Range(start: TensorLike, limit: TensorLike, delta: TensorLike, *, Tidx: DType = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Range`."""
 
@@ -823,6 +920,10 @@ def Reciprocal(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) 
 
 def ReciprocalGrad(y: TensorLike, dy: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `ReciprocalGrad`."""
+
+
+def RegexReplace(input: TensorLike, pattern: TensorLike, rewrite: TensorLike, *, replace_global: bool = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `RegexReplace`."""
 
 
 def Relu(features: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
@@ -1001,6 +1102,10 @@ def StaticRegexFullMatch(input: TensorLike, *, pattern: str | bytes, name: str |
     """TensorFlow op `StaticRegexFullMatch`."""
 
 
+def StaticRegexReplace(input: TensorLike, *, pattern: str | bytes, rewrite: str | bytes, replace_global: bool = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `StaticRegexReplace`."""
+
+
 def StopGradient(input: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `StopGradient`."""
 
@@ -1015,6 +1120,34 @@ def StridedSliceGrad(shape: TensorLike, begin: TensorLike, end: TensorLike, stri
 
 def StringJoin(inputs: Sequence[TensorLike], *, separator: str | bytes = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `StringJoin`."""
+
+
+def StringLength(input: TensorLike, *, unit: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `StringLength`."""
+
+
+def StringLower(input: TensorLike, *, encoding: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `StringLower`."""
+
+
+def StringNGrams(data: TensorLike, data_splits: TensorLike, *, separator: str | bytes, ngram_widths: Sequence[int], left_pad: str | bytes, right_pad: str | bytes, pad_width: int, preserve_short_sequences: bool, Tsplits: DType = ..., name: str | None = ...) -> _StringNGramsOutput:
+    """TensorFlow op `StringNGrams`."""
+
+
+def StringSplitV2(input: TensorLike, sep: TensorLike, *, maxsplit: int = ..., name: str | None = ...) -> _StringSplitV2Output:
+    """TensorFlow op `StringSplitV2`."""
+
+
+def StringToHashBucketFast(input: TensorLike, *, num_buckets: int, name: str | None = ...) -> Tensor:
+    """TensorFlow op `StringToHashBucketFast`."""
+
+
+def StringToHashBucketStrong(input: TensorLike, *, num_buckets: int, key: Sequence[int], name: str | None = ...) -> Tensor:
+    """TensorFlow op `StringToHashBucketStrong`."""
+
+
+def StringUpper(input: TensorLike, *, encoding: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `StringUpper`."""
 
 
 def Sub(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
