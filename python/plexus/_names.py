@@ -226,6 +226,8 @@ NAMES = {
     "StringToHashBucketFast": ["strings.to_hash_bucket_fast"],
     "StringToHashBucketStrong": ["strings.to_hash_bucket_strong"],
     "StringUpper": ["strings.upper"],
+    "UnicodeDecode": ["strings.unicode_decode_raw"],
+    "UnicodeEncode": ["strings.unicode_encode_raw"],
 }
 
 GRAPH_ONLY = {

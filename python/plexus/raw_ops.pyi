@@ -104,6 +104,10 @@ class _TensorArrayV3Output(NamedTuple):
     handle: Tensor
     flow: Tensor
 
+class _UnicodeDecodeOutput(NamedTuple):
+    row_splits: Tensor
+    char_values: Tensor
+
 class __PlexusApplyAdamOutput(NamedTuple):
     var_out: Tensor
     m_out: Tensor
@@ -336,6 +340,8 @@ __all__ = [
     'TensorArrayWriteV3',
     'Tile',
     'Transpose',
+    'UnicodeDecode',
+    'UnicodeEncode',
     'Unpack',
     'UnsortedSegmentSum',
     'VarHandleOp',
@@ -1204,6 +1210,14 @@ def Tile(input: TensorLike, multiples: TensorLike, *, T: DType | None = ..., Tmu
 
 def Transpose(x: TensorLike, perm: TensorLike, *, T: DType | None = ..., Tperm: DType = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Transpose`."""
+
+
+def UnicodeDecode(input: TensorLike, *, input_encoding: str | bytes, errors: str | bytes = ..., replacement_char: int = ..., replace_control_characters: bool = ..., Tsplits: DType = ..., name: str | None = ...) -> _UnicodeDecodeOutput:
+    """TensorFlow op `UnicodeDecode`."""
+
+
+def UnicodeEncode(input_values: TensorLike, input_splits: TensorLike, *, errors: str | bytes = ..., output_encoding: str | bytes, replacement_char: int = ..., Tsplits: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `UnicodeEncode`."""
 
 
 def Unpack(value: TensorLike, *, num: int, T: DType | None = ..., axis: int = ..., name: str | None = ...) -> list[Tensor]:

@@ -15,6 +15,10 @@ class _StringSplitV2Output(NamedTuple):
     values: Tensor
     shape: Tensor
 
+class _UnicodeDecodeOutput(NamedTuple):
+    row_splits: Tensor
+    char_values: Tensor
+
 __all__ = [
     'as_string',
     'join',
@@ -27,6 +31,8 @@ __all__ = [
     'string_split_v2',
     'to_hash_bucket_fast',
     'to_hash_bucket_strong',
+    'unicode_decode_raw',
+    'unicode_encode_raw',
     'upper',
 ]
 
@@ -73,6 +79,14 @@ def to_hash_bucket_fast(input: TensorLike, *, num_buckets: int, name: str | None
 
 def to_hash_bucket_strong(input: TensorLike, *, num_buckets: int, key: Sequence[int], name: str | None = ...) -> Tensor:
     """TensorFlow op `StringToHashBucketStrong`."""
+
+
+def unicode_decode_raw(input: TensorLike, *, input_encoding: str | bytes, errors: str | bytes = ..., replacement_char: int = ..., replace_control_characters: bool = ..., Tsplits: DType = ..., name: str | None = ...) -> _UnicodeDecodeOutput:
+    """TensorFlow op `UnicodeDecode`."""
+
+
+def unicode_encode_raw(input_values: TensorLike, input_splits: TensorLike, *, errors: str | bytes = ..., output_encoding: str | bytes, replacement_char: int = ..., Tsplits: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `UnicodeEncode`."""
 
 
 def upper(input: TensorLike, *, encoding: str | bytes = ..., name: str | None = ...) -> Tensor:

@@ -28,8 +28,8 @@ DATA = _data_dir() / "tf_graphs" / "keras3_text"
 # take a Cumsum; graphs holding one import only where Cumsum is registered.
 needs_cumsum = pytest.mark.skipif(not hasattr(px.raw_ops, "Cumsum"), reason="the graph needs the Cumsum op")
 
-FROZEN_OUTPUTS = ["tokens", "ngram_multi_hot", "word_counts", "word_ids", "hashed", "salted", "code_ids",
-                  "code_hashed", "code_one_hot", "code_multi_hot", "code_counts"]
+FROZEN_OUTPUTS = ["tokens", "ngram_multi_hot", "word_counts", "char_ids", "word_ids", "hashed", "salted",
+                  "code_ids", "code_hashed", "code_one_hot", "code_multi_hot", "code_counts"]
 
 
 def load(name):

@@ -401,3 +401,52 @@ def test_equal_and_not_equal_of_strings_broadcast():
                                   [[False, True], [True, False]])
     with pytest.raises(errors.InvalidArgumentError):
         R.Equal(x=a, y=px.constant([b"x", b"y", b"z"]))
+
+
+# ---- UnicodeDecode, UnicodeEncode ------------------------------------------------------------
+
+UTF8_SAMPLES = [b"ab", "h\u00e9\u20ac\U0001F600".encode(), b"", b"a\x80b", b"a\xe2\x82", b"\xe2\x82\xac\xe2",
+                b"\xc0\xaf", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\xf0\x9f\x98", b"a\x01\x1f\x7f\xc2\x85z",
+                b"\xff\xfe", b"\xe0\x80\xaf"]
+
+
+def _decode(**attrs):
+    splits, chars = R.UnicodeDecode(input=px.constant(UTF8_SAMPLES), input_encoding="UTF-8", **attrs)
+    return splits.numpy().tolist(), chars.numpy().tolist()
+
+
+def test_unicode_decode_replaces_maximal_subparts_like_tensorflow():
+    F = 65533
+    assert _decode() == (
+        [0, 2, 6, 6, 9, 11, 13, 15, 18, 22, 23, 29, 31, 34],
+        [97, 98, 104, 233, 8364, 128512, 97, F, 98, 97, F, 8364, F, F, F, F, F, F, F, F, F, F, F, 97, 1, 31, 127,
+         133, 122, F, F, F, F, F])
+    assert _decode(errors="ignore") == (
+        [0, 2, 6, 6, 8, 9, 10, 10, 10, 10, 10, 16, 16, 16],
+        [97, 98, 104, 233, 8364, 128512, 97, 98, 97, 8364, 97, 1, 31, 127, 133, 122])
+    splits, chars = _decode(replacement_char=63, replace_control_characters=True)
+    assert chars[23:29] == [97, 63, 63, 127, 133, 122]  # C0 controls only
+    with pytest.raises(errors.InvalidArgumentError, match="Invalid formatting on input string"):
+        R.UnicodeDecode(input=px.constant([b"a\x80"]), input_encoding="UTF-8", errors="strict")
+    splits, chars = R.UnicodeDecode(input=px.constant([[b"ab", b"c"]]), input_encoding="UTF-8")
+    assert splits.numpy().tolist() == [0, 2, 3] and chars.numpy().tolist() == [97, 98, 99]
+
+
+def _encode(values, splits, **attrs):
+    out = R.UnicodeEncode(input_values=np.array(values, np.int32), input_splits=np.array(splits, np.int64),
+                          output_encoding="UTF-8", **attrs)
+    return strs(out)
+
+
+def test_unicode_encode():
+    assert _encode([104, 233, 8364, 128512, 0x110000, -1, 0xD800, 65], [0, 2, 4, 6, 8]) == [
+        b"h\xc3\xa9", b"\xe2\x82\xac\xf0\x9f\x98\x80", b"\xef\xbf\xbd\xef\xbf\xbd", b"\xef\xbf\xbdA"]
+    assert _encode([104, 0x110000, 0xD800], [0, 3], errors="ignore") == [b"h"]
+    assert _encode([104, 0x110000], [0, 2], replacement_char=63) == [b"h?"]
+    with pytest.raises(errors.InvalidArgumentError, match="out of range for Unicode, or is a surrogate"):
+        _encode([104, 0x110000], [0, 2], errors="strict")
+    with pytest.raises(errors.InvalidArgumentError, match="Last value in input_splits must be equal"):
+        _encode([1, 2], [0, 3])
+    out = R.UnicodeEncode(input_values=np.array([233, 128512], np.int32), input_splits=np.array([0, 2], np.int64),
+                          output_encoding="UTF-16-BE")
+    assert strs(out) == ["\u00e9\U0001F600".encode("utf-16-be")]

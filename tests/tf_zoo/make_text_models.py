@@ -83,6 +83,8 @@ def frozen_layers(vocab):
         "word_counts": ("text", keras.layers.TextVectorization(vocabulary=vocab["counts"], output_mode="count",
                                                                standardize="lower", max_tokens=12,
                                                                pad_to_max_tokens=True)),
+        "char_ids": ("text", keras.layers.TextVectorization(vocabulary=list("abcdefghijklmnopqrstuvwxyz\u00e9"),
+                                                            split="character", output_sequence_length=12)),
         "word_ids": ("words", keras.layers.StringLookup(vocabulary=vocab["words"], num_oov_indices=2)),
         "hashed": ("text", keras.layers.Hashing(num_bins=7)),
         "salted": ("text", keras.layers.Hashing(num_bins=11, salt=[7, 1234])),

@@ -1,8 +1,8 @@
 // String ops of text preprocessing (tf.strings): case mapping, regular
 // expression replacement, splitting into tokens, n-grams, hashing into
-// buckets, number formatting and lengths. Their schemas and shape
-// functions; they are host ops, with kernels in host_kernels/strings.cc,
-// string_split.cc and string_hash.cc. (StringJoin and StaticRegexFullMatch
+// buckets, number formatting, lengths, and UTF-8 to code points and back.
+// Their schemas and shape functions; they are host ops, with kernels in
+// host_kernels/strings.cc, string_split.cc, string_hash.cc and unicode.cc. (StringJoin and StaticRegexFullMatch
 // live with the parsing ops.)
 #include "absl/strings/str_cat.h"
 #include "ops/shape_util.h"
@@ -121,6 +121,42 @@ PX_REGISTER_OP(OpDefBuilder("StringLength")
                    .Output("output: int32")
                    .Attr("unit: string = \"BYTE\"")  // BYTE or UTF8_CHAR (the kernel checks)
                    .SetShapeFn(UnchangedShape));
+
+// UTF-8 only (the kernels refuse other encodings); errors is strict,
+// replace or ignore (the kernels check).
+PX_REGISTER_OP(OpDefBuilder("UnicodeDecode")
+                   .Input("input: string")
+                   .Output("row_splits: Tsplits")
+                   .Output("char_values: int32")
+                   .Attr("input_encoding: string")
+                   .Attr("errors: string = \"replace\"")
+                   .Attr("replacement_char: int = 65533")
+                   .Attr("replace_control_characters: bool = false")
+                   .Attr("Tsplits: {int32, int64} = DT_INT64")
+                   .SetShapeFn([](InferenceContext& ctx) {
+                     const PartialShape& in = ctx.input(0);
+                     int64_t n = -1;
+                     if (in.fully_defined()) n = NumElements(in.dims());
+                     ctx.set_output(0, PartialShape(Shape{n < 0 ? -1 : n + 1}));
+                     ctx.set_output(1, PartialShape(Shape{-1}));
+                     return absl::OkStatus();
+                   }));
+PX_REGISTER_OP(OpDefBuilder("UnicodeEncode")
+                   .Input("input_values: int32")
+                   .Input("input_splits: Tsplits")
+                   .Output("output: string")
+                   .Attr("errors: string = \"replace\"")
+                   .Attr("output_encoding: string")
+                   .Attr("replacement_char: int = 65533")
+                   .Attr("Tsplits: {int32, int64} = DT_INT64")
+                   .SetShapeFn([](InferenceContext& ctx) {
+                     const PartialShape& splits = ctx.input(1);
+                     const int64_t rows = splits.rank_known() && splits.rank() == 1 && splits.dim(0) > 0
+                                              ? splits.dim(0) - 1
+                                              : -1;
+                     ctx.set_output(0, PartialShape(Shape{rows}));
+                     return absl::OkStatus();
+                   }));
 
 }  // namespace
 }  // namespace plexus
