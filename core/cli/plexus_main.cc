@@ -2,7 +2,7 @@
 //
 //   plexus devices
 //   plexus run GRAPH|SAVEDMODEL_DIR --input NAME=FILE.npy|NAME=@FILE ...
-//                    --output NAME ... [--signature KEY] [--tag TAG]...
+//                    --output NAME ... [--init NODE]... [--signature KEY] [--tag TAG]...
 //                    [--device DEV] [--out DIR] [--plugin PATH]
 #include <cstdio>
 #include <cstring>
@@ -29,10 +29,12 @@ constexpr char kUsage[] =
     "usage:\n"
     "  plexus devices [--plugin PATH]...\n"
     "      List the plugins found (with their ABI versions) and their devices.\n"
-    "  plexus run GRAPH [--input NAME=FILE.npy]... --output NAME... [--device DEV]\n"
-    "             [--out DIR] [--plugin PATH]...\n"
+    "  plexus run GRAPH [--input NAME=FILE.npy]... --output NAME... [--init NODE]...\n"
+    "             [--device DEV] [--out DIR] [--plugin PATH]...\n"
     "      Import a TensorFlow GraphDef (.pb binary or .pbtxt text), feed the inputs,\n"
     "      run it and print each output. NAME is a node name (output 0) or node:k.\n"
+    "      --init runs NODE once first, in the same session (a frozen graph's table\n"
+    "      initializer, e.g. init_all_tables).\n"
     "      With --out, each output is written to DIR/NAME.npy (':' and '/' in NAME\n"
     "      become '_'; DIR is made if missing; strings as NumPy bytes, dtype S).\n"
     "  plexus run SAVEDMODEL_DIR [--signature KEY] [--tag TAG]... [--input KEY=FILE.npy]...\n"
@@ -259,7 +261,7 @@ struct RunArgs {
   bool saved_model = false;  // graph_path is a SavedModel folder
   std::vector<std::string> disabled_passes;
   std::vector<std::pair<std::string, std::string>> inputs;
-  std::vector<std::string> outputs, plugins;
+  std::vector<std::string> outputs, plugins, init_nodes;
   std::set<std::string> tags;
 };
 
@@ -284,6 +286,10 @@ std::optional<int> ParseRunArgs(int argc, char** argv, RunArgs* args) {
       const char* v = value("--output");
       if (!v) return Usage("--output needs NAME");
       args->outputs.push_back(v);
+    } else if (arg == "--init") {
+      const char* v = value("--init");
+      if (!v) return Usage("--init needs a node name");
+      args->init_nodes.push_back(v);
     } else if (arg == "--signature") {
       const char* v = value("--signature");
       if (!v) return Usage("--signature needs a signature key");
@@ -332,6 +338,9 @@ std::optional<int> ParseRunArgs(int argc, char** argv, RunArgs* args) {
   }
   if (args->graph_path.empty()) return Usage("run needs a GRAPH file or a SavedModel folder");
   args->saved_model = IsSavedModelDir(args->graph_path);
+  if (args->saved_model && !args->init_nodes.empty()) {
+    return Usage("--init applies to a graph file; a SavedModel runs its own init op");
+  }
   if (!args->saved_model && (!args->signature.empty() || !args->tags.empty())) {
     return Usage(absl::StrCat("--signature and --tag apply to a SavedModel folder (holding "
                               "saved_model.pb); '", args->graph_path, "' is not one"));
@@ -385,6 +394,10 @@ int RunGraphDef(plexus::Runtime* runtime, const RunArgs& args) {
     auto tensor = ReadInput(name, file);
     if (!tensor.ok()) return Fail(tensor.status());
     feeds.emplace_back(name, *std::move(tensor));
+  }
+  if (!args.init_nodes.empty()) {
+    auto init = (*session)->Run({}, {}, args.init_nodes);
+    if (!init.ok()) return Fail(init.status());
   }
   auto results = (*session)->Run(feeds, args.outputs);
   if (!results.ok()) return Fail(results.status());

@@ -218,6 +218,31 @@ NAMES = {
     "VarIsInitializedOp": ["state.var_is_initialized_op"],
     "VariableV2": ["state.variable_v2"],
     "ZerosLike": ["zeros_like"],
+    "AsString": ["as_string", "strings.as_string"],
+    "Bincount": ["math.bincount_raw"],
+    "DenseBincount": ["math.dense_bincount"],
+    "HashTableV2": ["state.hash_table_v2"],
+    "InitializeTableFromTextFileV2": ["state.initialize_table_from_text_file_v2"],
+    "InitializeTableV2": ["state.initialize_table_v2"],
+    "LookupTableExportV2": ["state.lookup_table_export_v2"],
+    "LookupTableFindV2": ["state.lookup_table_find_v2"],
+    "LookupTableImportV2": ["state.lookup_table_import_v2"],
+    "LookupTableInsertV2": ["state.lookup_table_insert_v2"],
+    "LookupTableRemoveV2": ["state.lookup_table_remove_v2"],
+    "MutableHashTableV2": ["state.mutable_hash_table_v2"],
+    "LookupTableSizeV2": ["state.lookup_table_size_v2"],
+    "RaggedBincount": ["math.ragged_bincount"],
+    "RegexReplace": ["strings.regex_replace"],
+    "StaticRegexReplace": ["strings.static_regex_replace"],
+    "StringLength": ["strings.length"],
+    "StringLower": ["strings.lower"],
+    "StringNGrams": ["strings.string_ngrams"],
+    "StringSplitV2": ["strings.string_split_v2"],
+    "StringToHashBucketFast": ["strings.to_hash_bucket_fast"],
+    "StringToHashBucketStrong": ["strings.to_hash_bucket_strong"],
+    "StringUpper": ["strings.upper"],
+    "UnicodeDecode": ["strings.unicode_decode_raw"],
+    "UnicodeEncode": ["strings.unicode_encode_raw"],
 }
 
 GRAPH_ONLY = {
@@ -267,6 +292,8 @@ GRAPH_ONLY = {
     "TensorListConcatV2": "TensorList op on variant values, made by TensorFlow 2 loops; graphs only",
     "Where": "behind plexus.where(condition) without x and y (hand-written in _api.py, which "
              "runs SelectV2 when x and y are given)",
+    "RaggedTensorToTensor": "takes a ragged tensor as its row partitions; made by graph import "
+                            "(RaggedTensor.to_tensor)",
 }
 
 

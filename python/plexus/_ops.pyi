@@ -12,6 +12,7 @@ __all__ = [
     'add_n',
     'argmax',
     'argmin',
+    'as_string',
     'batch_to_space',
     'batch_to_space_nd',
     'broadcast_to',
@@ -133,6 +134,10 @@ def argmax(input: Any, axis: Any = ..., output_type: Any = ..., name: Any = ...)
 
 def argmin(input: Any, axis: Any = ..., output_type: Any = ..., name: Any = ...) -> Tensor:
     """Index of the smallest value along `axis` (op ArgMin); axis=None means 0."""
+
+
+def as_string(input: TensorLike, *, T: DType | None = ..., precision: int = ..., scientific: bool = ..., shortest: bool = ..., width: int = ..., fill: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `AsString`."""
 
 
 def batch_to_space(input: TensorLike, block_shape: TensorLike, crops: TensorLike, *, T: DType | None = ..., Tblock_shape: DType = ..., Tcrops: DType = ..., name: str | None = ...) -> Tensor:

@@ -16,8 +16,10 @@ __all__ = [
     'add_n',
     'argmax',
     'argmin',
+    'bincount_raw',
     'ceil',
     'cos',
+    'dense_bincount',
     'divide',
     'equal',
     'erf',
@@ -44,6 +46,7 @@ __all__ = [
     'negative',
     'not_equal',
     'pow',
+    'ragged_bincount',
     'realdiv',
     'reciprocal',
     'reduce_all',
@@ -99,12 +102,20 @@ def argmin(input: Any, axis: Any = ..., output_type: Any = ..., name: Any = ...)
     """Index of the smallest value along `axis` (op ArgMin); axis=None means 0."""
 
 
+def bincount_raw(arr: TensorLike, size: TensorLike, weights: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Bincount`."""
+
+
 def ceil(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Ceil`."""
 
 
 def cos(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Cos`."""
+
+
+def dense_bincount(input: TensorLike, size: TensorLike, weights: TensorLike, *, Tidx: DType | None = ..., T: DType | None = ..., binary_output: bool = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `DenseBincount`."""
 
 
 def divide(x: Any, y: Any, name: Any = ...) -> Tensor:
@@ -209,6 +220,10 @@ def not_equal(x: TensorLike, y: TensorLike, *, T: DType | None = ..., incompatib
 
 def pow(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Pow`."""
+
+
+def ragged_bincount(splits: TensorLike, values: TensorLike, size: TensorLike, weights: TensorLike, *, Tidx: DType | None = ..., T: DType | None = ..., binary_output: bool = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `RaggedBincount`."""
 
 
 def realdiv(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:

@@ -57,6 +57,10 @@ class _FusedBatchNormV3Output(NamedTuple):
     reserve_space_2: Tensor
     reserve_space_3: Tensor
 
+class _LookupTableExportV2Output(NamedTuple):
+    keys: Tensor
+    values: Tensor
+
 class _MergeOutput(NamedTuple):
     output: Tensor
     value_index: Tensor
@@ -83,6 +87,15 @@ class _SparseSoftmaxCrossEntropyWithLogitsOutput(NamedTuple):
     loss: Tensor
     backprop: Tensor
 
+class _StringNGramsOutput(NamedTuple):
+    ngrams: Tensor
+    ngrams_splits: Tensor
+
+class _StringSplitV2Output(NamedTuple):
+    indices: Tensor
+    values: Tensor
+    shape: Tensor
+
 class _SwitchOutput(NamedTuple):
     output_false: Tensor
     output_true: Tensor
@@ -91,9 +104,9 @@ class _TensorArrayV3Output(NamedTuple):
     handle: Tensor
     flow: Tensor
 
-class _TopKV2Output(NamedTuple):
-    values: Tensor
-    indices: Tensor
+class _UnicodeDecodeOutput(NamedTuple):
+    row_splits: Tensor
+    char_values: Tensor
 
 class __PlexusApplyAdamOutput(NamedTuple):
     var_out: Tensor
@@ -123,6 +136,7 @@ __all__ = [
     'ApplyGradientDescent',
     'ArgMax',
     'ArgMin',
+    'AsString',
     'Assign',
     'AssignAdd',
     'AssignAddVariableOp',
@@ -138,6 +152,7 @@ __all__ = [
     'BatchToSpaceND',
     'BiasAdd',
     'BiasAddGrad',
+    'Bincount',
     'BroadcastGradientArgs',
     'BroadcastTo',
     'Cast',
@@ -152,6 +167,7 @@ __all__ = [
     'Conv2DBackpropInput',
     'Cos',
     'DecodeWav',
+    'DenseBincount',
     'DepthwiseConv2dNative',
     'DepthwiseConv2dNativeBackpropFilter',
     'DepthwiseConv2dNativeBackpropInput',
@@ -184,9 +200,12 @@ __all__ = [
     'Gelu',
     'Greater',
     'GreaterEqual',
+    'HashTableV2',
     'Identity',
     'IdentityN',
     'If',
+    'InitializeTableFromTextFileV2',
+    'InitializeTableV2',
     'Inv',
     'InvGrad',
     'InvertPermutation',
@@ -202,6 +221,12 @@ __all__ = [
     'LogicalAnd',
     'LogicalNot',
     'LogicalOr',
+    'LookupTableExportV2',
+    'LookupTableFindV2',
+    'LookupTableImportV2',
+    'LookupTableInsertV2',
+    'LookupTableRemoveV2',
+    'LookupTableSizeV2',
     'LoopCond',
     'MatMul',
     'Max',
@@ -218,6 +243,7 @@ __all__ = [
     'MirrorPad',
     'MirrorPadGrad',
     'Mul',
+    'MutableHashTableV2',
     'Neg',
     'NextIteration',
     'NoOp',
@@ -235,12 +261,15 @@ __all__ = [
     'Pow',
     'PreventGradient',
     'Prod',
+    'RaggedBincount',
+    'RaggedTensorToTensor',
     'Range',
     'Rank',
     'ReadVariableOp',
     'RealDiv',
     'Reciprocal',
     'ReciprocalGrad',
+    'RegexReplace',
     'Relu',
     'Relu6',
     'Relu6Grad',
@@ -253,11 +282,6 @@ __all__ = [
     'RsqrtGrad',
     'SaveV2',
     'ScatterNd',
-    'SegmentMax',
-    'SegmentMean',
-    'SegmentMin',
-    'SegmentProd',
-    'SegmentSum',
     'Select',
     'SelectV2',
     'Selu',
@@ -290,10 +314,18 @@ __all__ = [
     'StatelessIf',
     'StatelessWhile',
     'StaticRegexFullMatch',
+    'StaticRegexReplace',
     'StopGradient',
     'StridedSlice',
     'StridedSliceGrad',
     'StringJoin',
+    'StringLength',
+    'StringLower',
+    'StringNGrams',
+    'StringSplitV2',
+    'StringToHashBucketFast',
+    'StringToHashBucketStrong',
+    'StringUpper',
     'Sub',
     'Sum',
     'Switch',
@@ -306,23 +338,15 @@ __all__ = [
     'TensorArraySizeV3',
     'TensorArrayV3',
     'TensorArrayWriteV3',
-    'TensorScatterAdd',
-    'TensorScatterMax',
-    'TensorScatterMin',
-    'TensorScatterSub',
-    'TensorScatterUpdate',
     'Tile',
-    'TopKV2',
     'Transpose',
+    'UnicodeDecode',
+    'UnicodeEncode',
     'Unpack',
-    'UnsortedSegmentMax',
-    'UnsortedSegmentMin',
-    'UnsortedSegmentProd',
     'UnsortedSegmentSum',
     'VarHandleOp',
     'VarIsInitializedOp',
     'VariableV2',
-    'Where',
     'While',
     'ZerosLike',
     '_Arg',
@@ -370,6 +394,10 @@ def ArgMax(input: TensorLike, dimension: TensorLike, *, T: DType | None = ..., T
 
 def ArgMin(input: TensorLike, dimension: TensorLike, *, T: DType | None = ..., Tidx: DType = ..., output_type: DType = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `ArgMin`."""
+
+
+def AsString(input: TensorLike, *, T: DType | None = ..., precision: int = ..., scientific: bool = ..., shortest: bool = ..., width: int = ..., fill: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `AsString`."""
 
 
 def Assign(ref: TensorLike, value: TensorLike, *, T: DType | None = ..., validate_shape: bool = ..., use_locking: bool = ..., name: str | None = ...) -> Tensor:
@@ -432,6 +460,10 @@ def BiasAddGrad(out_backprop: TensorLike, *, T: DType | None = ..., data_format:
     """TensorFlow op `BiasAddGrad`."""
 
 
+def Bincount(arr: TensorLike, size: TensorLike, weights: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Bincount`."""
+
+
 def BroadcastGradientArgs(s0: TensorLike, s1: TensorLike, *, T: DType = ..., name: str | None = ...) -> _BroadcastGradientArgsOutput:
     """TensorFlow op `BroadcastGradientArgs`."""
 
@@ -486,6 +518,10 @@ def Cos(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tens
 
 def DecodeWav(contents: TensorLike, *, desired_channels: int = ..., desired_samples: int = ..., name: str | None = ...) -> _DecodeWavOutput:
     """TensorFlow op `DecodeWav`."""
+
+
+def DenseBincount(input: TensorLike, size: TensorLike, weights: TensorLike, *, Tidx: DType | None = ..., T: DType | None = ..., binary_output: bool = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `DenseBincount`."""
 
 
 def DepthwiseConv2dNative(input: TensorLike, filter: TensorLike, *, T: DType | None = ..., strides: Sequence[int], padding: str | bytes, explicit_paddings: Sequence[int] = ..., data_format: str | bytes = ..., dilations: Sequence[int] = ..., name: str | None = ...) -> Tensor:
@@ -616,6 +652,10 @@ def GreaterEqual(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: s
     """TensorFlow op `GreaterEqual`."""
 
 
+def HashTableV2(*, container: str | bytes = ..., shared_name: str | bytes = ..., use_node_name_sharing: bool = ..., key_dtype: DType, value_dtype: DType, name: str | None = ...) -> Tensor:
+    """TensorFlow op `HashTableV2`."""
+
+
 def Identity(input: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Identity`."""
 
@@ -626,6 +666,14 @@ def IdentityN(input: Sequence[TensorLike], *, name: str | None = ...) -> list[Te
 
 def If(cond: TensorLike, input: Sequence[TensorLike], *, Tcond: DType | None = ..., Tout: Sequence[DType], then_branch: Any, else_branch: Any, output_shapes: Sequence[Sequence[int | None] | None] = ..., name: str | None = ...) -> list[Tensor]:
     """TensorFlow op `If`."""
+
+
+def InitializeTableFromTextFileV2(table_handle: TensorLike, filename: TensorLike, *, key_index: int, value_index: int, vocab_size: int = ..., delimiter: str | bytes = ..., offset: int = ..., name: str | None = ...) -> None:
+    """TensorFlow op `InitializeTableFromTextFileV2`."""
+
+
+def InitializeTableV2(table_handle: TensorLike, keys: TensorLike, values: TensorLike, *, Tkey: DType | None = ..., Tval: DType | None = ..., name: str | None = ...) -> None:
+    """TensorFlow op `InitializeTableV2`."""
 
 
 def Inv(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
@@ -686,6 +734,30 @@ def LogicalNot(x: TensorLike, *, name: str | None = ...) -> Tensor:
 
 def LogicalOr(x: TensorLike, y: TensorLike, *, name: str | None = ...) -> Tensor:
     """TensorFlow op `LogicalOr`."""
+
+
+def LookupTableExportV2(table_handle: TensorLike, *, Tkeys: DType, Tvalues: DType, name: str | None = ...) -> _LookupTableExportV2Output:
+    """TensorFlow op `LookupTableExportV2`."""
+
+
+def LookupTableFindV2(table_handle: TensorLike, keys: TensorLike, default_value: TensorLike, *, Tin: DType | None = ..., Tout: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `LookupTableFindV2`."""
+
+
+def LookupTableImportV2(table_handle: TensorLike, keys: TensorLike, values: TensorLike, *, Tin: DType | None = ..., Tout: DType | None = ..., name: str | None = ...) -> None:
+    """TensorFlow op `LookupTableImportV2`."""
+
+
+def LookupTableInsertV2(table_handle: TensorLike, keys: TensorLike, values: TensorLike, *, Tin: DType | None = ..., Tout: DType | None = ..., name: str | None = ...) -> None:
+    """TensorFlow op `LookupTableInsertV2`."""
+
+
+def LookupTableRemoveV2(table_handle: TensorLike, keys: TensorLike, *, Tin: DType | None = ..., name: str | None = ...) -> None:
+    """TensorFlow op `LookupTableRemoveV2`."""
+
+
+def LookupTableSizeV2(table_handle: TensorLike, *, name: str | None = ...) -> Tensor:
+    """TensorFlow op `LookupTableSizeV2`."""
 
 
 def LoopCond(input: TensorLike, *, name: str | None = ...) -> Tensor:
@@ -750,6 +822,10 @@ def MirrorPadGrad(input: TensorLike, paddings: TensorLike, *, T: DType | None = 
 
 def Mul(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Mul`."""
+
+
+def MutableHashTableV2(*, container: str | bytes = ..., shared_name: str | bytes = ..., use_node_name_sharing: bool = ..., key_dtype: DType, value_dtype: DType, name: str | None = ...) -> Tensor:
+    """TensorFlow op `MutableHashTableV2`."""
 
 
 def Neg(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
@@ -820,6 +896,14 @@ def Prod(input: TensorLike, reduction_indices: TensorLike, *, keep_dims: bool = 
     """TensorFlow op `Prod`."""
 
 
+def RaggedBincount(splits: TensorLike, values: TensorLike, size: TensorLike, weights: TensorLike, *, Tidx: DType | None = ..., T: DType | None = ..., binary_output: bool = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `RaggedBincount`."""
+
+
+def RaggedTensorToTensor(shape: TensorLike, values: TensorLike, default_value: TensorLike, row_partition_tensors: Sequence[TensorLike], *, T: DType | None = ..., Tindex: DType | None = ..., Tshape: DType | None = ..., row_partition_types: Sequence[str | bytes], name: str | None = ...) -> Tensor:
+    """TensorFlow op `RaggedTensorToTensor`."""
+
+
 def Range(start: TensorLike, limit: TensorLike, delta: TensorLike, *, Tidx: DType = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Range`."""
 
@@ -842,6 +926,10 @@ def Reciprocal(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) 
 
 def ReciprocalGrad(y: TensorLike, dy: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `ReciprocalGrad`."""
+
+
+def RegexReplace(input: TensorLike, pattern: TensorLike, rewrite: TensorLike, *, replace_global: bool = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `RegexReplace`."""
 
 
 def Relu(features: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
@@ -890,26 +978,6 @@ def SaveV2(prefix: TensorLike, tensor_names: TensorLike, shape_and_slices: Tenso
 
 def ScatterNd(indices: TensorLike, updates: TensorLike, shape: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., bad_indices_policy: str | bytes = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `ScatterNd`."""
-
-
-def SegmentMax(data: TensorLike, segment_ids: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `SegmentMax`."""
-
-
-def SegmentMean(data: TensorLike, segment_ids: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `SegmentMean`."""
-
-
-def SegmentMin(data: TensorLike, segment_ids: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `SegmentMin`."""
-
-
-def SegmentProd(data: TensorLike, segment_ids: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `SegmentProd`."""
-
-
-def SegmentSum(data: TensorLike, segment_ids: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `SegmentSum`."""
 
 
 def Select(condition: TensorLike, t: TensorLike, e: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
@@ -1040,6 +1108,10 @@ def StaticRegexFullMatch(input: TensorLike, *, pattern: str | bytes, name: str |
     """TensorFlow op `StaticRegexFullMatch`."""
 
 
+def StaticRegexReplace(input: TensorLike, *, pattern: str | bytes, rewrite: str | bytes, replace_global: bool = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `StaticRegexReplace`."""
+
+
 def StopGradient(input: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `StopGradient`."""
 
@@ -1054,6 +1126,34 @@ def StridedSliceGrad(shape: TensorLike, begin: TensorLike, end: TensorLike, stri
 
 def StringJoin(inputs: Sequence[TensorLike], *, separator: str | bytes = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `StringJoin`."""
+
+
+def StringLength(input: TensorLike, *, unit: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `StringLength`."""
+
+
+def StringLower(input: TensorLike, *, encoding: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `StringLower`."""
+
+
+def StringNGrams(data: TensorLike, data_splits: TensorLike, *, separator: str | bytes, ngram_widths: Sequence[int], left_pad: str | bytes, right_pad: str | bytes, pad_width: int, preserve_short_sequences: bool, Tsplits: DType = ..., name: str | None = ...) -> _StringNGramsOutput:
+    """TensorFlow op `StringNGrams`."""
+
+
+def StringSplitV2(input: TensorLike, sep: TensorLike, *, maxsplit: int = ..., name: str | None = ...) -> _StringSplitV2Output:
+    """TensorFlow op `StringSplitV2`."""
+
+
+def StringToHashBucketFast(input: TensorLike, *, num_buckets: int, name: str | None = ...) -> Tensor:
+    """TensorFlow op `StringToHashBucketFast`."""
+
+
+def StringToHashBucketStrong(input: TensorLike, *, num_buckets: int, key: Sequence[int], name: str | None = ...) -> Tensor:
+    """TensorFlow op `StringToHashBucketStrong`."""
+
+
+def StringUpper(input: TensorLike, *, encoding: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `StringUpper`."""
 
 
 def Sub(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
@@ -1104,52 +1204,24 @@ def TensorArrayWriteV3(handle: TensorLike, index: TensorLike, value: TensorLike,
     """TensorFlow op `TensorArrayWriteV3`."""
 
 
-def TensorScatterAdd(tensor: TensorLike, indices: TensorLike, updates: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., bad_indices_policy: str | bytes = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `TensorScatterAdd`."""
-
-
-def TensorScatterMax(tensor: TensorLike, indices: TensorLike, updates: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., bad_indices_policy: str | bytes = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `TensorScatterMax`."""
-
-
-def TensorScatterMin(tensor: TensorLike, indices: TensorLike, updates: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., bad_indices_policy: str | bytes = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `TensorScatterMin`."""
-
-
-def TensorScatterSub(tensor: TensorLike, indices: TensorLike, updates: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., bad_indices_policy: str | bytes = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `TensorScatterSub`."""
-
-
-def TensorScatterUpdate(tensor: TensorLike, indices: TensorLike, updates: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., bad_indices_policy: str | bytes = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `TensorScatterUpdate`."""
-
-
 def Tile(input: TensorLike, multiples: TensorLike, *, T: DType | None = ..., Tmultiples: DType = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Tile`."""
-
-
-def TopKV2(input: TensorLike, k: TensorLike, *, sorted: bool = ..., T: DType | None = ..., Tk: DType = ..., index_type: DType = ..., name: str | None = ...) -> _TopKV2Output:
-    """TensorFlow op `TopKV2`."""
 
 
 def Transpose(x: TensorLike, perm: TensorLike, *, T: DType | None = ..., Tperm: DType = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Transpose`."""
 
 
+def UnicodeDecode(input: TensorLike, *, input_encoding: str | bytes, errors: str | bytes = ..., replacement_char: int = ..., replace_control_characters: bool = ..., Tsplits: DType = ..., name: str | None = ...) -> _UnicodeDecodeOutput:
+    """TensorFlow op `UnicodeDecode`."""
+
+
+def UnicodeEncode(input_values: TensorLike, input_splits: TensorLike, *, errors: str | bytes = ..., output_encoding: str | bytes, replacement_char: int = ..., Tsplits: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `UnicodeEncode`."""
+
+
 def Unpack(value: TensorLike, *, num: int, T: DType | None = ..., axis: int = ..., name: str | None = ...) -> list[Tensor]:
     """TensorFlow op `Unpack`."""
-
-
-def UnsortedSegmentMax(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., Tnumsegments: DType = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `UnsortedSegmentMax`."""
-
-
-def UnsortedSegmentMin(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., Tnumsegments: DType = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `UnsortedSegmentMin`."""
-
-
-def UnsortedSegmentProd(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., Tnumsegments: DType = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `UnsortedSegmentProd`."""
 
 
 def UnsortedSegmentSum(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., Tnumsegments: DType = ..., name: str | None = ...) -> Tensor:
@@ -1166,10 +1238,6 @@ def VarIsInitializedOp(resource: TensorLike, *, name: str | None = ...) -> Tenso
 
 def VariableV2(*, shape: Sequence[int | None] | None, dtype: DType, container: str | bytes = ..., shared_name: str | bytes = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `VariableV2`."""
-
-
-def Where(input: TensorLike, *, T: DType = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `Where`."""
 
 
 def While(input: Sequence[TensorLike], *, cond: Any, body: Any, output_shapes: Sequence[Sequence[int | None] | None] = ..., parallel_iterations: int = ..., name: str | None = ...) -> list[Tensor]:

@@ -6,6 +6,10 @@ from plexus._plexus import DType, Tensor
 
 TensorLike = Any  # a Tensor, GraphTensor, NumPy array or Python value
 
+class _LookupTableExportV2Output(NamedTuple):
+    keys: Tensor
+    values: Tensor
+
 __all__ = [
     'assign',
     'assign_add',
@@ -15,7 +19,17 @@ __all__ = [
     'assign_variable_op',
     'destroy_resource_op',
     'disable_copy_on_read',
+    'hash_table_v2',
+    'initialize_table_from_text_file_v2',
+    'initialize_table_v2',
     'is_variable_initialized',
+    'lookup_table_export_v2',
+    'lookup_table_find_v2',
+    'lookup_table_import_v2',
+    'lookup_table_insert_v2',
+    'lookup_table_remove_v2',
+    'lookup_table_size_v2',
+    'mutable_hash_table_v2',
     'read_variable_op',
     'var_handle_op',
     'var_is_initialized_op',
@@ -55,8 +69,48 @@ def disable_copy_on_read(resource: TensorLike, *, name: str | None = ...) -> Non
     """TensorFlow op `DisableCopyOnRead`."""
 
 
+def hash_table_v2(*, container: str | bytes = ..., shared_name: str | bytes = ..., use_node_name_sharing: bool = ..., key_dtype: DType, value_dtype: DType, name: str | None = ...) -> Tensor:
+    """TensorFlow op `HashTableV2`."""
+
+
+def initialize_table_from_text_file_v2(table_handle: TensorLike, filename: TensorLike, *, key_index: int, value_index: int, vocab_size: int = ..., delimiter: str | bytes = ..., offset: int = ..., name: str | None = ...) -> None:
+    """TensorFlow op `InitializeTableFromTextFileV2`."""
+
+
+def initialize_table_v2(table_handle: TensorLike, keys: TensorLike, values: TensorLike, *, Tkey: DType | None = ..., Tval: DType | None = ..., name: str | None = ...) -> None:
+    """TensorFlow op `InitializeTableV2`."""
+
+
 def is_variable_initialized(ref: TensorLike, *, dtype: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `IsVariableInitialized`."""
+
+
+def lookup_table_export_v2(table_handle: TensorLike, *, Tkeys: DType, Tvalues: DType, name: str | None = ...) -> _LookupTableExportV2Output:
+    """TensorFlow op `LookupTableExportV2`."""
+
+
+def lookup_table_find_v2(table_handle: TensorLike, keys: TensorLike, default_value: TensorLike, *, Tin: DType | None = ..., Tout: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `LookupTableFindV2`."""
+
+
+def lookup_table_import_v2(table_handle: TensorLike, keys: TensorLike, values: TensorLike, *, Tin: DType | None = ..., Tout: DType | None = ..., name: str | None = ...) -> None:
+    """TensorFlow op `LookupTableImportV2`."""
+
+
+def lookup_table_insert_v2(table_handle: TensorLike, keys: TensorLike, values: TensorLike, *, Tin: DType | None = ..., Tout: DType | None = ..., name: str | None = ...) -> None:
+    """TensorFlow op `LookupTableInsertV2`."""
+
+
+def lookup_table_remove_v2(table_handle: TensorLike, keys: TensorLike, *, Tin: DType | None = ..., name: str | None = ...) -> None:
+    """TensorFlow op `LookupTableRemoveV2`."""
+
+
+def lookup_table_size_v2(table_handle: TensorLike, *, name: str | None = ...) -> Tensor:
+    """TensorFlow op `LookupTableSizeV2`."""
+
+
+def mutable_hash_table_v2(*, container: str | bytes = ..., shared_name: str | bytes = ..., use_node_name_sharing: bool = ..., key_dtype: DType, value_dtype: DType, name: str | None = ...) -> Tensor:
+    """TensorFlow op `MutableHashTableV2`."""
 
 
 def read_variable_op(resource: TensorLike, *, dtype: DType, name: str | None = ...) -> Tensor:

@@ -6,15 +6,88 @@ from plexus._plexus import DType, Tensor
 
 TensorLike = Any  # a Tensor, GraphTensor, NumPy array or Python value
 
+class _StringNGramsOutput(NamedTuple):
+    ngrams: Tensor
+    ngrams_splits: Tensor
+
+class _StringSplitV2Output(NamedTuple):
+    indices: Tensor
+    values: Tensor
+    shape: Tensor
+
+class _UnicodeDecodeOutput(NamedTuple):
+    row_splits: Tensor
+    char_values: Tensor
+
 __all__ = [
+    'as_string',
     'join',
+    'length',
+    'lower',
     'regex_full_match',
+    'regex_replace',
+    'static_regex_replace',
+    'string_ngrams',
+    'string_split_v2',
+    'to_hash_bucket_fast',
+    'to_hash_bucket_strong',
+    'unicode_decode_raw',
+    'unicode_encode_raw',
+    'upper',
 ]
+
+
+def as_string(input: TensorLike, *, T: DType | None = ..., precision: int = ..., scientific: bool = ..., shortest: bool = ..., width: int = ..., fill: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `AsString`."""
 
 
 def join(inputs: Sequence[TensorLike], *, separator: str | bytes = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `StringJoin`."""
 
 
+def length(input: TensorLike, *, unit: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `StringLength`."""
+
+
+def lower(input: TensorLike, *, encoding: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `StringLower`."""
+
+
 def regex_full_match(input: TensorLike, *, pattern: str | bytes, name: str | None = ...) -> Tensor:
     """TensorFlow op `StaticRegexFullMatch`."""
+
+
+def regex_replace(input: TensorLike, pattern: TensorLike, rewrite: TensorLike, *, replace_global: bool = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `RegexReplace`."""
+
+
+def static_regex_replace(input: TensorLike, *, pattern: str | bytes, rewrite: str | bytes, replace_global: bool = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `StaticRegexReplace`."""
+
+
+def string_ngrams(data: TensorLike, data_splits: TensorLike, *, separator: str | bytes, ngram_widths: Sequence[int], left_pad: str | bytes, right_pad: str | bytes, pad_width: int, preserve_short_sequences: bool, Tsplits: DType = ..., name: str | None = ...) -> _StringNGramsOutput:
+    """TensorFlow op `StringNGrams`."""
+
+
+def string_split_v2(input: TensorLike, sep: TensorLike, *, maxsplit: int = ..., name: str | None = ...) -> _StringSplitV2Output:
+    """TensorFlow op `StringSplitV2`."""
+
+
+def to_hash_bucket_fast(input: TensorLike, *, num_buckets: int, name: str | None = ...) -> Tensor:
+    """TensorFlow op `StringToHashBucketFast`."""
+
+
+def to_hash_bucket_strong(input: TensorLike, *, num_buckets: int, key: Sequence[int], name: str | None = ...) -> Tensor:
+    """TensorFlow op `StringToHashBucketStrong`."""
+
+
+def unicode_decode_raw(input: TensorLike, *, input_encoding: str | bytes, errors: str | bytes = ..., replacement_char: int = ..., replace_control_characters: bool = ..., Tsplits: DType = ..., name: str | None = ...) -> _UnicodeDecodeOutput:
+    """TensorFlow op `UnicodeDecode`."""
+
+
+def unicode_encode_raw(input_values: TensorLike, input_splits: TensorLike, *, errors: str | bytes = ..., output_encoding: str | bytes, replacement_char: int = ..., Tsplits: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `UnicodeEncode`."""
+
+
+def upper(input: TensorLike, *, encoding: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `StringUpper`."""

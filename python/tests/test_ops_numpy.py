@@ -1660,6 +1660,15 @@ EXCLUDED = {
         "SaveV2", "RestoreV2", "MergeV2Checkpoints")},
     **{op: "needs serialized tf.Example protos as fixtures" for op in (
         "ParseExample", "ParseExampleV2")},
+    **{op: "text preprocessing: strings, lookup tables and ragged rows, checked against "
+           "TensorFlow's exact values in test_text_ops.py" for op in (
+        "HashTableV2", "MutableHashTableV2", "LookupTableFindV2", "LookupTableImportV2",
+        "LookupTableInsertV2", "LookupTableRemoveV2", "LookupTableSizeV2", "LookupTableExportV2",
+        "InitializeTableV2", "InitializeTableFromTextFileV2", "StringLower", "StringUpper",
+        "StaticRegexReplace", "RegexReplace", "StringSplitV2", "StringNGrams",
+        "StringToHashBucketFast", "StringToHashBucketStrong", "AsString", "StringLength",
+        "RaggedTensorToTensor", "Bincount", "DenseBincount", "RaggedBincount", "UnicodeDecode",
+        "UnicodeEncode")},
     "Mfcc": "TensorFlow's mel filterbank and DCT details need a long reference; the C++ op "
             "tests compare it with the reference plugin",
 }

@@ -1,10 +1,12 @@
 // The plexus command-line tool, run as a user would.
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sys/wait.h>
 
 #include "gtest/gtest.h"
+#include "plexus/op_def.h"
 #include "plexus/plexus.h"
 #include "test_util.h"
 
@@ -64,6 +66,47 @@ TEST(Cli, RunWritesNpyOutputs) {
   auto w = ReadNpy(dir + "/W_read.npy");
   ASSERT_TRUE(w.ok()) << w.status();
   EXPECT_NEAR(w->data<float>()[0], 0.21396178f, 1e-7);
+}
+
+// The .npy files hold the same dtype, shape and bytes.
+void ExpectSameNpy(const std::string& actual_path, const std::string& expected_path) {
+  auto actual = ReadNpy(actual_path);
+  auto expected = ReadNpy(expected_path);
+  ASSERT_TRUE(actual.ok()) << actual.status();
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  ASSERT_EQ(actual->dtype(), expected->dtype()) << actual_path;
+  ASSERT_EQ(actual->shape(), expected->shape()) << actual_path;
+  EXPECT_EQ(std::memcmp(actual->raw_data(), expected->raw_data(), expected->nbytes()), 0) << actual_path;
+}
+
+// tests/tf_zoo/make_text_models.py: Keras text preprocessing, whose
+// StringLookup reads the SavedModel's vocabulary asset.
+TEST(Cli, RunsAKerasTextSavedModelWithItsVocabularyAsset) {
+  std::string dir = TempDir() + "/keras3_text_saved";
+  const std::string base = Data("tf_graphs/keras3_text");
+  Result r = RunCli("run " + base + "/saved_model --input inputs_1=" + base + "/text.npy --input inputs=" + base +
+                    "/codes.npy --out " + dir);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* name : {"word_multi_hot", "hashed", "code_ids", "code_counts"}) {
+    ExpectSameNpy(dir + "/" + name + ".npy", base + "/saved_model_" + name + ".npy");
+  }
+}
+
+TEST(Cli, RunsAFrozenTextGraphAfterItsTableInitializer) {
+  if (OpRegistry::Global().Find("Cumsum") == nullptr) GTEST_SKIP() << "the graph needs the Cumsum op";
+  std::string dir = TempDir() + "/keras3_text_frozen";
+  const std::string base = Data("tf_graphs/keras3_text");
+  const std::string run = "run " + base + "/frozen.pb --input text=" + base + "/text.npy --input words=" + base +
+                          "/words.npy --input codes=" + base + "/codes.npy --output tokens --output word_ids " +
+                          "--output salted --output code_counts --out " + dir;
+  Result r = RunCli(run + " --init init_all_tables");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* name : {"tokens", "word_ids", "salted", "code_counts"}) {
+    ExpectSameNpy(dir + "/" + name + ".npy", base + "/frozen_" + name + ".npy");
+  }
+  Result uninitialized = RunCli(run);
+  EXPECT_NE(uninitialized.exit_code, 0) << uninitialized.output;
+  EXPECT_NE(uninitialized.output.find("Table not initialized"), std::string::npos) << uninitialized.output;
 }
 
 TEST(Cli, MemoryStatsShowTheSchedulerThePlanAndThePools) {

@@ -1,0 +1,162 @@
+// String ops of text preprocessing (tf.strings): case mapping, regular
+// expression replacement, splitting into tokens, n-grams, hashing into
+// buckets, number formatting, lengths, and UTF-8 to code points and back.
+// Their schemas and shape functions; they are host ops, with kernels in
+// host_kernels/strings.cc, string_split.cc, string_hash.cc and unicode.cc. (StringJoin and StaticRegexFullMatch
+// live with the parsing ops.)
+#include "absl/strings/str_cat.h"
+#include "ops/shape_util.h"
+#include "plexus/graph.h"
+#include "plexus/op_def.h"
+#include "plexus/status.h"
+
+namespace plexus {
+namespace {
+
+PX_REGISTER_OP(OpDefBuilder("StringLower")
+                   .Input("input: string")
+                   .Output("output: string")
+                   .Attr("encoding: string = \"\"")
+                   .SetShapeFn(UnchangedShape));
+PX_REGISTER_OP(OpDefBuilder("StringUpper")
+                   .Input("input: string")
+                   .Output("output: string")
+                   .Attr("encoding: string = \"\"")
+                   .SetShapeFn(UnchangedShape));
+
+PX_REGISTER_OP(OpDefBuilder("StaticRegexReplace")
+                   .Input("input: string")
+                   .Output("output: string")
+                   .Attr("pattern: string")
+                   .Attr("rewrite: string")
+                   .Attr("replace_global: bool = true")
+                   .SetShapeFn(UnchangedShape));
+PX_REGISTER_OP(OpDefBuilder("RegexReplace")
+                   .Input("input: string")
+                   .Input("pattern: string")
+                   .Input("rewrite: string")
+                   .Output("output: string")
+                   .Attr("replace_global: bool = true")
+                   .SetShapeFn([](InferenceContext& ctx) {
+                     for (int i = 1; i <= 2; ++i) {
+                       if (ctx.input(i).rank_known() && ctx.input(i).rank() != 0) {
+                         return ctx.Error(absl::StrCat(i == 1 ? "pattern" : "rewrite", " must be a scalar, got shape ",
+                                                       ctx.input(i).ToString()));
+                       }
+                     }
+                     return UnchangedShape(ctx);
+                   }));
+
+PX_REGISTER_OP(OpDefBuilder("StringSplitV2")
+                   .Input("input: string")
+                   .Input("sep: string")
+                   .Output("indices: int64")
+                   .Output("values: string")
+                   .Output("shape: int64")
+                   .Attr("maxsplit: int = -1")
+                   .SetShapeFn([](InferenceContext& ctx) {
+                     if (ctx.input(0).rank_known() && ctx.input(0).rank() != 1) {
+                       return ctx.Error(absl::StrCat("input must be a vector, got shape ", ctx.input(0).ToString()));
+                     }
+                     if (ctx.input(1).rank_known() && ctx.input(1).rank() != 0) {
+                       return ctx.Error(absl::StrCat("sep must be a scalar, got shape ", ctx.input(1).ToString()));
+                     }
+                     ctx.set_output(0, PartialShape(Shape{-1, 2}));
+                     ctx.set_output(1, PartialShape(Shape{-1}));
+                     ctx.set_output(2, PartialShape(Shape{2}));
+                     return absl::OkStatus();
+                   }));
+
+PX_REGISTER_OP(OpDefBuilder("StringNGrams")
+                   .Input("data: string")
+                   .Input("data_splits: Tsplits")
+                   .Output("ngrams: string")
+                   .Output("ngrams_splits: Tsplits")
+                   .Attr("separator: string")
+                   .Attr("ngram_widths: list(int) >= 0")
+                   .Attr("left_pad: string")
+                   .Attr("right_pad: string")
+                   .Attr("pad_width: int")
+                   .Attr("preserve_short_sequences: bool")
+                   .Attr("Tsplits: {int32, int64} = DT_INT64")
+                   .SetShapeFn([](InferenceContext& ctx) {
+                     if (ctx.input(0).rank_known() && ctx.input(0).rank() != 1) {
+                       return ctx.Error(absl::StrCat("data must be a vector, got shape ", ctx.input(0).ToString()));
+                     }
+                     if (ctx.input(1).rank_known() && ctx.input(1).rank() != 1) {
+                       return ctx.Error(absl::StrCat("data_splits must be a vector, got shape ",
+                                                     ctx.input(1).ToString()));
+                     }
+                     ctx.set_output(0, PartialShape(Shape{-1}));
+                     ctx.set_output(1, ctx.input(1).rank_known() ? ctx.input(1) : PartialShape(Shape{-1}));
+                     return absl::OkStatus();
+                   }));
+
+PX_REGISTER_OP(OpDefBuilder("StringToHashBucketFast")
+                   .Input("input: string")
+                   .Output("output: int64")
+                   .Attr("num_buckets: int >= 1")
+                   .SetShapeFn(UnchangedShape));
+PX_REGISTER_OP(OpDefBuilder("StringToHashBucketStrong")
+                   .Input("input: string")
+                   .Output("output: int64")
+                   .Attr("num_buckets: int >= 1")
+                   .Attr("key: list(int)")
+                   .SetShapeFn(UnchangedShape));
+
+PX_REGISTER_OP(OpDefBuilder("AsString")
+                   .Input("input: T")
+                   .Output("output: string")
+                   .Attr("T: {float, double, int32, uint8, uint16, int16, int8, int64, uint32, uint64, bool, "
+                         "half, bfloat16, string, complex64, complex128}")
+                   .Attr("precision: int = -1")
+                   .Attr("scientific: bool = false")
+                   .Attr("shortest: bool = false")
+                   .Attr("width: int = -1")
+                   .Attr("fill: string = \"\"")
+                   .SetShapeFn(UnchangedShape));
+
+PX_REGISTER_OP(OpDefBuilder("StringLength")
+                   .Input("input: string")
+                   .Output("output: int32")
+                   .Attr("unit: string = \"BYTE\"")  // BYTE or UTF8_CHAR (the kernel checks)
+                   .SetShapeFn(UnchangedShape));
+
+// UTF-8 only (the kernels refuse other encodings); errors is strict,
+// replace or ignore (the kernels check).
+PX_REGISTER_OP(OpDefBuilder("UnicodeDecode")
+                   .Input("input: string")
+                   .Output("row_splits: Tsplits")
+                   .Output("char_values: int32")
+                   .Attr("input_encoding: string")
+                   .Attr("errors: string = \"replace\"")
+                   .Attr("replacement_char: int = 65533")
+                   .Attr("replace_control_characters: bool = false")
+                   .Attr("Tsplits: {int32, int64} = DT_INT64")
+                   .SetShapeFn([](InferenceContext& ctx) {
+                     const PartialShape& in = ctx.input(0);
+                     int64_t n = -1;
+                     if (in.fully_defined()) n = NumElements(in.dims());
+                     ctx.set_output(0, PartialShape(Shape{n < 0 ? -1 : n + 1}));
+                     ctx.set_output(1, PartialShape(Shape{-1}));
+                     return absl::OkStatus();
+                   }));
+PX_REGISTER_OP(OpDefBuilder("UnicodeEncode")
+                   .Input("input_values: int32")
+                   .Input("input_splits: Tsplits")
+                   .Output("output: string")
+                   .Attr("errors: string = \"replace\"")
+                   .Attr("output_encoding: string")
+                   .Attr("replacement_char: int = 65533")
+                   .Attr("Tsplits: {int32, int64} = DT_INT64")
+                   .SetShapeFn([](InferenceContext& ctx) {
+                     const PartialShape& splits = ctx.input(1);
+                     const int64_t rows = splits.rank_known() && splits.rank() == 1 && splits.dim(0) > 0
+                                              ? splits.dim(0) - 1
+                                              : -1;
+                     ctx.set_output(0, PartialShape(Shape{rows}));
+                     return absl::OkStatus();
+                   }));
+
+}  // namespace
+}  // namespace plexus
