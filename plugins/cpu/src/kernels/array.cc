@@ -650,6 +650,39 @@ class TileKernel : public sdk::OpKernel {
   }
 };
 
+// ReverseV2: one strided copy that reads the reversed axes backwards (from
+// their last element, with negative source strides).
+class ReverseV2Kernel : public sdk::OpKernel {
+ public:
+  void Compute(sdk::Call& call) override {
+    const Shape in = call.input_shape(0);
+    const int64_t rank = static_cast<int64_t>(in.size());
+    const size_t es = ElementSize(call, 0);
+    char* dst = AllocateBytes(call, 0, in);
+    // A scalar or an empty tensor comes back as it is, whatever the axes.
+    if (rank == 0 || sdk::NumElements(in) == 0) {
+      if (rank == 0) std::memcpy(dst, Bytes(call, 0), es);
+      return;
+    }
+    std::vector<bool> reversed;
+    Check(array_shapes::ReverseAxes(rank, call.input_shape(1), call.input_int_values(1),
+                                    &reversed));
+    if (rank > 8) {  // as TensorFlow's kernels
+      throw sdk::KernelError(PX_CODE_UNIMPLEMENTED,
+                             "reverse is not implemented for tensors of rank > 8.");
+    }
+    Index src_strides = Strides(in);
+    int64_t base = 0;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (!reversed[d]) continue;
+      base += (in[d] - 1) * src_strides[d];
+      src_strides[d] = -src_strides[d];
+    }
+    StridedCopy(es, in, src_strides, Bytes(call, 0) + base * static_cast<int64_t>(es), Strides(in),
+                dst);
+  }
+};
+
 class BroadcastToKernel : public sdk::OpKernel {
  public:
   void Compute(sdk::Call& call) override {
@@ -863,6 +896,7 @@ PX_Status* RegisterArrayFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar* 
   reg(sdk::RegisterKernel<PadKernel>(info, registrar, sdk::sig::kPadV2, {all, index}));
   reg(sdk::RegisterKernel<PadKernel>(info, registrar, sdk::sig::kMirrorPad, {all, index}));
   reg(sdk::RegisterKernel<TileKernel>(info, registrar, sdk::sig::kTile, {all, index}));
+  reg(sdk::RegisterKernel<ReverseV2Kernel>(info, registrar, sdk::sig::kReverseV2, {all, index}));
   reg(sdk::RegisterKernel<FillKernel>(info, registrar, sdk::sig::kFill, {all, index}));
   reg(sdk::RegisterKernel<ZerosLikeKernel>(info, registrar, sdk::sig::kZerosLike, {all}));
   reg(sdk::RegisterKernel<OnesLikeKernel>(info, registrar, sdk::sig::kOnesLike, {all}));
