@@ -295,7 +295,7 @@ def _scan(op, what):
             attrs["exclusive"] = True
         if reverse:
             attrs["reverse"] = True
-        return _ex(op, [x, _ints(axis)], attrs or None)[0]
+        return _ex(op, [_tensor(x), _ints(axis)], attrs or None)[0]
     scan.__doc__ = (f"The cumulative {what} of `x` along `axis` (op {op}).\n\n"
                     "exclusive: each output leaves out its own element (the first is the\n"
                     "identity); reverse: accumulate from the end of the axis.\n")
@@ -313,7 +313,7 @@ def reverse(tensor, axis, name=None):
     """Reverses `tensor` along the dimensions in `axis`, a list of ints (op ReverseV2)."""
     if isinstance(axis, int):
         axis = [axis]
-    return _ex("ReverseV2", [tensor, _ints(axis)], None)[0]
+    return _ex("ReverseV2", [_tensor(tensor), _ints(axis)], None)[0]
 
 
 _SCALARS = {}

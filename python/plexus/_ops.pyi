@@ -8,10 +8,17 @@ TensorLike = Any  # a Tensor, GraphTensor, NumPy array or Python value
 
 __all__ = [
     'abs',
+    'acos',
+    'acosh',
     'add',
     'add_n',
     'argmax',
     'argmin',
+    'asin',
+    'asinh',
+    'atan',
+    'atan2',
+    'atanh',
     'batch_to_space',
     'batch_to_space_nd',
     'broadcast_to',
@@ -20,6 +27,8 @@ __all__ = [
     'clip_by_value',
     'concat',
     'cos',
+    'cosh',
+    'cumsum',
     'divide',
     'einsum',
     'equal',
@@ -73,6 +82,7 @@ __all__ = [
     'reduce_prod',
     'reduce_sum',
     'reshape',
+    'reverse',
     'round',
     'rsqrt',
     'scatter_nd',
@@ -81,6 +91,7 @@ __all__ = [
     'sigmoid',
     'sign',
     'sin',
+    'sinh',
     'size',
     'slice',
     'snapshot',
@@ -96,6 +107,7 @@ __all__ = [
     'stop_gradient',
     'strided_slice',
     'subtract',
+    'tan',
     'tanh',
     'tile',
     'transpose',
@@ -113,6 +125,14 @@ def abs(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tens
     """TensorFlow op `Abs`."""
 
 
+def acos(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Acos`."""
+
+
+def acosh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Acosh`."""
+
+
 def add(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `AddV2`."""
 
@@ -127,6 +147,26 @@ def argmax(input: Any, axis: Any = ..., output_type: Any = ..., name: Any = ...)
 
 def argmin(input: Any, axis: Any = ..., output_type: Any = ..., name: Any = ...) -> Tensor:
     """Index of the smallest value along `axis` (op ArgMin); axis=None means 0."""
+
+
+def asin(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Asin`."""
+
+
+def asinh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Asinh`."""
+
+
+def atan(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Atan`."""
+
+
+def atan2(y: TensorLike, x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Atan2`."""
+
+
+def atanh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Atanh`."""
 
 
 def batch_to_space(input: TensorLike, block_shape: TensorLike, crops: TensorLike, *, T: DType | None = ..., Tblock_shape: DType = ..., Tcrops: DType = ..., name: str | None = ...) -> Tensor:
@@ -159,6 +199,14 @@ def concat(values: Any, axis: Any, name: Any = ...) -> Tensor:
 
 def cos(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Cos`."""
+
+
+def cosh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Cosh`."""
+
+
+def cumsum(x: Any, axis: Any = ..., exclusive: Any = ..., reverse: Any = ..., name: Any = ...) -> Tensor:
+    """The cumulative sum of `x` along `axis` (op Cumsum)."""
 
 
 def divide(x: Any, y: Any, name: Any = ...) -> Tensor:
@@ -373,6 +421,10 @@ def reshape(tensor: Any, shape: Any, name: Any = ...) -> Tensor:
     """Gives the tensor a new shape with the same elements (op Reshape); one dimension may be -1."""
 
 
+def reverse(tensor: Any, axis: Any, name: Any = ...) -> Tensor:
+    """Reverses `tensor` along the dimensions in `axis`, a list of ints (op ReverseV2)."""
+
+
 def round(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Round`."""
 
@@ -403,6 +455,10 @@ def sign(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Ten
 
 def sin(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Sin`."""
+
+
+def sinh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Sinh`."""
 
 
 def size(input: TensorLike, *, T: DType | None = ..., out_type: DType = ..., name: str | None = ...) -> Tensor:
@@ -463,6 +519,10 @@ def strided_slice(input: TensorLike, begin: TensorLike, end: TensorLike, strides
 
 def subtract(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Sub`."""
+
+
+def tan(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Tan`."""
 
 
 def tanh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:

@@ -8,23 +8,37 @@ TensorLike = Any  # a Tensor, GraphTensor, NumPy array or Python value
 
 __all__ = [
     'abs',
+    'acos',
+    'acosh',
     'add',
     'add_n',
     'argmax',
     'argmin',
+    'asin',
+    'asinh',
+    'atan',
+    'atan2',
+    'atanh',
     'ceil',
     'cos',
+    'cosh',
+    'cumprod',
+    'cumsum',
     'divide',
     'equal',
     'erf',
     'erfc',
     'exp',
+    'expm1',
     'floor',
     'floordiv',
     'floormod',
     'greater',
     'greater_equal',
     'invert_permutation',
+    'is_finite',
+    'is_inf',
+    'is_nan',
     'less',
     'less_equal',
     'log',
@@ -54,12 +68,14 @@ __all__ = [
     'sigmoid',
     'sign',
     'sin',
+    'sinh',
     'softmax',
     'softplus',
     'sqrt',
     'square',
     'squared_difference',
     'subtract',
+    'tan',
     'tanh',
     'truediv',
     'unsorted_segment_sum',
@@ -68,6 +84,14 @@ __all__ = [
 
 def abs(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Abs`."""
+
+
+def acos(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Acos`."""
+
+
+def acosh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Acosh`."""
 
 
 def add(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
@@ -86,12 +110,44 @@ def argmin(input: Any, axis: Any = ..., output_type: Any = ..., name: Any = ...)
     """Index of the smallest value along `axis` (op ArgMin); axis=None means 0."""
 
 
+def asin(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Asin`."""
+
+
+def asinh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Asinh`."""
+
+
+def atan(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Atan`."""
+
+
+def atan2(y: TensorLike, x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Atan2`."""
+
+
+def atanh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Atanh`."""
+
+
 def ceil(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Ceil`."""
 
 
 def cos(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Cos`."""
+
+
+def cosh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Cosh`."""
+
+
+def cumprod(x: Any, axis: Any = ..., exclusive: Any = ..., reverse: Any = ..., name: Any = ...) -> Tensor:
+    """The cumulative product of `x` along `axis` (op Cumprod)."""
+
+
+def cumsum(x: Any, axis: Any = ..., exclusive: Any = ..., reverse: Any = ..., name: Any = ...) -> Tensor:
+    """The cumulative sum of `x` along `axis` (op Cumsum)."""
 
 
 def divide(x: Any, y: Any, name: Any = ...) -> Tensor:
@@ -112,6 +168,10 @@ def erfc(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Ten
 
 def exp(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Exp`."""
+
+
+def expm1(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Expm1`."""
 
 
 def floor(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
@@ -136,6 +196,18 @@ def greater_equal(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: 
 
 def invert_permutation(x: TensorLike, *, T: DType = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `InvertPermutation`."""
+
+
+def is_finite(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `IsFinite`."""
+
+
+def is_inf(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `IsInf`."""
+
+
+def is_nan(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `IsNan`."""
 
 
 def less(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
@@ -254,6 +326,10 @@ def sin(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tens
     """TensorFlow op `Sin`."""
 
 
+def sinh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Sinh`."""
+
+
 def softmax(logits: Any, axis: Any = ..., name: Any = ...) -> Tensor:
     """exp(logits) / sum(exp(logits)) along `axis` (default the last) (op Softmax)."""
 
@@ -276,6 +352,10 @@ def squared_difference(x: TensorLike, y: TensorLike, *, T: DType | None = ..., n
 
 def subtract(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Sub`."""
+
+
+def tan(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Tan`."""
 
 
 def tanh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:

@@ -112,6 +112,8 @@ class __PlexusApplyRMSPropOutput(NamedTuple):
 
 __all__ = [
     'Abs',
+    'Acos',
+    'Acosh',
     'Add',
     'AddV2',
     'All',
@@ -119,12 +121,17 @@ __all__ = [
     'ApplyGradientDescent',
     'ArgMax',
     'ArgMin',
+    'Asin',
+    'Asinh',
     'Assign',
     'AssignAdd',
     'AssignAddVariableOp',
     'AssignSub',
     'AssignSubVariableOp',
     'AssignVariableOp',
+    'Atan',
+    'Atan2',
+    'Atanh',
     'AudioSpectrogram',
     'AvgPool',
     'AvgPoolGrad',
@@ -147,6 +154,9 @@ __all__ = [
     'Conv2DBackpropFilter',
     'Conv2DBackpropInput',
     'Cos',
+    'Cosh',
+    'Cumprod',
+    'Cumsum',
     'DecodeWav',
     'DepthwiseConv2dNative',
     'DepthwiseConv2dNativeBackpropFilter',
@@ -164,6 +174,7 @@ __all__ = [
     'Exit',
     'Exp',
     'ExpandDims',
+    'Expm1',
     'Fill',
     'Floor',
     'FloorDiv',
@@ -186,6 +197,9 @@ __all__ = [
     'Inv',
     'InvGrad',
     'InvertPermutation',
+    'IsFinite',
+    'IsInf',
+    'IsNan',
     'IsVariableInitialized',
     'L2Loss',
     'LeakyRelu',
@@ -200,6 +214,7 @@ __all__ = [
     'LogicalOr',
     'LoopCond',
     'MatMul',
+    'MatrixBandPart',
     'Max',
     'MaxPool',
     'MaxPoolGrad',
@@ -244,6 +259,7 @@ __all__ = [
     'Reshape',
     'ResourceApplyGradientDescent',
     'RestoreV2',
+    'ReverseV2',
     'Round',
     'Rsqrt',
     'RsqrtGrad',
@@ -261,6 +277,7 @@ __all__ = [
     'SigmoidGrad',
     'Sign',
     'Sin',
+    'Sinh',
     'Size',
     'Slice',
     'Snapshot',
@@ -288,6 +305,7 @@ __all__ = [
     'Sub',
     'Sum',
     'Switch',
+    'Tan',
     'Tanh',
     'TanhGrad',
     'TensorArrayCloseV3',
@@ -325,6 +343,14 @@ def Abs(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tens
     """TensorFlow op `Abs`."""
 
 
+def Acos(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Acos`."""
+
+
+def Acosh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Acosh`."""
+
+
 def Add(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Add`."""
 
@@ -353,6 +379,14 @@ def ArgMin(input: TensorLike, dimension: TensorLike, *, T: DType | None = ..., T
     """TensorFlow op `ArgMin`."""
 
 
+def Asin(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Asin`."""
+
+
+def Asinh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Asinh`."""
+
+
 def Assign(ref: TensorLike, value: TensorLike, *, T: DType | None = ..., validate_shape: bool = ..., use_locking: bool = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Assign`."""
 
@@ -375,6 +409,18 @@ def AssignSubVariableOp(resource: TensorLike, value: TensorLike, *, dtype: DType
 
 def AssignVariableOp(resource: TensorLike, value: TensorLike, *, dtype: DType | None = ..., validate_shape: bool = ..., name: str | None = ...) -> None:
     """TensorFlow op `AssignVariableOp`."""
+
+
+def Atan(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Atan`."""
+
+
+def Atan2(y: TensorLike, x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Atan2`."""
+
+
+def Atanh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Atanh`."""
 
 
 def AudioSpectrogram(input: TensorLike, *, window_size: int, stride: int, magnitude_squared: bool = ..., name: str | None = ...) -> Tensor:
@@ -465,6 +511,18 @@ def Cos(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tens
     """TensorFlow op `Cos`."""
 
 
+def Cosh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Cosh`."""
+
+
+def Cumprod(x: TensorLike, axis: TensorLike, *, exclusive: bool = ..., reverse: bool = ..., T: DType | None = ..., Tidx: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Cumprod`."""
+
+
+def Cumsum(x: TensorLike, axis: TensorLike, *, exclusive: bool = ..., reverse: bool = ..., T: DType | None = ..., Tidx: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Cumsum`."""
+
+
 def DecodeWav(contents: TensorLike, *, desired_channels: int = ..., desired_samples: int = ..., name: str | None = ...) -> _DecodeWavOutput:
     """TensorFlow op `DecodeWav`."""
 
@@ -531,6 +589,10 @@ def Exp(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tens
 
 def ExpandDims(input: TensorLike, dim: TensorLike, *, T: DType | None = ..., Tdim: DType = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `ExpandDims`."""
+
+
+def Expm1(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Expm1`."""
 
 
 def Fill(dims: TensorLike, value: TensorLike, *, T: DType | None = ..., index_type: DType = ..., name: str | None = ...) -> Tensor:
@@ -621,6 +683,18 @@ def InvertPermutation(x: TensorLike, *, T: DType = ..., name: str | None = ...) 
     """TensorFlow op `InvertPermutation`."""
 
 
+def IsFinite(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `IsFinite`."""
+
+
+def IsInf(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `IsInf`."""
+
+
+def IsNan(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `IsNan`."""
+
+
 def IsVariableInitialized(ref: TensorLike, *, dtype: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `IsVariableInitialized`."""
 
@@ -675,6 +749,10 @@ def LoopCond(input: TensorLike, *, name: str | None = ...) -> Tensor:
 
 def MatMul(a: TensorLike, b: TensorLike, *, transpose_a: bool = ..., transpose_b: bool = ..., grad_a: bool = ..., grad_b: bool = ..., T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `MatMul`."""
+
+
+def MatrixBandPart(input: TensorLike, num_lower: TensorLike, num_upper: TensorLike, *, T: DType | None = ..., Tindex: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `MatrixBandPart`."""
 
 
 def Max(input: TensorLike, reduction_indices: TensorLike, *, keep_dims: bool = ..., T: DType | None = ..., Tidx: DType = ..., name: str | None = ...) -> Tensor:
@@ -853,6 +931,10 @@ def RestoreV2(prefix: TensorLike, tensor_names: TensorLike, shape_and_slices: Te
     """TensorFlow op `RestoreV2`."""
 
 
+def ReverseV2(tensor: TensorLike, axis: TensorLike, *, Tidx: DType = ..., T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `ReverseV2`."""
+
+
 def Round(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Round`."""
 
@@ -919,6 +1001,10 @@ def Sign(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Ten
 
 def Sin(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Sin`."""
+
+
+def Sinh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Sinh`."""
 
 
 def Size(input: TensorLike, *, T: DType | None = ..., out_type: DType = ..., name: str | None = ...) -> Tensor:
@@ -1027,6 +1113,10 @@ def Sum(input: TensorLike, reduction_indices: TensorLike, *, keep_dims: bool = .
 
 def Switch(data: TensorLike, pred: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> _SwitchOutput:
     """TensorFlow op `Switch`."""
+
+
+def Tan(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Tan`."""
 
 
 def Tanh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:

@@ -259,7 +259,8 @@ def cumulative(x, axis, exclusive, reverse, product, dt):
         x = x[::-1]
     if is_float(dt):
         def step(a, b):
-            return as_dtype_values(a * b if product else a + b, dt).astype(np.float64)
+            with np.errstate(invalid="ignore", over="ignore"):
+                return as_dtype_values(a * b if product else a + b, dt).astype(np.float64)
         running = np.full(x.shape[1:], 1.0 if product else 0.0)
     else:
         def step(a, b):
