@@ -12,6 +12,11 @@ Tolerances: bool and integer outputs exact; floats within a few ulp of the
 output dtype (half 1e-3, bfloat16 8e-3, float 2e-6, double 1e-12 relative),
 NaN where TensorFlow has NaN and infinities exactly.
 
+Gradients: math_grads.json (gen_math_grads.py, tf.GradientTape in float64)
+holds TensorFlow's gradients of the differentiable ones; Plexus's eager tape
+must agree to 1e-10 (Cumprod's gradient is 0 where x is 0, as TensorFlow's
+div_no_nan makes it).
+
 The module also checks that bad arguments fail with InvalidArgumentError (or
 UnimplementedError) naming the op.
 """
@@ -37,6 +42,7 @@ def _data_dir():
 
 
 CASES = json.loads((_data_dir() / "tf_ops" / "math_edges.json").read_text())
+GRAD_CASES = json.loads((_data_dir() / "tf_ops" / "math_grads.json").read_text())
 RTOL = {"float16": 1e-3, "bfloat16": 8e-3, "float32": 2e-6, "float64": 1e-12}
 
 
@@ -71,6 +77,22 @@ def test_matches_tensorflow(case):
         np.testing.assert_array_equal(np.signbit(got[zeros]), np.signbit(want[zeros]))
     else:
         np.testing.assert_array_equal(got, want.astype(got.dtype))
+
+
+@pytest.mark.parametrize("case", GRAD_CASES, ids=[c["name"] for c in GRAD_CASES])
+def test_gradient_matches_tensorflow(case):
+    xs = [_px.constant(np.asarray(v, np.float64).reshape(s)) for v, s in case["floats"]]
+    ints = [_px.constant(np.asarray(v).astype(dt).reshape(s)) for v, dt, s in case["ints"]]
+    w = _px.constant(np.asarray(case["w"][0], np.float64).reshape(case["w"][1]))
+    with plexus.GradientTape() as tape:
+        for x in xs:
+            tape.watch(x)
+        y = getattr(raw_ops, case["op"])(*xs, *ints, **case["attrs"])
+        loss = plexus.reduce_sum(y * w)
+    grads = tape.gradient(loss, xs)
+    for g, want, x in zip(grads, case["grads"], xs):
+        np.testing.assert_allclose(g.numpy(), np.asarray(want).reshape(x.shape), rtol=1e-10,
+                                   atol=1e-12)
 
 
 def f32(shape):
