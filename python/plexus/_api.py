@@ -288,6 +288,34 @@ def expand_dims(input, axis, name=None):
     return _ex("ExpandDims", [input, _ints(axis)], None)[0]
 
 
+def _scan(op, what):
+    def scan(x, axis=0, exclusive=False, reverse=False, name=None):
+        attrs = {}
+        if exclusive:
+            attrs["exclusive"] = True
+        if reverse:
+            attrs["reverse"] = True
+        return _ex(op, [_tensor(x), _ints(axis)], attrs or None)[0]
+    scan.__doc__ = (f"The cumulative {what} of `x` along `axis` (op {op}).\n\n"
+                    "exclusive: each output leaves out its own element (the first is the\n"
+                    "identity); reverse: accumulate from the end of the axis.\n")
+    return scan
+
+
+cumsum = _export("cumsum", "math.cumsum")(_scan("Cumsum", "sum"))
+cumsum.__name__ = cumsum.__qualname__ = "cumsum"
+cumprod = _export("math.cumprod")(_scan("Cumprod", "product"))
+cumprod.__name__ = cumprod.__qualname__ = "cumprod"
+
+
+@_export("reverse")
+def reverse(tensor, axis, name=None):
+    """Reverses `tensor` along the dimensions in `axis`, a list of ints (op ReverseV2)."""
+    if isinstance(axis, int):
+        axis = [axis]
+    return _ex("ReverseV2", [_tensor(tensor), _ints(axis)], None)[0]
+
+
 _SCALARS = {}
 
 

@@ -8,11 +8,17 @@ TensorLike = Any  # a Tensor, GraphTensor, NumPy array or Python value
 
 __all__ = [
     'abs',
+    'acos',
+    'acosh',
     'add',
     'add_n',
     'argmax',
     'argmin',
-    'as_string',
+    'asin',
+    'asinh',
+    'atan',
+    'atan2',
+    'atanh',
     'batch_to_space',
     'batch_to_space_nd',
     'broadcast_to',
@@ -21,6 +27,8 @@ __all__ = [
     'clip_by_value',
     'concat',
     'cos',
+    'cosh',
+    'cumsum',
     'divide',
     'einsum',
     'equal',
@@ -83,6 +91,7 @@ __all__ = [
     'sigmoid',
     'sign',
     'sin',
+    'sinh',
     'size',
     'slice',
     'snapshot',
@@ -98,12 +107,8 @@ __all__ = [
     'stop_gradient',
     'strided_slice',
     'subtract',
+    'tan',
     'tanh',
-    'tensor_scatter_nd_add',
-    'tensor_scatter_nd_max',
-    'tensor_scatter_nd_min',
-    'tensor_scatter_nd_sub',
-    'tensor_scatter_nd_update',
     'tile',
     'transpose',
     'true_divide',
@@ -118,6 +123,14 @@ __all__ = [
 
 def abs(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Abs`."""
+
+
+def acos(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Acos`."""
+
+
+def acosh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Acosh`."""
 
 
 def add(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
@@ -136,8 +149,24 @@ def argmin(input: Any, axis: Any = ..., output_type: Any = ..., name: Any = ...)
     """Index of the smallest value along `axis` (op ArgMin); axis=None means 0."""
 
 
-def as_string(input: TensorLike, *, T: DType | None = ..., precision: int = ..., scientific: bool = ..., shortest: bool = ..., width: int = ..., fill: str | bytes = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `AsString`."""
+def asin(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Asin`."""
+
+
+def asinh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Asinh`."""
+
+
+def atan(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Atan`."""
+
+
+def atan2(y: TensorLike, x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Atan2`."""
+
+
+def atanh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Atanh`."""
 
 
 def batch_to_space(input: TensorLike, block_shape: TensorLike, crops: TensorLike, *, T: DType | None = ..., Tblock_shape: DType = ..., Tcrops: DType = ..., name: str | None = ...) -> Tensor:
@@ -170,6 +199,14 @@ def concat(values: Any, axis: Any, name: Any = ...) -> Tensor:
 
 def cos(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Cos`."""
+
+
+def cosh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Cosh`."""
+
+
+def cumsum(x: Any, axis: Any = ..., exclusive: Any = ..., reverse: Any = ..., name: Any = ...) -> Tensor:
+    """The cumulative sum of `x` along `axis` (op Cumsum)."""
 
 
 def divide(x: Any, y: Any, name: Any = ...) -> Tensor:
@@ -384,8 +421,8 @@ def reshape(tensor: Any, shape: Any, name: Any = ...) -> Tensor:
     """Gives the tensor a new shape with the same elements (op Reshape); one dimension may be -1."""
 
 
-def reverse(tensor: TensorLike, axis: TensorLike, *, Tidx: DType = ..., T: DType | None = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `ReverseV2`."""
+def reverse(tensor: Any, axis: Any, name: Any = ...) -> Tensor:
+    """Reverses `tensor` along the dimensions in `axis`, a list of ints (op ReverseV2)."""
 
 
 def round(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
@@ -418,6 +455,10 @@ def sign(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Ten
 
 def sin(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Sin`."""
+
+
+def sinh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Sinh`."""
 
 
 def size(input: TensorLike, *, T: DType | None = ..., out_type: DType = ..., name: str | None = ...) -> Tensor:
@@ -480,28 +521,12 @@ def subtract(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str |
     """TensorFlow op `Sub`."""
 
 
+def tan(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Tan`."""
+
+
 def tanh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Tanh`."""
-
-
-def tensor_scatter_nd_add(tensor: TensorLike, indices: TensorLike, updates: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., bad_indices_policy: str | bytes = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `TensorScatterAdd`."""
-
-
-def tensor_scatter_nd_max(tensor: TensorLike, indices: TensorLike, updates: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., bad_indices_policy: str | bytes = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `TensorScatterMax`."""
-
-
-def tensor_scatter_nd_min(tensor: TensorLike, indices: TensorLike, updates: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., bad_indices_policy: str | bytes = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `TensorScatterMin`."""
-
-
-def tensor_scatter_nd_sub(tensor: TensorLike, indices: TensorLike, updates: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., bad_indices_policy: str | bytes = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `TensorScatterSub`."""
-
-
-def tensor_scatter_nd_update(tensor: TensorLike, indices: TensorLike, updates: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., bad_indices_policy: str | bytes = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `TensorScatterUpdate`."""
 
 
 def tile(input: TensorLike, multiples: TensorLike, *, T: DType | None = ..., Tmultiples: DType = ..., name: str | None = ...) -> Tensor:
@@ -529,7 +554,7 @@ def unstack(value: Any, num: Any = ..., axis: Any = ..., name: Any = ...) -> lis
 
 
 def where(condition: Any, x: Any = ..., y: Any = ..., name: Any = ...) -> Tensor:
-    """Like tf.where: with x and y, elements of x where condition is true, else of y, with broadcasting (op SelectV2); with neither, the int64 coordinates [num_true, rank] of the true (nonzero) elements of condition (op Where)."""
+    """Elements of x where condition is true, else of y, with broadcasting (op SelectV2)."""
 
 
 def zeros(shape: Any, dtype: Any = ..., name: Any = ...) -> Tensor:

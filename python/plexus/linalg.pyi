@@ -7,11 +7,16 @@ from plexus._plexus import DType, Tensor
 TensorLike = Any  # a Tensor, GraphTensor, NumPy array or Python value
 
 __all__ = [
+    'band_part',
     'batch_matmul',
     'batch_matmul_v3',
     'einsum',
     'matmul',
 ]
+
+
+def band_part(input: TensorLike, num_lower: TensorLike, num_upper: TensorLike, *, T: DType | None = ..., Tindex: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `MatrixBandPart`."""
 
 
 def batch_matmul(x: TensorLike, y: TensorLike, *, T: DType | None = ..., adj_x: bool = ..., adj_y: bool = ..., grad_x: bool = ..., grad_y: bool = ..., name: str | None = ...) -> Tensor:

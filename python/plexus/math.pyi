@@ -6,31 +6,39 @@ from plexus._plexus import DType, Tensor
 
 TensorLike = Any  # a Tensor, GraphTensor, NumPy array or Python value
 
-class _TopKV2Output(NamedTuple):
-    values: Tensor
-    indices: Tensor
-
 __all__ = [
     'abs',
+    'acos',
+    'acosh',
     'add',
     'add_n',
     'argmax',
     'argmin',
-    'bincount_raw',
+    'asin',
+    'asinh',
+    'atan',
+    'atan2',
+    'atanh',
     'ceil',
     'cos',
-    'dense_bincount',
+    'cosh',
+    'cumprod',
+    'cumsum',
     'divide',
     'equal',
     'erf',
     'erfc',
     'exp',
+    'expm1',
     'floor',
     'floordiv',
     'floormod',
     'greater',
     'greater_equal',
     'invert_permutation',
+    'is_finite',
+    'is_inf',
+    'is_nan',
     'less',
     'less_equal',
     'log',
@@ -46,7 +54,6 @@ __all__ = [
     'negative',
     'not_equal',
     'pow',
-    'ragged_bincount',
     'realdiv',
     'reciprocal',
     'reduce_all',
@@ -58,32 +65,33 @@ __all__ = [
     'reduce_sum',
     'round',
     'rsqrt',
-    'segment_max',
-    'segment_mean',
-    'segment_min',
-    'segment_prod',
-    'segment_sum',
     'sigmoid',
     'sign',
     'sin',
+    'sinh',
     'softmax',
     'softplus',
     'sqrt',
     'square',
     'squared_difference',
     'subtract',
+    'tan',
     'tanh',
-    'top_k',
     'truediv',
-    'unsorted_segment_max',
-    'unsorted_segment_min',
-    'unsorted_segment_prod',
     'unsorted_segment_sum',
 ]
 
 
 def abs(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Abs`."""
+
+
+def acos(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Acos`."""
+
+
+def acosh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Acosh`."""
 
 
 def add(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
@@ -102,8 +110,24 @@ def argmin(input: Any, axis: Any = ..., output_type: Any = ..., name: Any = ...)
     """Index of the smallest value along `axis` (op ArgMin); axis=None means 0."""
 
 
-def bincount_raw(arr: TensorLike, size: TensorLike, weights: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `Bincount`."""
+def asin(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Asin`."""
+
+
+def asinh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Asinh`."""
+
+
+def atan(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Atan`."""
+
+
+def atan2(y: TensorLike, x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Atan2`."""
+
+
+def atanh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Atanh`."""
 
 
 def ceil(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
@@ -114,8 +138,16 @@ def cos(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tens
     """TensorFlow op `Cos`."""
 
 
-def dense_bincount(input: TensorLike, size: TensorLike, weights: TensorLike, *, Tidx: DType | None = ..., T: DType | None = ..., binary_output: bool = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `DenseBincount`."""
+def cosh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Cosh`."""
+
+
+def cumprod(x: Any, axis: Any = ..., exclusive: Any = ..., reverse: Any = ..., name: Any = ...) -> Tensor:
+    """The cumulative product of `x` along `axis` (op Cumprod)."""
+
+
+def cumsum(x: Any, axis: Any = ..., exclusive: Any = ..., reverse: Any = ..., name: Any = ...) -> Tensor:
+    """The cumulative sum of `x` along `axis` (op Cumsum)."""
 
 
 def divide(x: Any, y: Any, name: Any = ...) -> Tensor:
@@ -136,6 +168,10 @@ def erfc(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Ten
 
 def exp(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Exp`."""
+
+
+def expm1(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Expm1`."""
 
 
 def floor(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
@@ -160,6 +196,18 @@ def greater_equal(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: 
 
 def invert_permutation(x: TensorLike, *, T: DType = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `InvertPermutation`."""
+
+
+def is_finite(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `IsFinite`."""
+
+
+def is_inf(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `IsInf`."""
+
+
+def is_nan(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `IsNan`."""
 
 
 def less(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
@@ -222,10 +270,6 @@ def pow(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None
     """TensorFlow op `Pow`."""
 
 
-def ragged_bincount(splits: TensorLike, values: TensorLike, size: TensorLike, weights: TensorLike, *, Tidx: DType | None = ..., T: DType | None = ..., binary_output: bool = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `RaggedBincount`."""
-
-
 def realdiv(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `RealDiv`."""
 
@@ -270,26 +314,6 @@ def rsqrt(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Te
     """TensorFlow op `Rsqrt`."""
 
 
-def segment_max(data: TensorLike, segment_ids: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `SegmentMax`."""
-
-
-def segment_mean(data: TensorLike, segment_ids: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `SegmentMean`."""
-
-
-def segment_min(data: TensorLike, segment_ids: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `SegmentMin`."""
-
-
-def segment_prod(data: TensorLike, segment_ids: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `SegmentProd`."""
-
-
-def segment_sum(data: TensorLike, segment_ids: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `SegmentSum`."""
-
-
 def sigmoid(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Sigmoid`."""
 
@@ -300,6 +324,10 @@ def sign(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Ten
 
 def sin(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Sin`."""
+
+
+def sinh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Sinh`."""
 
 
 def softmax(logits: Any, axis: Any = ..., name: Any = ...) -> Tensor:
@@ -326,28 +354,16 @@ def subtract(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str |
     """TensorFlow op `Sub`."""
 
 
+def tan(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Tan`."""
+
+
 def tanh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Tanh`."""
 
 
-def top_k(input: TensorLike, k: TensorLike, *, sorted: bool = ..., T: DType | None = ..., Tk: DType = ..., index_type: DType = ..., name: str | None = ...) -> _TopKV2Output:
-    """TensorFlow op `TopKV2`."""
-
-
 def truediv(x: Any, y: Any, name: Any = ...) -> Tensor:
     """x / y as TensorFlow's truediv: integers are converted to floating point first (8- and 16-bit to float32, 32- and 64-bit to float64) (op RealDiv)."""
-
-
-def unsorted_segment_max(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., Tnumsegments: DType = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `UnsortedSegmentMax`."""
-
-
-def unsorted_segment_min(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., Tnumsegments: DType = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `UnsortedSegmentMin`."""
-
-
-def unsorted_segment_prod(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., Tnumsegments: DType = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `UnsortedSegmentProd`."""
 
 
 def unsorted_segment_sum(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., Tnumsegments: DType = ..., name: str | None = ...) -> Tensor:

@@ -57,10 +57,6 @@ class _FusedBatchNormV3Output(NamedTuple):
     reserve_space_2: Tensor
     reserve_space_3: Tensor
 
-class _LookupTableExportV2Output(NamedTuple):
-    keys: Tensor
-    values: Tensor
-
 class _MergeOutput(NamedTuple):
     output: Tensor
     value_index: Tensor
@@ -87,15 +83,6 @@ class _SparseSoftmaxCrossEntropyWithLogitsOutput(NamedTuple):
     loss: Tensor
     backprop: Tensor
 
-class _StringNGramsOutput(NamedTuple):
-    ngrams: Tensor
-    ngrams_splits: Tensor
-
-class _StringSplitV2Output(NamedTuple):
-    indices: Tensor
-    values: Tensor
-    shape: Tensor
-
 class _SwitchOutput(NamedTuple):
     output_false: Tensor
     output_true: Tensor
@@ -103,10 +90,6 @@ class _SwitchOutput(NamedTuple):
 class _TensorArrayV3Output(NamedTuple):
     handle: Tensor
     flow: Tensor
-
-class _UnicodeDecodeOutput(NamedTuple):
-    row_splits: Tensor
-    char_values: Tensor
 
 class __PlexusApplyAdamOutput(NamedTuple):
     var_out: Tensor
@@ -129,6 +112,8 @@ class __PlexusApplyRMSPropOutput(NamedTuple):
 
 __all__ = [
     'Abs',
+    'Acos',
+    'Acosh',
     'Add',
     'AddV2',
     'All',
@@ -136,13 +121,17 @@ __all__ = [
     'ApplyGradientDescent',
     'ArgMax',
     'ArgMin',
-    'AsString',
+    'Asin',
+    'Asinh',
     'Assign',
     'AssignAdd',
     'AssignAddVariableOp',
     'AssignSub',
     'AssignSubVariableOp',
     'AssignVariableOp',
+    'Atan',
+    'Atan2',
+    'Atanh',
     'AudioSpectrogram',
     'AvgPool',
     'AvgPoolGrad',
@@ -152,7 +141,6 @@ __all__ = [
     'BatchToSpaceND',
     'BiasAdd',
     'BiasAddGrad',
-    'Bincount',
     'BroadcastGradientArgs',
     'BroadcastTo',
     'Cast',
@@ -166,8 +154,10 @@ __all__ = [
     'Conv2DBackpropFilter',
     'Conv2DBackpropInput',
     'Cos',
+    'Cosh',
+    'Cumprod',
+    'Cumsum',
     'DecodeWav',
-    'DenseBincount',
     'DepthwiseConv2dNative',
     'DepthwiseConv2dNativeBackpropFilter',
     'DepthwiseConv2dNativeBackpropInput',
@@ -184,6 +174,7 @@ __all__ = [
     'Exit',
     'Exp',
     'ExpandDims',
+    'Expm1',
     'Fill',
     'Floor',
     'FloorDiv',
@@ -200,15 +191,15 @@ __all__ = [
     'Gelu',
     'Greater',
     'GreaterEqual',
-    'HashTableV2',
     'Identity',
     'IdentityN',
     'If',
-    'InitializeTableFromTextFileV2',
-    'InitializeTableV2',
     'Inv',
     'InvGrad',
     'InvertPermutation',
+    'IsFinite',
+    'IsInf',
+    'IsNan',
     'IsVariableInitialized',
     'L2Loss',
     'LeakyRelu',
@@ -221,14 +212,9 @@ __all__ = [
     'LogicalAnd',
     'LogicalNot',
     'LogicalOr',
-    'LookupTableExportV2',
-    'LookupTableFindV2',
-    'LookupTableImportV2',
-    'LookupTableInsertV2',
-    'LookupTableRemoveV2',
-    'LookupTableSizeV2',
     'LoopCond',
     'MatMul',
+    'MatrixBandPart',
     'Max',
     'MaxPool',
     'MaxPoolGrad',
@@ -243,7 +229,6 @@ __all__ = [
     'MirrorPad',
     'MirrorPadGrad',
     'Mul',
-    'MutableHashTableV2',
     'Neg',
     'NextIteration',
     'NoOp',
@@ -261,15 +246,12 @@ __all__ = [
     'Pow',
     'PreventGradient',
     'Prod',
-    'RaggedBincount',
-    'RaggedTensorToTensor',
     'Range',
     'Rank',
     'ReadVariableOp',
     'RealDiv',
     'Reciprocal',
     'ReciprocalGrad',
-    'RegexReplace',
     'Relu',
     'Relu6',
     'Relu6Grad',
@@ -277,6 +259,7 @@ __all__ = [
     'Reshape',
     'ResourceApplyGradientDescent',
     'RestoreV2',
+    'ReverseV2',
     'Round',
     'Rsqrt',
     'RsqrtGrad',
@@ -294,6 +277,7 @@ __all__ = [
     'SigmoidGrad',
     'Sign',
     'Sin',
+    'Sinh',
     'Size',
     'Slice',
     'Snapshot',
@@ -314,21 +298,14 @@ __all__ = [
     'StatelessIf',
     'StatelessWhile',
     'StaticRegexFullMatch',
-    'StaticRegexReplace',
     'StopGradient',
     'StridedSlice',
     'StridedSliceGrad',
     'StringJoin',
-    'StringLength',
-    'StringLower',
-    'StringNGrams',
-    'StringSplitV2',
-    'StringToHashBucketFast',
-    'StringToHashBucketStrong',
-    'StringUpper',
     'Sub',
     'Sum',
     'Switch',
+    'Tan',
     'Tanh',
     'TanhGrad',
     'TensorArrayCloseV3',
@@ -340,8 +317,6 @@ __all__ = [
     'TensorArrayWriteV3',
     'Tile',
     'Transpose',
-    'UnicodeDecode',
-    'UnicodeEncode',
     'Unpack',
     'UnsortedSegmentSum',
     'VarHandleOp',
@@ -366,6 +341,14 @@ __all__ = [
 
 def Abs(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Abs`."""
+
+
+def Acos(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Acos`."""
+
+
+def Acosh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Acosh`."""
 
 
 def Add(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
@@ -396,8 +379,12 @@ def ArgMin(input: TensorLike, dimension: TensorLike, *, T: DType | None = ..., T
     """TensorFlow op `ArgMin`."""
 
 
-def AsString(input: TensorLike, *, T: DType | None = ..., precision: int = ..., scientific: bool = ..., shortest: bool = ..., width: int = ..., fill: str | bytes = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `AsString`."""
+def Asin(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Asin`."""
+
+
+def Asinh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Asinh`."""
 
 
 def Assign(ref: TensorLike, value: TensorLike, *, T: DType | None = ..., validate_shape: bool = ..., use_locking: bool = ..., name: str | None = ...) -> Tensor:
@@ -422,6 +409,18 @@ def AssignSubVariableOp(resource: TensorLike, value: TensorLike, *, dtype: DType
 
 def AssignVariableOp(resource: TensorLike, value: TensorLike, *, dtype: DType | None = ..., validate_shape: bool = ..., name: str | None = ...) -> None:
     """TensorFlow op `AssignVariableOp`."""
+
+
+def Atan(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Atan`."""
+
+
+def Atan2(y: TensorLike, x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Atan2`."""
+
+
+def Atanh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Atanh`."""
 
 
 def AudioSpectrogram(input: TensorLike, *, window_size: int, stride: int, magnitude_squared: bool = ..., name: str | None = ...) -> Tensor:
@@ -458,10 +457,6 @@ def BiasAdd(value: TensorLike, bias: TensorLike, *, T: DType | None = ..., data_
 
 def BiasAddGrad(out_backprop: TensorLike, *, T: DType | None = ..., data_format: str | bytes = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `BiasAddGrad`."""
-
-
-def Bincount(arr: TensorLike, size: TensorLike, weights: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `Bincount`."""
 
 
 def BroadcastGradientArgs(s0: TensorLike, s1: TensorLike, *, T: DType = ..., name: str | None = ...) -> _BroadcastGradientArgsOutput:
@@ -516,12 +511,20 @@ def Cos(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tens
     """TensorFlow op `Cos`."""
 
 
+def Cosh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Cosh`."""
+
+
+def Cumprod(x: TensorLike, axis: TensorLike, *, exclusive: bool = ..., reverse: bool = ..., T: DType | None = ..., Tidx: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Cumprod`."""
+
+
+def Cumsum(x: TensorLike, axis: TensorLike, *, exclusive: bool = ..., reverse: bool = ..., T: DType | None = ..., Tidx: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Cumsum`."""
+
+
 def DecodeWav(contents: TensorLike, *, desired_channels: int = ..., desired_samples: int = ..., name: str | None = ...) -> _DecodeWavOutput:
     """TensorFlow op `DecodeWav`."""
-
-
-def DenseBincount(input: TensorLike, size: TensorLike, weights: TensorLike, *, Tidx: DType | None = ..., T: DType | None = ..., binary_output: bool = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `DenseBincount`."""
 
 
 def DepthwiseConv2dNative(input: TensorLike, filter: TensorLike, *, T: DType | None = ..., strides: Sequence[int], padding: str | bytes, explicit_paddings: Sequence[int] = ..., data_format: str | bytes = ..., dilations: Sequence[int] = ..., name: str | None = ...) -> Tensor:
@@ -588,6 +591,10 @@ def ExpandDims(input: TensorLike, dim: TensorLike, *, T: DType | None = ..., Tdi
     """TensorFlow op `ExpandDims`."""
 
 
+def Expm1(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Expm1`."""
+
+
 def Fill(dims: TensorLike, value: TensorLike, *, T: DType | None = ..., index_type: DType = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Fill`."""
 
@@ -652,10 +659,6 @@ def GreaterEqual(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: s
     """TensorFlow op `GreaterEqual`."""
 
 
-def HashTableV2(*, container: str | bytes = ..., shared_name: str | bytes = ..., use_node_name_sharing: bool = ..., key_dtype: DType, value_dtype: DType, name: str | None = ...) -> Tensor:
-    """TensorFlow op `HashTableV2`."""
-
-
 def Identity(input: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Identity`."""
 
@@ -668,14 +671,6 @@ def If(cond: TensorLike, input: Sequence[TensorLike], *, Tcond: DType | None = .
     """TensorFlow op `If`."""
 
 
-def InitializeTableFromTextFileV2(table_handle: TensorLike, filename: TensorLike, *, key_index: int, value_index: int, vocab_size: int = ..., delimiter: str | bytes = ..., offset: int = ..., name: str | None = ...) -> None:
-    """TensorFlow op `InitializeTableFromTextFileV2`."""
-
-
-def InitializeTableV2(table_handle: TensorLike, keys: TensorLike, values: TensorLike, *, Tkey: DType | None = ..., Tval: DType | None = ..., name: str | None = ...) -> None:
-    """TensorFlow op `InitializeTableV2`."""
-
-
 def Inv(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Inv`."""
 
@@ -686,6 +681,18 @@ def InvGrad(y: TensorLike, dy: TensorLike, *, T: DType | None = ..., name: str |
 
 def InvertPermutation(x: TensorLike, *, T: DType = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `InvertPermutation`."""
+
+
+def IsFinite(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `IsFinite`."""
+
+
+def IsInf(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `IsInf`."""
+
+
+def IsNan(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `IsNan`."""
 
 
 def IsVariableInitialized(ref: TensorLike, *, dtype: DType | None = ..., name: str | None = ...) -> Tensor:
@@ -736,36 +743,16 @@ def LogicalOr(x: TensorLike, y: TensorLike, *, name: str | None = ...) -> Tensor
     """TensorFlow op `LogicalOr`."""
 
 
-def LookupTableExportV2(table_handle: TensorLike, *, Tkeys: DType, Tvalues: DType, name: str | None = ...) -> _LookupTableExportV2Output:
-    """TensorFlow op `LookupTableExportV2`."""
-
-
-def LookupTableFindV2(table_handle: TensorLike, keys: TensorLike, default_value: TensorLike, *, Tin: DType | None = ..., Tout: DType | None = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `LookupTableFindV2`."""
-
-
-def LookupTableImportV2(table_handle: TensorLike, keys: TensorLike, values: TensorLike, *, Tin: DType | None = ..., Tout: DType | None = ..., name: str | None = ...) -> None:
-    """TensorFlow op `LookupTableImportV2`."""
-
-
-def LookupTableInsertV2(table_handle: TensorLike, keys: TensorLike, values: TensorLike, *, Tin: DType | None = ..., Tout: DType | None = ..., name: str | None = ...) -> None:
-    """TensorFlow op `LookupTableInsertV2`."""
-
-
-def LookupTableRemoveV2(table_handle: TensorLike, keys: TensorLike, *, Tin: DType | None = ..., name: str | None = ...) -> None:
-    """TensorFlow op `LookupTableRemoveV2`."""
-
-
-def LookupTableSizeV2(table_handle: TensorLike, *, name: str | None = ...) -> Tensor:
-    """TensorFlow op `LookupTableSizeV2`."""
-
-
 def LoopCond(input: TensorLike, *, name: str | None = ...) -> Tensor:
     """TensorFlow op `LoopCond`."""
 
 
 def MatMul(a: TensorLike, b: TensorLike, *, transpose_a: bool = ..., transpose_b: bool = ..., grad_a: bool = ..., grad_b: bool = ..., T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `MatMul`."""
+
+
+def MatrixBandPart(input: TensorLike, num_lower: TensorLike, num_upper: TensorLike, *, T: DType | None = ..., Tindex: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `MatrixBandPart`."""
 
 
 def Max(input: TensorLike, reduction_indices: TensorLike, *, keep_dims: bool = ..., T: DType | None = ..., Tidx: DType = ..., name: str | None = ...) -> Tensor:
@@ -822,10 +809,6 @@ def MirrorPadGrad(input: TensorLike, paddings: TensorLike, *, T: DType | None = 
 
 def Mul(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Mul`."""
-
-
-def MutableHashTableV2(*, container: str | bytes = ..., shared_name: str | bytes = ..., use_node_name_sharing: bool = ..., key_dtype: DType, value_dtype: DType, name: str | None = ...) -> Tensor:
-    """TensorFlow op `MutableHashTableV2`."""
 
 
 def Neg(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
@@ -896,14 +879,6 @@ def Prod(input: TensorLike, reduction_indices: TensorLike, *, keep_dims: bool = 
     """TensorFlow op `Prod`."""
 
 
-def RaggedBincount(splits: TensorLike, values: TensorLike, size: TensorLike, weights: TensorLike, *, Tidx: DType | None = ..., T: DType | None = ..., binary_output: bool = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `RaggedBincount`."""
-
-
-def RaggedTensorToTensor(shape: TensorLike, values: TensorLike, default_value: TensorLike, row_partition_tensors: Sequence[TensorLike], *, T: DType | None = ..., Tindex: DType | None = ..., Tshape: DType | None = ..., row_partition_types: Sequence[str | bytes], name: str | None = ...) -> Tensor:
-    """TensorFlow op `RaggedTensorToTensor`."""
-
-
 def Range(start: TensorLike, limit: TensorLike, delta: TensorLike, *, Tidx: DType = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Range`."""
 
@@ -926,10 +901,6 @@ def Reciprocal(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) 
 
 def ReciprocalGrad(y: TensorLike, dy: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `ReciprocalGrad`."""
-
-
-def RegexReplace(input: TensorLike, pattern: TensorLike, rewrite: TensorLike, *, replace_global: bool = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `RegexReplace`."""
 
 
 def Relu(features: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
@@ -958,6 +929,10 @@ def ResourceApplyGradientDescent(var: TensorLike, alpha: TensorLike, delta: Tens
 
 def RestoreV2(prefix: TensorLike, tensor_names: TensorLike, shape_and_slices: TensorLike, *, dtypes: Sequence[DType], name: str | None = ...) -> list[Tensor]:
     """TensorFlow op `RestoreV2`."""
+
+
+def ReverseV2(tensor: TensorLike, axis: TensorLike, *, Tidx: DType = ..., T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `ReverseV2`."""
 
 
 def Round(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
@@ -1026,6 +1001,10 @@ def Sign(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Ten
 
 def Sin(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Sin`."""
+
+
+def Sinh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Sinh`."""
 
 
 def Size(input: TensorLike, *, T: DType | None = ..., out_type: DType = ..., name: str | None = ...) -> Tensor:
@@ -1108,10 +1087,6 @@ def StaticRegexFullMatch(input: TensorLike, *, pattern: str | bytes, name: str |
     """TensorFlow op `StaticRegexFullMatch`."""
 
 
-def StaticRegexReplace(input: TensorLike, *, pattern: str | bytes, rewrite: str | bytes, replace_global: bool = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `StaticRegexReplace`."""
-
-
 def StopGradient(input: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `StopGradient`."""
 
@@ -1128,34 +1103,6 @@ def StringJoin(inputs: Sequence[TensorLike], *, separator: str | bytes = ..., na
     """TensorFlow op `StringJoin`."""
 
 
-def StringLength(input: TensorLike, *, unit: str | bytes = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `StringLength`."""
-
-
-def StringLower(input: TensorLike, *, encoding: str | bytes = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `StringLower`."""
-
-
-def StringNGrams(data: TensorLike, data_splits: TensorLike, *, separator: str | bytes, ngram_widths: Sequence[int], left_pad: str | bytes, right_pad: str | bytes, pad_width: int, preserve_short_sequences: bool, Tsplits: DType = ..., name: str | None = ...) -> _StringNGramsOutput:
-    """TensorFlow op `StringNGrams`."""
-
-
-def StringSplitV2(input: TensorLike, sep: TensorLike, *, maxsplit: int = ..., name: str | None = ...) -> _StringSplitV2Output:
-    """TensorFlow op `StringSplitV2`."""
-
-
-def StringToHashBucketFast(input: TensorLike, *, num_buckets: int, name: str | None = ...) -> Tensor:
-    """TensorFlow op `StringToHashBucketFast`."""
-
-
-def StringToHashBucketStrong(input: TensorLike, *, num_buckets: int, key: Sequence[int], name: str | None = ...) -> Tensor:
-    """TensorFlow op `StringToHashBucketStrong`."""
-
-
-def StringUpper(input: TensorLike, *, encoding: str | bytes = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `StringUpper`."""
-
-
 def Sub(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Sub`."""
 
@@ -1166,6 +1113,10 @@ def Sum(input: TensorLike, reduction_indices: TensorLike, *, keep_dims: bool = .
 
 def Switch(data: TensorLike, pred: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> _SwitchOutput:
     """TensorFlow op `Switch`."""
+
+
+def Tan(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Tan`."""
 
 
 def Tanh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
@@ -1210,14 +1161,6 @@ def Tile(input: TensorLike, multiples: TensorLike, *, T: DType | None = ..., Tmu
 
 def Transpose(x: TensorLike, perm: TensorLike, *, T: DType | None = ..., Tperm: DType = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Transpose`."""
-
-
-def UnicodeDecode(input: TensorLike, *, input_encoding: str | bytes, errors: str | bytes = ..., replacement_char: int = ..., replace_control_characters: bool = ..., Tsplits: DType = ..., name: str | None = ...) -> _UnicodeDecodeOutput:
-    """TensorFlow op `UnicodeDecode`."""
-
-
-def UnicodeEncode(input_values: TensorLike, input_splits: TensorLike, *, errors: str | bytes = ..., output_encoding: str | bytes, replacement_char: int = ..., Tsplits: DType = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `UnicodeEncode`."""
 
 
 def Unpack(value: TensorLike, *, num: int, T: DType | None = ..., axis: int = ..., name: str | None = ...) -> list[Tensor]:

@@ -250,6 +250,45 @@ def erfc(x):
     return np.vectorize(math.erfc, otypes=[np.float64])(x) if x.size else x.astype(np.float64)
 
 
+def cumulative(x, axis, exclusive, reverse, product, dt):
+    """Cumsum / Cumprod with TensorFlow's semantics: the running value is kept
+    in dtype `dt` and rounded after every step (a long half sum drifts as
+    TensorFlow's does); integers wrap around."""
+    x = np.moveaxis(np.asarray(x), axis, 0)
+    if reverse:
+        x = x[::-1]
+    if is_float(dt):
+        def step(a, b):
+            with np.errstate(invalid="ignore", over="ignore"):
+                return as_dtype_values(a * b if product else a + b, dt).astype(np.float64)
+        running = np.full(x.shape[1:], 1.0 if product else 0.0)
+    else:
+        def step(a, b):
+            with np.errstate(over="ignore"):
+                return (a * b if product else a + b).astype(x.dtype)
+        running = np.full(x.shape[1:], 1 if product else 0, dtype=x.dtype)
+    out = np.empty_like(x)
+    for k in range(x.shape[0]):
+        if exclusive:
+            out[k] = running
+        running = step(running, x[k])
+        if not exclusive:
+            out[k] = running
+    if reverse:
+        out = out[::-1]
+    return np.moveaxis(out, 0, axis)
+
+
+def band_part(x, lower, upper):
+    """MatrixBandPart: keeps (m, n) where (lower < 0 or m - n <= lower) and
+    (upper < 0 or n - m <= upper), zero elsewhere."""
+    rows, cols = x.shape[-2], x.shape[-1]
+    m = np.arange(rows)[:, None]
+    n = np.arange(cols)[None, :]
+    keep = ((lower < 0) | (m - n <= lower)) & ((upper < 0) | (n - m <= upper))
+    return np.where(keep, x, np.zeros((), dtype=x.dtype))
+
+
 def sigmoid(x):
     with np.errstate(over="ignore"):
         return 1.0 / (1.0 + np.exp(-x))

@@ -217,6 +217,16 @@ UNARY = {
     "Erfc": (R.erfc, dom_range(-2.5, 2.5), "transc", [np.inf, -np.inf, np.nan, 0.0, 6.0, -6.0]),
     "Sin": (np.sin, dom_range(-6, 6), "transc", [np.inf, -np.inf, np.nan, 0.0, -0.0, 100.0]),
     "Cos": (np.cos, dom_range(-6, 6), "transc", [np.inf, -np.inf, np.nan, 0.0, -0.0, 100.0]),
+    "Tan": (np.tan, dom_range(-1.4, 1.4), "transc", [np.inf, -np.inf, np.nan, 0.0, -0.0, 100.0]),
+    "Sinh": (np.sinh, dom_range(-5, 5), "transc", [np.inf, -np.inf, np.nan, 0.0, -0.0, 10.0]),
+    "Cosh": (np.cosh, dom_range(-5, 5), "transc", [np.inf, -np.inf, np.nan, 0.0, -0.0, -10.0]),
+    "Asin": (np.arcsin, dom_range(-0.99, 0.99), "transc", [np.nan, 1.0, -1.0, 1.5, -0.0, np.inf]),
+    "Acos": (np.arccos, dom_range(-0.99, 0.99), "transc", [np.nan, 1.0, -1.0, 1.5, 0.0, -np.inf]),
+    "Atan": (np.arctan, dom_range(-6, 6), "transc", [np.inf, -np.inf, np.nan, -0.0, 6e4]),
+    "Asinh": (np.arcsinh, dom_range(-6, 6), "transc", [np.inf, -np.inf, np.nan, -0.0, 6e4]),
+    "Acosh": (np.arccosh, dom_range(1, 10), "transc", [np.inf, np.nan, 1.0, 0.5, -1.0, 6e4]),
+    "Atanh": (np.arctanh, dom_range(-0.99, 0.99), "transc", [np.nan, 1.0, -1.0, 2.0, -0.0, 0.5]),
+    "Expm1": (np.expm1, dom_range(-3, 3), "transc", [np.inf, -np.inf, np.nan, -0.0, 1e-10, 10.0]),
     "Relu": (R.relu, dom_any, "exact", [np.inf, -np.inf, -0.0]),
     "Relu6": (R.relu6, dom_any, "exact", [np.inf, -np.inf, 6.5]),
     "Elu": (R.elu, dom_range(-3, 3), "transc", [np.inf, -np.inf]),
@@ -362,6 +372,7 @@ BINARY = {
     "Minimum": (np.minimum, xy_cmp, "exact"),
     "Pow": (R.int_pow, xy_pow, "transc"),
     "SquaredDifference": (lambda x, y: (x - y) ** 2, xy_sqdiff, "elem"),
+    "Atan2": (np.arctan2, xy_sqdiff, "transc"),
 }
 
 _INF, _NAN = np.inf, np.nan
@@ -380,6 +391,9 @@ BINARY_SPECIAL.update({
     op: (np.array([_INF, -_INF, 0.0, -0.0, 1.0]), np.array([1.0, 1.0, -0.0, 0.0, -_INF]))
     for op in ("Maximum", "Minimum")
 })
+# Atan2(y, x): signed zeros pick the half plane, infinities the diagonals.
+BINARY_SPECIAL["Atan2"] = (np.array([0.0, -0.0, 0.0, -0.0, 1.0, _INF, _INF, -_INF, _NAN, -1.0]),
+                           np.array([0.0, 0.0, -0.0, -0.0, 0.0, _INF, -_INF, -_INF, 1.0, -0.0]))
 BINARY_SPECIAL["Pow"] = (np.array([0.0, -2.0, 2.0, _INF, 1.0, _NAN, 4.0]),
                          np.array([-1.0, 0.5, _INF, -1.0, _NAN, 0.0, 0.5]))
 
@@ -961,6 +975,109 @@ def gen_fused_elementwise(dt, rng):
 
 
 # ---------------------------------------------------------------------------
+# IsFinite / IsNan / IsInf and the cumulative ops
+# ---------------------------------------------------------------------------
+
+
+def gen_float_class(fn):
+    def gen(dt, rng):
+        # Half overflows to inf at 65520, float and bfloat16 near 3.4e38.
+        with np.errstate(over="ignore"):
+            special = In(np.array([np.inf, -np.inf, np.nan, 0.0, -0.0, 1.0, 65504.0, 7e4, 1e-8,
+                                   3e38, -1e39]), dt)
+        return [Case("random", [In(rand(rng, (3, 5), dt, -1e4, 1e4), dt)], ref=fn, tol="exact"),
+                Case("special", [special], ref=fn, tol="exact"),
+                Case("scalar", [In(np.array(np.nan), dt)], ref=fn, tol="exact"),
+                Case("empty", [In(np.zeros((0, 2)), dt)], ref=fn, tol="exact")]
+    return gen
+
+
+def gen_scan(product):
+    """Cumsum / Cumprod over axes, exclusive x reverse, empty and long inputs."""
+    def gen(dt, rng):
+        if R.is_float(dt):
+            lo, hi = (0.5, 1.5) if product else (-3, 3)
+        elif dt in R.UNSIGNED:
+            lo, hi = (0, 3) if product else (0, 15)
+        else:
+            lo, hi = (-3, 3) if product else (-10, 10)
+
+        def ref(axis, exclusive=False, reverse=False):
+            return lambda v, a: R.cumulative(v, axis, exclusive, reverse, product, dt)
+
+        x = In(rand(rng, (3, 4, 5), dt, lo, hi), dt)
+        cases = []
+        for exclusive in (False, True):
+            for reverse in (False, True):
+                attrs = {"exclusive": exclusive, "reverse": reverse}
+                name = f"{'excl' if exclusive else 'incl'}_{'rev' if reverse else 'fwd'}"
+                cases.append(Case(f"axis1_{name}", [x, ti(1)], attrs, ref(1, exclusive, reverse),
+                                  tol="accum"))
+                cases.append(Case(f"axis-1_{name}", [x, ti(-1, "int64")], attrs,
+                                  ref(-1, exclusive, reverse), tol="accum"))
+        cases += [
+            Case("axis0", [x, ti(0)], ref=ref(0), tol="accum"),
+            Case("axis-3_rev", [x, ti(-3)], {"reverse": True}, ref(-3, False, True), tol="accum"),
+            Case("vector", [In(rand(rng, (7,), dt, lo, hi), dt), ti(0)], ref=ref(0), tol="accum"),
+            Case("empty", [In(rand(rng, (0, 3), dt, lo, hi), dt), ti(0)], ref=ref(0),
+                 tol="accum"),
+            Case("empty_across", [In(rand(rng, (2, 0), dt, lo, hi), dt), ti(0)], ref=ref(0),
+                 tol="accum"),
+            # Long lines, contiguous and strided: a 16-bit running value rounds
+            # at every step (the reference does too).
+            Case("long", [In(rand(rng, (2, 301), dt, lo, hi), dt), ti(1)], ref=ref(1),
+                 tol="accum"),
+            Case("long_strided", [In(rand(rng, (301, 3), dt, lo, hi), dt), ti(0)],
+                 {"exclusive": True}, ref(0, True, False), tol="accum"),
+        ]
+        if R.is_float(dt):
+            v = np.array([1.0, np.inf, -2.0, np.nan, 0.5, -np.inf, 0.0, -0.0])
+            cases.append(Case("special", [In(v, dt), ti(0)], ref=ref(0), tol="accum"))
+        return cases
+    return gen
+
+
+def gen_reverse(dt, rng):
+    x = In(arr(rng, (2, 3, 4), dt), dt)
+
+    def ref(*axes):
+        return lambda v, a: np.flip(v, axis=axes) if axes else v.copy()
+    cases = [
+        Case("axis1", [x, ti([1])], ref=ref(1), tol="exact"),
+        Case("axes0_2", [x, ti([0, 2])], ref=ref(0, 2), tol="exact"),
+        Case("negative_int64", [x, ti([-1, -3], "int64")], ref=ref(2, 0), tol="exact"),
+        Case("all", [x, ti([2, 1, 0])], ref=ref(0, 1, 2), tol="exact"),
+        Case("none", [x, ti(np.zeros((0,), np.int64))], ref=ref(), tol="exact"),
+        Case("large", [In(arr(rng, (67, 131), dt), dt), ti([1])], ref=ref(1), tol="exact"),
+        Case("empty", [In(arr(rng, (0, 3), dt), dt), ti([1])], ref=ref(1), tol="exact"),
+        Case("scalar", [In(arr(rng, (), dt), dt), ti(np.zeros((0,), np.int64))], ref=ref(),
+             tol="exact"),
+    ]
+    if R.is_float(dt):
+        v = np.array([[np.inf, -np.inf, np.nan], [-0.0, 1.5, 0.0]])
+        cases.append(Case("special", [In(v, dt), ti([0, 1])], ref=ref(0, 1), tol="exact"))
+    return cases
+
+
+def gen_band_part(dt, rng):
+    x = In(arr(rng, (3, 4), dt), dt)
+
+    def ref(lower, upper):
+        return lambda v, lo, up: R.band_part(v, lower, upper)
+    return [
+        Case("lower", [x, ti(-1, "int64"), ti(0, "int64")], ref=ref(-1, 0), tol="exact"),
+        Case("upper", [x, ti(0, "int64"), ti(-1, "int64")], ref=ref(0, -1), tol="exact"),
+        Case("diag_int32", [x, ti(0), ti(0)], ref=ref(0, 0), tol="exact"),
+        Case("band", [In(arr(rng, (2, 5, 4), dt), dt), ti(1, "int64"), ti(2, "int64")],
+             ref=ref(1, 2), tol="exact"),
+        Case("limits", [x, ti(3, "int64"), ti(4, "int64")], ref=ref(3, 4), tol="exact"),
+        Case("all", [x, ti(-1, "int64"), ti(-1, "int64")], ref=ref(-1, -1), tol="exact"),
+        Case("empty", [In(arr(rng, (2, 0, 3), dt), dt), ti(0, "int64"), ti(1, "int64")],
+             ref=ref(0, 1), tol="exact"),
+    ]
+
+
+# ---------------------------------------------------------------------------
 # Array and shape ops
 # ---------------------------------------------------------------------------
 
@@ -1532,6 +1649,13 @@ for _op in ("Identity", "Snapshot", "StopGradient", "PreventGradient"):
     TABLE[_op] = Entry(gen_identity_like(_op), dtypes=_SAMPLE)
 
 TABLE.update({
+    "IsFinite": Entry(gen_float_class(np.isfinite)),
+    "IsNan": Entry(gen_float_class(np.isnan)),
+    "IsInf": Entry(gen_float_class(np.isinf)),
+    "Cumsum": Entry(gen_scan(False)),
+    "Cumprod": Entry(gen_scan(True)),
+    "ReverseV2": Entry(gen_reverse),
+    "MatrixBandPart": Entry(gen_band_part),
     "LogicalNot": Entry(gen_logical_not),
     "LeakyRelu": Entry(gen_leaky_relu),
     "Gelu": Entry(gen_gelu),

@@ -502,26 +502,6 @@ class TileKernel : public sdk::OpKernel {
   }
 };
 
-class ReverseV2Kernel : public sdk::OpKernel {
- public:
-  void Compute(sdk::Call& call) override {
-    CheckVector(call, 1, "axis");
-    const Shape in = call.input_shape(0);
-    std::vector<bool> reverse;
-    Check(array_shapes::ReverseAxes(static_cast<int64_t>(in.size()), call.input_int_values(1), &reverse));
-    const size_t es = ElementSize(call, 0);
-    const Index in_strides = Strides(in);
-    char* dst = AllocateBytes(call, 0, in);
-    ForEachIndex(in, [&](const Index& o, int64_t k) {
-      Index i(o);
-      for (size_t d = 0; d < in.size(); ++d) {
-        if (reverse[d]) i[d] = in[d] - 1 - o[d];
-      }
-      CopyElement(dst, k, Bytes(call, 0), Offset(i, in_strides), es);
-    });
-  }
-};
-
 class BroadcastToKernel : public sdk::OpKernel {
  public:
   void Compute(sdk::Call& call) override {
@@ -752,9 +732,6 @@ PX_Status* RegisterArrayKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar*
   reg(sdk::RegisterKernel<PadKernel>(info, registrar, sdk::sig::kPadV2, {all, index}));
   reg(sdk::RegisterKernel<PadKernel>(info, registrar, sdk::sig::kMirrorPad, {all, index}));
   reg(sdk::RegisterKernel<TileKernel>(info, registrar, sdk::sig::kTile, {all, index}));
-  // ReverseV2 is not in the op-signature table yet: its axis (input 1) is
-  // read on the host.
-  reg(sdk::RegisterKernel<ReverseV2Kernel>(info, registrar, "ReverseV2", {{"T", all}, {"Tidx", index}}, {1}));
   reg(sdk::RegisterKernel<ExpandDimsKernel>(info, registrar, sdk::sig::kExpandDims, {all, index}));
   reg(sdk::RegisterKernel<SqueezeKernel>(info, registrar, sdk::sig::kSqueeze, {all}));
   reg(sdk::RegisterKernel<ShapeKernel>(info, registrar, sdk::sig::kShape, {all, index}));

@@ -1,7 +1,7 @@
 // Reference kernels: the elementwise family (see reference_kernels.h).
 // Binary arithmetic, comparisons and logic with NumPy broadcasting, unary
-// math, Select/SelectV2 and Cast. Every output element is computed from its
-// own coordinates, one at a time.
+// math, IsFinite/IsNan/IsInf and Select/SelectV2 (Cast is in cast.cc). Every
+// output element is computed from its own coordinates, one at a time.
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -103,7 +103,7 @@ C TruncMod(C x, C y) {
 }
 
 enum class Bin {
-  kAdd, kSub, kMul, kDiv, kRealDiv, kFloorDiv, kFloorMod, kMax, kMin, kPow, kSqDiff,
+  kAdd, kSub, kMul, kDiv, kRealDiv, kFloorDiv, kFloorMod, kMax, kMin, kPow, kSqDiff, kAtan2,
   kLess, kLessEqual, kGreater, kGreaterEqual, kEqual, kNotEqual, kLogicalAnd, kLogicalOr,
 };
 
@@ -163,6 +163,7 @@ C Arith(Bin op, C x, C y) {
       case Bin::kMin: return std::isnan(x) || std::isnan(y) ? x + y : (x < y ? x : y);
       case Bin::kPow: return std::pow(x, y);
       case Bin::kSqDiff: return (x - y) * (x - y);
+      case Bin::kAtan2: return std::atan2(x, y);  // x is Atan2's y input
       default: return 0;
     }
   }
@@ -192,7 +193,7 @@ Bin BinFromName(const std::string& op) {
       {"LessEqual", Bin::kLessEqual}, {"Greater", Bin::kGreater},
       {"GreaterEqual", Bin::kGreaterEqual}, {"Equal", Bin::kEqual},
       {"NotEqual", Bin::kNotEqual}, {"LogicalAnd", Bin::kLogicalAnd},
-      {"LogicalOr", Bin::kLogicalOr},
+      {"LogicalOr", Bin::kLogicalOr}, {"Atan2", Bin::kAtan2},
   };
   for (const auto& e : kOps) {
     if (op == e.name) return e.op;
@@ -273,7 +274,8 @@ class BinaryKernel : public sdk::OpKernel {
 
 enum class Un {
   kNeg, kAbs, kSign, kExp, kLog, kLog1p, kSqrt, kRsqrt, kSquare, kReciprocal, kTanh,
-  kSigmoid, kErf, kFloor, kCeil, kRound, kLogicalNot, kErfc, kSin, kCos,
+  kSigmoid, kErf, kFloor, kCeil, kRound, kLogicalNot, kErfc, kSin, kCos, kTan, kSinh, kCosh,
+  kAsin, kAcos, kAtan, kAsinh, kAcosh, kAtanh, kExpm1,
 };
 
 Un UnFromName(const std::string& op) {
@@ -283,7 +285,10 @@ Un UnFromName(const std::string& op) {
       {"Square", Un::kSquare}, {"Reciprocal", Un::kReciprocal}, {"Inv", Un::kReciprocal},
       {"Tanh", Un::kTanh}, {"Sigmoid", Un::kSigmoid}, {"Erf", Un::kErf}, {"Floor", Un::kFloor},
       {"Ceil", Un::kCeil}, {"Round", Un::kRound}, {"LogicalNot", Un::kLogicalNot},
-      {"Erfc", Un::kErfc}, {"Sin", Un::kSin}, {"Cos", Un::kCos},
+      {"Erfc", Un::kErfc}, {"Sin", Un::kSin}, {"Cos", Un::kCos}, {"Tan", Un::kTan},
+      {"Sinh", Un::kSinh}, {"Cosh", Un::kCosh}, {"Asin", Un::kAsin}, {"Acos", Un::kAcos},
+      {"Atan", Un::kAtan}, {"Asinh", Un::kAsinh}, {"Acosh", Un::kAcosh}, {"Atanh", Un::kAtanh},
+      {"Expm1", Un::kExpm1},
   };
   for (const auto& e : kOps) {
     if (op == e.name) return e.op;
@@ -322,6 +327,16 @@ C UnaryValue(Un op, C x) {
       case Un::kErfc: return std::erfc(x);
       case Un::kSin: return std::sin(x);
       case Un::kCos: return std::cos(x);
+      case Un::kTan: return std::tan(x);
+      case Un::kSinh: return std::sinh(x);
+      case Un::kCosh: return std::cosh(x);
+      case Un::kAsin: return std::asin(x);
+      case Un::kAcos: return std::acos(x);
+      case Un::kAtan: return std::atan(x);
+      case Un::kAsinh: return std::asinh(x);
+      case Un::kAcosh: return std::acosh(x);
+      case Un::kAtanh: return std::atanh(x);
+      case Un::kExpm1: return std::expm1(x);
       case Un::kFloor: return std::floor(x);
       case Un::kCeil: return std::ceil(x);
       case Un::kRound: return std::nearbyint(x);  // ties to even
@@ -359,6 +374,32 @@ class UnaryKernel : public sdk::OpKernel {
 
  private:
   Un op_ = Un::kNeg;
+};
+
+// IsFinite, IsNan, IsInf: a bool per element.
+class FloatClassKernel : public sdk::OpKernel {
+ public:
+  void Init(sdk::Attrs& attrs) override {
+    const std::string op = attrs.op();
+    test_ = op == "IsNan" ? kNan : op == "IsInf" ? kInf : kFinite;
+  }
+
+  void Compute(sdk::Call& call) override {
+    const Shape shape = call.input_shape(0);
+    const int64_t n = sdk::NumElements(shape);
+    sdk::VisitFloat(call.input_dtype(0), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* x = call.input<T>(0);
+      bool* y = call.AllocateOutput<bool>(0, shape);
+      for (int64_t i = 0; i < n; ++i) {
+        const double v = static_cast<double>(static_cast<sdk::ComputeType<T>>(x[i]));
+        y[i] = test_ == kNan ? std::isnan(v) : test_ == kInf ? std::isinf(v) : std::isfinite(v);
+      }
+    });
+  }
+
+ private:
+  enum Test { kFinite, kNan, kInf } test_ = kFinite;
 };
 
 // ---------------------------------------------------------------------------
@@ -415,92 +456,6 @@ class SelectKernel : public sdk::OpKernel {
 };
 
 // ---------------------------------------------------------------------------
-// Cast
-// ---------------------------------------------------------------------------
-
-// Zeroes the low `bits` bits of a float's mantissa: Truncate=true casts to a
-// narrower float type truncate instead of rounding to nearest.
-float ClearLowBits(float f, int bits) {
-  if (std::isnan(f)) return f;
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof(u));
-  u &= ~((uint32_t{1} << bits) - 1);
-  std::memcpy(&f, &u, sizeof(u));
-  return f;
-}
-double ClearLowBits(double f, int bits) {
-  if (std::isnan(f)) return f;
-  uint64_t u;
-  std::memcpy(&u, &f, sizeof(u));
-  u &= ~((uint64_t{1} << bits) - 1);
-  std::memcpy(&f, &u, sizeof(u));
-  return f;
-}
-
-// One element. Floats to integers: NaN gives 0 and values out of range
-// saturate; anything to bool is x != 0; bool is 0 or 1.
-template <typename D, typename S>
-D CastValue(S s, bool truncate) {
-  using SC = sdk::ComputeType<S>;
-  using DC = sdk::ComputeType<D>;
-  SC v = static_cast<SC>(s);
-  if constexpr (std::is_same_v<D, bool>) {
-    return v != SC(0);
-  } else if constexpr (std::is_floating_point_v<SC> && kIsInt<DC>) {
-    if (std::isnan(v)) return D(0);
-    if (v <= static_cast<SC>(std::numeric_limits<DC>::lowest())) {
-      return std::numeric_limits<DC>::lowest();
-    }
-    if (v >= static_cast<SC>(std::numeric_limits<DC>::max())) {
-      return std::numeric_limits<DC>::max();
-    }
-    return static_cast<D>(static_cast<DC>(v));
-  } else if constexpr (std::is_floating_point_v<SC> && std::is_floating_point_v<DC>) {
-    if (truncate) {
-      // Bits the destination cannot hold: float 23 mantissa bits, double 52,
-      // half 10, bfloat16 7.
-      constexpr int src_bits = std::is_same_v<SC, double> ? 52 : 23;
-      constexpr int dst_bits = std::is_same_v<D, double>   ? 52
-                               : std::is_same_v<D, float>  ? 23
-                               : std::is_same_v<D, sdk::half> ? 10
-                                                              : 7;
-      if constexpr (std::is_same_v<SC, double> && !std::is_same_v<D, double>) {
-        // Through float: first drop what float cannot hold, then the rest.
-        float f = static_cast<float>(ClearLowBits(v, 29));
-        return static_cast<D>(ClearLowBits(f, 23 - dst_bits));
-      } else if constexpr (src_bits > dst_bits) {
-        return static_cast<D>(ClearLowBits(v, src_bits - dst_bits));
-      }
-    }
-    return static_cast<D>(static_cast<DC>(v));
-  } else {
-    return static_cast<D>(static_cast<DC>(v));
-  }
-}
-
-class CastKernel : public sdk::OpKernel {
- public:
-  void Init(sdk::Attrs& attrs) override { truncate_ = attrs.Bool("Truncate", false); }
-
-  void Compute(sdk::Call& call) override {
-    const Shape shape = call.input_shape(0);
-    const int64_t n = sdk::NumElements(shape);
-    sdk::VisitAll(call.input_dtype(0), [&](auto stag) {
-      using S = typename decltype(stag)::type;
-      const S* x = call.input<S>(0);
-      sdk::VisitAll(call.output_dtype(0), [&](auto dtag) {
-        using D = typename decltype(dtag)::type;
-        D* y = call.AllocateOutput<D>(0, shape);
-        for (int64_t i = 0; i < n; ++i) y[i] = CastValue<D, S>(x[i], truncate_);
-      });
-    });
-  }
-
- private:
-  bool truncate_ = false;
-};
-
-// ---------------------------------------------------------------------------
 // Registration
 // ---------------------------------------------------------------------------
 
@@ -543,6 +498,9 @@ PX_Status* RegisterElementwiseKernels(sdk::RegistrationInfo* info, PX_KernelRegi
                                                        sdk::sig::kSquaredDifference, {kSqDiff})) {
     return s;
   }
+  if (PX_Status* s = sdk::RegisterKernel<BinaryKernel>(info, registrar, sdk::sig::kAtan2, {kFloat})) {
+    return s;
+  }
   for (const sdk::OpSignature* op : {&sdk::sig::kLogicalAnd, &sdk::sig::kLogicalOr}) {
     if (PX_Status* s = sdk::RegisterKernel<BinaryKernel>(info, registrar, *op)) return s;
   }
@@ -555,11 +513,19 @@ PX_Status* RegisterElementwiseKernels(sdk::RegistrationInfo* info, PX_KernelRegi
       {&sdk::sig::kInv, &kSigned},    {&sdk::sig::kTanh, &kFloat},
       {&sdk::sig::kSigmoid, &kFloat}, {&sdk::sig::kErf, &kFloat},
       {&sdk::sig::kErfc, &kFloat},    {&sdk::sig::kSin, &kFloat},     {&sdk::sig::kCos, &kFloat},
-      {&sdk::sig::kFloor, &kFloat},   {&sdk::sig::kCeil, &kFloat},
+      {&sdk::sig::kTan, &kFloat},     {&sdk::sig::kSinh, &kFloat},    {&sdk::sig::kCosh, &kFloat},
+      {&sdk::sig::kAsin, &kFloat},    {&sdk::sig::kAcos, &kFloat},    {&sdk::sig::kAtan, &kFloat},
+      {&sdk::sig::kAsinh, &kFloat},   {&sdk::sig::kAcosh, &kFloat},   {&sdk::sig::kAtanh, &kFloat},
+      {&sdk::sig::kExpm1, &kFloat},   {&sdk::sig::kFloor, &kFloat},   {&sdk::sig::kCeil, &kFloat},
       {&sdk::sig::kRound, &kSigned},
   };
   for (const Entry& e : unary) {
     if (PX_Status* s = sdk::RegisterKernel<UnaryKernel>(info, registrar, *e.op, {*e.types})) {
+      return s;
+    }
+  }
+  for (const sdk::OpSignature* op : {&sdk::sig::kIsFinite, &sdk::sig::kIsNan, &sdk::sig::kIsInf}) {
+    if (PX_Status* s = sdk::RegisterKernel<FloatClassKernel>(info, registrar, *op, {kFloat})) {
       return s;
     }
   }
@@ -570,8 +536,7 @@ PX_Status* RegisterElementwiseKernels(sdk::RegistrationInfo* info, PX_KernelRegi
       return s;
     }
   }
-  return sdk::RegisterKernel<CastKernel>(info, registrar, sdk::sig::kCast,
-                                         {sdk::AllTypes(), sdk::AllTypes()});
+  return nullptr;
 }
 
 }  // namespace plexus::reference

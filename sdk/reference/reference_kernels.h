@@ -22,6 +22,12 @@ using RegisterFamilyFn = PX_Status* (*)(sdk::RegistrationInfo*, PX_KernelRegistr
 
 // One function per family file.
 PX_Status* RegisterElementwiseKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
+PX_Status* RegisterCastKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
+// Cumsum and Cumprod (scan.cc), ReverseV2 (reverse.cc), MatrixBandPart
+// (matrix_band.cc).
+PX_Status* RegisterScanKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
+PX_Status* RegisterReverseKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
+PX_Status* RegisterMatrixBandKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 PX_Status* RegisterActivationKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 PX_Status* RegisterReductionKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 PX_Status* RegisterLinalgKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);

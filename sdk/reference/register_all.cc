@@ -9,7 +9,8 @@ PX_Status* RegisterAllKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* r
       RegisterAudioKernels,       RegisterBasicKernels,      RegisterFusedKernels,
       RegisterActivationGradKernels, RegisterConvGradKernels, RegisterNnGradKernels,
       RegisterOptimizerKernels, RegisterArrayGradKernels, RegisterSelectionKernels,
-      RegisterSegmentKernels,   RegisterScatterKernels,
+      RegisterSegmentKernels,   RegisterScatterKernels,  RegisterCastKernels,
+      RegisterScanKernels,      RegisterReverseKernels,  RegisterMatrixBandKernels,
   };
   for (RegisterFamilyFn family : families) {
     if (PX_Status* s = family(info, registrar)) return s;

@@ -1,8 +1,8 @@
 // Data movement ops: Transpose, joining and splitting (Concat, ConcatV2,
 // Split, SplitV, Pack, Unpack), slicing (Slice, StridedSlice), gathering
 // (Gather, GatherV2, GatherNd), padding (Pad, PadV2, MirrorPad), Tile,
-// ReverseV2 and the space/batch reshuffles (SpaceToBatchND,
-// BatchToSpaceND). The shape and dimension ops are in shape_ops.cc.
+// ReverseV2 and the space/batch reshuffles (SpaceToBatchND, BatchToSpaceND).
+// The shape and dimension ops are in shape_ops.cc.
 //
 // The output shapes themselves are computed by sdk/reference/array_shapes.h,
 // which the reference and cpu kernels use too: shape functions, kernels and
@@ -307,13 +307,18 @@ absl::Status TileShape(InferenceContext& ctx) {
   return absl::OkStatus();
 }
 
+// ReverseV2 keeps the shape. The axes are checked only where TensorFlow's
+// kernel checks them: for an input known to have elements (a scalar or an
+// empty input is returned as it is, whatever the axes).
 absl::Status ReverseV2Shape(InferenceContext& ctx) {
-  PX_RETURN_IF_ERROR(CheckRank(ctx, 1, 1, "axis"));
   const PartialShape& in = ctx.input(0);
+  const PartialShape& axis_shape = ctx.input(1);
   Dims axis;
-  if (in.rank_known() && KnownInts(ctx, 1, &axis)) {
-    std::vector<bool> reverse;
-    PX_RETURN_IF_ERROR(Check(ctx, array_shapes::ReverseAxes(in.rank(), axis, &reverse)));
+  const bool has_elements = in.fully_defined() && in.rank() > 0 && NumElements(in.dims()) > 0;
+  if (has_elements && axis_shape.rank_known() && KnownInts(ctx, 1, &axis)) {
+    std::vector<bool> reversed;
+    PX_RETURN_IF_ERROR(Check(ctx, array_shapes::ReverseAxes(in.rank(), axis_shape.dim_vector(),
+                                                            axis, &reversed)));
   }
   ctx.set_output(0, in);
   return absl::OkStatus();
@@ -497,7 +502,8 @@ PX_REGISTER_OP(OpDefBuilder("ReverseV2")
                    .Input("axis: Tidx")
                    .Output("output: T")
                    .Attr(absl::StrCat("Tidx: ", kIndexTypes32And64))
-                   .Attr("T: type")
+                   .Attr("T: {uint8, int8, uint16, int16, int32, uint32, int64, uint64, bool, "
+                         "bfloat16, half, float, double, complex64, complex128, string}")
                    .SetShapeFn(ReverseV2Shape));
 
 PX_REGISTER_OP(OpDefBuilder("SpaceToBatchND")

@@ -1,13 +1,15 @@
-// Linear algebra: MatMul, BatchMatMul, Einsum.
+// Linear algebra: MatMul, BatchMatMul, Einsum, MatrixBandPart.
 #include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "ops/array_util.h"
 #include "ops/shape_util.h"
 #include "plexus/graph.h"
 #include "plexus/op_def.h"
+#include "plexus/sdk/array_shapes.h"
 #include "plexus/status.h"
 
 namespace plexus {
@@ -273,6 +275,36 @@ PX_REGISTER_OP(OpDefBuilder("_FusedMatMul")
                    .Attr("epsilon: float = 0.0001")
                    .Attr("leakyrelu_alpha: float = 0.2")
                    .SetShapeFn(FusedMatMulShape));
+
+// MatrixBandPart keeps the shape; what is known of the input's rank, the
+// widths' shapes and values is checked as the kernels check it.
+absl::Status MatrixBandPartShape(InferenceContext& ctx) {
+  const PartialShape& in = ctx.input(0);
+  const PartialShape& lower_shape = ctx.input(1);
+  const PartialShape& upper_shape = ctx.input(2);
+  if (in.rank_known() && lower_shape.rank_known() && upper_shape.rank_known()) {
+    int64_t lower = 0, upper = 0;
+    const bool lower_known = array_util::KnownScalarInt(ctx, 1, &lower);
+    const bool upper_known = array_util::KnownScalarInt(ctx, 2, &upper);
+    PX_RETURN_IF_ERROR(array_util::Check(
+        ctx, array_shapes::MatrixBandPart(in.dim_vector(), lower_shape.dim_vector(),
+                                          upper_shape.dim_vector(), lower_known ? &lower : nullptr,
+                                          upper_known ? &upper : nullptr)));
+  } else if (in.rank_known() && in.rank() < 2) {
+    return ctx.Error(absl::StrCat("input must be at least 2-dim, received shape: ", in.ToString()));
+  }
+  ctx.set_output(0, in);
+  return absl::OkStatus();
+}
+
+PX_REGISTER_OP(OpDefBuilder("MatrixBandPart")
+                   .Input("input: T")
+                   .Input("num_lower: Tindex")
+                   .Input("num_upper: Tindex")
+                   .Output("band: T")
+                   .Attr("T: type")
+                   .Attr("Tindex: {int32, int64} = DT_INT64")
+                   .SetShapeFn(MatrixBandPartShape));
 
 }  // namespace
 }  // namespace plexus

@@ -162,6 +162,13 @@ PX_BINARY_OP("Pow",
              "complex128}");
 PX_BINARY_OP("SquaredDifference",
              "T: {bfloat16, half, float, double, int32, int64, complex64, complex128}");
+// atan(y / x) in the quadrant of (x, y); TensorFlow names the inputs y, x.
+PX_REGISTER_OP(OpDefBuilder("Atan2")
+                   .Input("y: T")
+                   .Input("x: T")
+                   .Output("z: T")
+                   .Attr(kUnaryRealTypes)
+                   .SetShapeFn(BroadcastShape));
 
 // ---------------------------------------------------------------------------
 // Unary arithmetic
@@ -184,6 +191,16 @@ PX_UNARY_OP("Erf", kUnaryRealTypes);
 PX_UNARY_OP("Erfc", kUnaryRealTypes);
 PX_UNARY_OP("Sin", kUnaryComplexTypes);
 PX_UNARY_OP("Cos", kUnaryComplexTypes);
+PX_UNARY_OP("Tan", kUnaryComplexTypes);
+PX_UNARY_OP("Sinh", kUnaryComplexTypes);
+PX_UNARY_OP("Cosh", kUnaryComplexTypes);
+PX_UNARY_OP("Asin", kUnaryComplexTypes);
+PX_UNARY_OP("Acos", kUnaryComplexTypes);
+PX_UNARY_OP("Atan", kUnaryComplexTypes);
+PX_UNARY_OP("Asinh", kUnaryComplexTypes);
+PX_UNARY_OP("Acosh", kUnaryComplexTypes);
+PX_UNARY_OP("Atanh", kUnaryComplexTypes);
+PX_UNARY_OP("Expm1", kUnaryComplexTypes);
 PX_UNARY_OP("Floor", kUnaryRealTypes);
 PX_UNARY_OP("Ceil", kUnaryRealTypes);
 PX_UNARY_OP("Round", kUnaryTypes);
@@ -198,6 +215,18 @@ PX_COMPARE_OP("Greater");
 PX_COMPARE_OP("GreaterEqual");
 PX_EQUALITY_OP("Equal");
 PX_EQUALITY_OP("NotEqual");
+
+// IsFinite, IsNan, IsInf: a bool per element of a floating-point tensor.
+#define PX_FLOAT_CLASS_OP(name)                 \
+  PX_REGISTER_OP(OpDefBuilder(name)             \
+                     .Input("x: T")             \
+                     .Output("y: bool")         \
+                     .Attr(kUnaryRealTypes)     \
+                     .SetShapeFn(UnchangedShape))
+
+PX_FLOAT_CLASS_OP("IsFinite");
+PX_FLOAT_CLASS_OP("IsNan");
+PX_FLOAT_CLASS_OP("IsInf");
 
 PX_REGISTER_OP(OpDefBuilder("LogicalAnd")
                    .Input("x: bool")

@@ -25,7 +25,8 @@ PX_Status* RegisterKernels(void* plugin, PX_KernelRegistrar* registrar) {
       RegisterArrayFamily,     RegisterAudioFamily,       RegisterFusedFamily,
       RegisterActivationGradFamily, RegisterConvGradFamily, RegisterNnGradFamily,
       RegisterOptimizerFamily, RegisterArrayGradFamily, RegisterSelectionFamily,
-      RegisterSegmentFamily,   RegisterTensorScatterFamily,
+      RegisterSegmentFamily,   RegisterTensorScatterFamily, RegisterScanFamily,
+      RegisterMatrixBandFamily,
   };
   for (FamilyFn family : families) {
     if (PX_Status* s = family(info, registrar)) return s;

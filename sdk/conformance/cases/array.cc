@@ -1,6 +1,6 @@
 // Cases for the array family's shape and data-movement ops: Reshape,
 // ExpandDims, Squeeze, Transpose, Concat, ConcatV2, Split, SplitV, Pack,
-// Unpack, Slice, StridedSlice, Tile, ReverseV2, BroadcastTo, Pad, PadV2,
+// Unpack, Slice, StridedSlice, Tile, BroadcastTo, Pad, PadV2,
 // MirrorPad, Shape, ShapeN, Size, Rank, Fill, ZerosLike, OnesLike, SpaceToBatchND and
 // BatchToSpaceND. (Gather, GatherV2, GatherNd, OneHot and Range are in
 // array_index.cc.)
@@ -415,25 +415,6 @@ PX_CONFORMANCE_CASES("Tile")(const CaseContext& ctx) {
   add("zero-size [2,0] x {2,2}", Data(ctx, {2, 0}), {2, 2});
   add("scalar, empty multiples", Data(ctx, {}), {});
   if (IsFloatType(ctx.dtype)) add("NaN, inf, -0.0", Specials(ctx.dtype, {2, 4}), {3, 2});
-  return cases;
-}
-
-PX_CONFORMANCE_CASES("ReverseV2")(const CaseContext& ctx) {
-  std::vector<Case> cases;
-  if (!Supported(ctx.dtype)) return cases;
-  auto add = [&](const std::string& label, Tensor x, const I& axis, DataType it = kI32) {
-    cases.push_back(Case(ctx.op, label)
-                        .Input(std::move(x))
-                        .Input(Vec(axis, it))
-                        .Attr("T", ctx.dtype)
-                        .Attr("Tidx", it));
-  };
-  add("[2,3,4] along {1}", Data(ctx, {2, 3, 4}), {1});
-  add("[2,3,4] along {0,-1}, int64 axis", Data(ctx, {2, 3, 4}), {0, -1}, kI64);
-  add("[5] along {0}", Data(ctx, {5}), {0});
-  add("[3,2] along no axis", Data(ctx, {3, 2}), {});
-  add("zero-size [0,3] along {1}", Data(ctx, {0, 3}), {1});
-  if (IsFloatType(ctx.dtype)) add("NaN, inf, -0.0", Specials(ctx.dtype, {2, 4}), {1});
   return cases;
 }
 

@@ -1,6 +1,6 @@
 // Cases for the elementwise family: binary arithmetic, comparisons and logic
-// (with NumPy broadcasting), unary math, Select / SelectV2 and Cast. Adapted
-// from tests/ops/elementwise_test.cc.
+// (with NumPy broadcasting), unary math, IsFinite / IsNan / IsInf, Atan2,
+// Select / SelectV2 and Cast. Adapted from tests/ops/elementwise_test.cc.
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -342,15 +342,23 @@ PX_CONFORMANCE_CASES("Neg", "Abs", "Sign", "Round", "Square", "Reciprocal",
 }
 
 PX_CONFORMANCE_CASES("Exp", "Tanh", "Sigmoid", "Erf", "Erfc", "Sin", "Cos", "Floor", "Ceil", "Log",
-                     "Sqrt", "Rsqrt", "Log1p")(const CaseContext& ctx) {
+                     "Sqrt", "Rsqrt", "Log1p", "Tan", "Sinh", "Cosh", "Asin", "Acos", "Atan",
+                     "Asinh", "Acosh", "Atanh", "Expm1")(const CaseContext& ctx) {
   std::vector<Case> cases;
   const DataType t = ctx.dtype;
   if (!IsFloatType(t)) return cases;
   const std::string& op = ctx.op;
+  // Random values inside each function's domain (and away from Tan's poles).
   if (op == "Log" || op == "Sqrt" || op == "Rsqrt") {
     AddUnaryShapes(ctx, 0.05, 20, 0, cases);
   } else if (op == "Log1p") {
     AddUnaryShapes(ctx, -0.9, 10, 0, cases);
+  } else if (op == "Asin" || op == "Acos" || op == "Atanh") {
+    AddUnaryShapes(ctx, -0.95, 0.95, 0, cases);
+  } else if (op == "Acosh") {
+    AddUnaryShapes(ctx, 1, 20, 0, cases);
+  } else if (op == "Tan") {
+    AddUnaryShapes(ctx, -1.4, 1.4, 0, cases);
   } else {
     AddUnaryShapes(ctx, -6, 6, 0, cases);
   }
@@ -358,6 +366,27 @@ PX_CONFORMANCE_CASES("Exp", "Tanh", "Sigmoid", "Erf", "Erfc", "Sin", "Cos", "Flo
   cases.push_back(UnarySpecials(ctx));
   cases.push_back(Unary(ctx, "exact values",
                         MakeTensor(t, {8}, {-1.5, 1.5, -0.5, 2, 4, 0.25, -30, 30})));
+  return cases;
+}
+
+// IsFinite, IsNan, IsInf: bool outputs, exact.
+PX_CONFORMANCE_CASES("IsFinite", "IsNan", "IsInf")(const CaseContext& ctx) {
+  std::vector<Case> cases;
+  if (!IsFloatType(ctx.dtype)) return cases;
+  AddUnaryShapes(ctx, -1e4, 1e4, 0, cases);
+  cases.push_back(UnarySpecials(ctx));
+  // Overflow to infinity where the dtype is narrow (half tops out at 65504).
+  cases.push_back(
+      Unary(ctx, "largest values", MakeTensor(ctx.dtype, {4}, {65504, -65504, 3e38, 1e300})));
+  return cases;
+}
+
+// Atan2(y, x): every quadrant, the signed zeros and infinities, broadcasting.
+PX_CONFORMANCE_CASES("Atan2")(const CaseContext& ctx) {
+  std::vector<Case> cases;
+  if (!IsFloatType(ctx.dtype)) return cases;
+  AddBroadcastCases(ctx, Ranges{-3, 3, -3, 3, 0}, cases);
+  cases.push_back(SpecialPairs(ctx));
   return cases;
 }
 

@@ -1,7 +1,8 @@
 // Gradients of the array ops: reshapes, transposes, concatenation and
-// splitting, slicing, padding, tiling, broadcasting and gathering. Each
-// works with static shapes when the builder knows them (constants instead
-// of shape arithmetic) and falls back to run-time shape ops otherwise.
+// splitting, slicing, padding, tiling, broadcasting, gathering, reversal and
+// band masks. Each works with static shapes when the builder knows them
+// (constants instead of shape arithmetic) and falls back to run-time shape
+// ops otherwise.
 #include <algorithm>
 #include <cstdint>
 #include <optional>
@@ -381,13 +382,6 @@ absl::Status TileGrad(GradientContext& g, const GradientOp& op, const GradientLi
 }
 PX_REGISTER_GRADIENT("Tile", TileGrad);
 
-// ReverseV2(x, axis): dy reversed along the same axes.
-absl::Status ReverseV2Grad(GradientContext& g, const GradientOp& op, const GradientList& dy, GradientList* dx) {
-  PX_G_ASSIGN((*dx)[0], g.Op("ReverseV2", {*dy[0], op.inputs[1]}));
-  return absl::OkStatus();
-}
-PX_REGISTER_GRADIENT("ReverseV2", ReverseV2Grad);
-
 absl::Status BroadcastToGrad(GradientContext& g, const GradientOp& op, const GradientList& dy, GradientList* dx) {
   PX_G_ASSIGN((*dx)[0], g.SumToShapeOf(*dy[0], op.inputs[0], op.outputs[0]));
   return absl::OkStatus();
@@ -533,6 +527,22 @@ absl::Status BatchToSpaceNDGrad(GradientContext& g, const GradientOp& op, const 
   return absl::OkStatus();
 }
 PX_REGISTER_GRADIENT("BatchToSpaceND", BatchToSpaceNDGrad);
+
+// ---- Reversal and band masks: the same op applied to dy ---------------------------
+
+absl::Status ReverseV2Grad(GradientContext& g, const GradientOp& op, const GradientList& dy,
+                           GradientList* dx) {
+  PX_G_ASSIGN((*dx)[0], g.Op("ReverseV2", {*dy[0], op.inputs[1]}));
+  return absl::OkStatus();
+}
+PX_REGISTER_GRADIENT("ReverseV2", ReverseV2Grad);
+
+absl::Status MatrixBandPartGrad(GradientContext& g, const GradientOp& op, const GradientList& dy,
+                                GradientList* dx) {
+  PX_G_ASSIGN((*dx)[0], g.Op("MatrixBandPart", {*dy[0], op.inputs[1], op.inputs[2]}));
+  return absl::OkStatus();
+}
+PX_REGISTER_GRADIENT("MatrixBandPart", MatrixBandPartGrad);
 
 // ---- Ops without a gradient --------------------------------------------------------
 

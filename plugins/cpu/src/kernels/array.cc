@@ -650,26 +650,36 @@ class TileKernel : public sdk::OpKernel {
   }
 };
 
-// ReverseV2: a strided copy that reads the reversed dimensions from their
-// last element backwards.
+// ReverseV2: one strided copy that reads the reversed axes backwards (from
+// their last element, with negative source strides).
 class ReverseV2Kernel : public sdk::OpKernel {
  public:
   void Compute(sdk::Call& call) override {
-    CheckVector(call, 1, "axis");
     const Shape in = call.input_shape(0);
-    std::vector<bool> reverse;
-    Check(array_shapes::ReverseAxes(static_cast<int64_t>(in.size()), call.input_int_values(1), &reverse));
+    const int64_t rank = static_cast<int64_t>(in.size());
     const size_t es = ElementSize(call, 0);
     char* dst = AllocateBytes(call, 0, in);
-    if (sdk::NumElements(in) == 0) return;
+    // A scalar or an empty tensor comes back as it is, whatever the axes.
+    if (rank == 0 || sdk::NumElements(in) == 0) {
+      if (rank == 0) std::memcpy(dst, Bytes(call, 0), es);
+      return;
+    }
+    std::vector<bool> reversed;
+    Check(array_shapes::ReverseAxes(rank, call.input_shape(1), call.input_int_values(1),
+                                    &reversed));
+    if (rank > 8) {  // as TensorFlow's kernels
+      throw sdk::KernelError(PX_CODE_UNIMPLEMENTED,
+                             "reverse is not implemented for tensors of rank > 8.");
+    }
     Index src_strides = Strides(in);
-    int64_t start = 0;
-    for (size_t d = 0; d < in.size(); ++d) {
-      if (!reverse[d]) continue;
-      start += (in[d] - 1) * src_strides[d];
+    int64_t base = 0;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (!reversed[d]) continue;
+      base += (in[d] - 1) * src_strides[d];
       src_strides[d] = -src_strides[d];
     }
-    StridedCopy(es, in, src_strides, Bytes(call, 0) + start * static_cast<int64_t>(es), Strides(in), dst);
+    StridedCopy(es, in, src_strides, Bytes(call, 0) + base * static_cast<int64_t>(es), Strides(in),
+                dst);
   }
 };
 
@@ -886,9 +896,7 @@ PX_Status* RegisterArrayFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar* 
   reg(sdk::RegisterKernel<PadKernel>(info, registrar, sdk::sig::kPadV2, {all, index}));
   reg(sdk::RegisterKernel<PadKernel>(info, registrar, sdk::sig::kMirrorPad, {all, index}));
   reg(sdk::RegisterKernel<TileKernel>(info, registrar, sdk::sig::kTile, {all, index}));
-  // ReverseV2 is not in the op-signature table yet: its axis (input 1) is
-  // read on the host.
-  reg(sdk::RegisterKernel<ReverseV2Kernel>(info, registrar, "ReverseV2", {{"T", all}, {"Tidx", index}}, {1}));
+  reg(sdk::RegisterKernel<ReverseV2Kernel>(info, registrar, sdk::sig::kReverseV2, {all, index}));
   reg(sdk::RegisterKernel<FillKernel>(info, registrar, sdk::sig::kFill, {all, index}));
   reg(sdk::RegisterKernel<ZerosLikeKernel>(info, registrar, sdk::sig::kZerosLike, {all}));
   reg(sdk::RegisterKernel<OnesLikeKernel>(info, registrar, sdk::sig::kOnesLike, {all}));

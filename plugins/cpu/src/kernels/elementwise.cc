@@ -2,6 +2,7 @@
 // kernels check their inputs, build a broadcast plan and hand the loops to
 // the per-dtype files (elementwise_<dtype>.cc); Select, SelectV2 and Cast
 // are data movement and live here.
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -47,7 +48,7 @@ Bin BinFromName(const std::string& op) {
       {"LessEqual", Bin::kLessEqual}, {"Greater", Bin::kGreater},
       {"GreaterEqual", Bin::kGreaterEqual}, {"Equal", Bin::kEqual},
       {"NotEqual", Bin::kNotEqual}, {"LogicalAnd", Bin::kLogicalAnd},
-      {"LogicalOr", Bin::kLogicalOr},
+      {"LogicalOr", Bin::kLogicalOr}, {"Atan2", Bin::kAtan2},
   };
   for (const auto& e : kOps) {
     if (op == e.name) return e.op;
@@ -133,8 +134,10 @@ Un UnFromName(const std::string& op) {
       {"Log", Un::kLog}, {"Log1p", Un::kLog1p}, {"Sqrt", Un::kSqrt}, {"Rsqrt", Un::kRsqrt},
       {"Square", Un::kSquare}, {"Reciprocal", Un::kReciprocal}, {"Inv", Un::kReciprocal},
       {"Tanh", Un::kTanh}, {"Sigmoid", Un::kSigmoid}, {"Erf", Un::kErf}, {"Floor", Un::kFloor},
-      {"Erfc", Un::kErfc}, {"Sin", Un::kSin}, {"Cos", Un::kCos},
-      {"Ceil", Un::kCeil}, {"Round", Un::kRound},
+      {"Erfc", Un::kErfc}, {"Sin", Un::kSin}, {"Cos", Un::kCos}, {"Tan", Un::kTan},
+      {"Sinh", Un::kSinh}, {"Cosh", Un::kCosh}, {"Asin", Un::kAsin}, {"Acos", Un::kAcos},
+      {"Atan", Un::kAtan}, {"Asinh", Un::kAsinh}, {"Acosh", Un::kAcosh}, {"Atanh", Un::kAtanh},
+      {"Expm1", Un::kExpm1}, {"Ceil", Un::kCeil}, {"Round", Un::kRound},
   };
   for (const auto& e : kOps) {
     if (op == e.name) return e.op;
@@ -169,6 +172,40 @@ class UnaryKernel : public sdk::OpKernel {
 
  private:
   Un op_ = Un::kNeg;
+};
+
+// IsFinite, IsNan, IsInf: a bool per element, classified in float (the
+// 16-bit floats keep their infinities and NaNs there) or double.
+class FloatClassKernel : public sdk::OpKernel {
+ public:
+  void Init(sdk::Attrs& attrs) override {
+    const std::string op = attrs.op();
+    test_ = op == "IsNan" ? kNan : op == "IsInf" ? kInf : kFinite;
+  }
+
+  void Compute(sdk::Call& call) override {
+    const int64_t n = call.input_size(0);
+    sdk::VisitFloat(call.input_dtype(0), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      using C = sdk::ComputeType<T>;
+      const T* x = call.input<T>(0);
+      bool* y = call.AllocateOutputLike<bool>(0, 0);
+      switch (test_) {
+        case kFinite:
+          for (int64_t i = 0; i < n; ++i) y[i] = std::isfinite(static_cast<C>(x[i]));
+          return;
+        case kNan:
+          for (int64_t i = 0; i < n; ++i) y[i] = std::isnan(static_cast<C>(x[i]));
+          return;
+        case kInf:
+          for (int64_t i = 0; i < n; ++i) y[i] = std::isinf(static_cast<C>(x[i]));
+          return;
+      }
+    });
+  }
+
+ private:
+  enum Test { kFinite, kNan, kInf } test_ = kFinite;
 };
 
 class LogicalNotKernel : public sdk::OpKernel {
@@ -423,6 +460,7 @@ PX_Status* RegisterElementwiseFamily(sdk::RegistrationInfo* info, PX_KernelRegis
       {&sdk::sig::kLessEqual, &kReal},    {&sdk::sig::kGreater, &kReal},
       {&sdk::sig::kGreaterEqual, &kReal}, {&sdk::sig::kEqual, &kAll},
       {&sdk::sig::kNotEqual, &kAll},      {&sdk::sig::kSquaredDifference, &kSqDiff},
+      {&sdk::sig::kAtan2, &kFloat},
   };
   for (const Entry& e : binary) {
     if (PX_Status* s = sdk::RegisterKernel<BinaryKernel>(info, registrar, *e.op, {*e.types})) {
@@ -441,11 +479,19 @@ PX_Status* RegisterElementwiseFamily(sdk::RegistrationInfo* info, PX_KernelRegis
       {&sdk::sig::kInv, &kSigned},    {&sdk::sig::kTanh, &kFloat},
       {&sdk::sig::kSigmoid, &kFloat}, {&sdk::sig::kErf, &kFloat},
       {&sdk::sig::kErfc, &kFloat},    {&sdk::sig::kSin, &kFloat},     {&sdk::sig::kCos, &kFloat},
-      {&sdk::sig::kFloor, &kFloat},   {&sdk::sig::kCeil, &kFloat},
+      {&sdk::sig::kTan, &kFloat},     {&sdk::sig::kSinh, &kFloat},    {&sdk::sig::kCosh, &kFloat},
+      {&sdk::sig::kAsin, &kFloat},    {&sdk::sig::kAcos, &kFloat},    {&sdk::sig::kAtan, &kFloat},
+      {&sdk::sig::kAsinh, &kFloat},   {&sdk::sig::kAcosh, &kFloat},   {&sdk::sig::kAtanh, &kFloat},
+      {&sdk::sig::kExpm1, &kFloat},   {&sdk::sig::kFloor, &kFloat},   {&sdk::sig::kCeil, &kFloat},
       {&sdk::sig::kRound, &kSigned},
   };
   for (const Entry& e : unary) {
     if (PX_Status* s = sdk::RegisterKernel<UnaryKernel>(info, registrar, *e.op, {*e.types})) {
+      return s;
+    }
+  }
+  for (const sdk::OpSignature* op : {&sdk::sig::kIsFinite, &sdk::sig::kIsNan, &sdk::sig::kIsInf}) {
+    if (PX_Status* s = sdk::RegisterKernel<FloatClassKernel>(info, registrar, *op, {kFloat})) {
       return s;
     }
   }

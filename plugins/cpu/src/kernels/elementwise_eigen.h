@@ -49,6 +49,16 @@ void UnaryFloating(Un op, const C* x, C* y, int64_t n) {
       return;
     case Un::kSin: Y = X.sin(); return;
     case Un::kCos: Y = X.cos(); return;
+    case Un::kTan: Y = X.tan(); return;
+    case Un::kSinh: Y = X.sinh(); return;
+    case Un::kCosh: Y = X.cosh(); return;
+    case Un::kAsin: Y = X.asin(); return;
+    case Un::kAcos: Y = X.acos(); return;
+    case Un::kAtan: Y = X.atan(); return;
+    case Un::kAsinh: Y = X.asinh(); return;
+    case Un::kAcosh: Y = X.acosh(); return;
+    case Un::kAtanh: Y = X.atanh(); return;
+    case Un::kExpm1: Y = X.expm1(); return;
     case Un::kFloor: Y = X.floor(); return;
     case Un::kCeil: Y = X.ceil(); return;
     case Un::kRound: Y = X.rint(); return;  // ties to even, as TensorFlow

@@ -138,14 +138,15 @@ void RunPlan2(const Plan<2>& p, const TA* a, const TB* b, TO* out, F f) {
 // ---------------------------------------------------------------------------
 
 enum class Bin {
-  kAdd, kSub, kMul, kDiv, kFloorDiv, kFloorMod, kMax, kMin, kPow, kSqDiff,
+  kAdd, kSub, kMul, kDiv, kFloorDiv, kFloorMod, kMax, kMin, kPow, kSqDiff, kAtan2,
   kLess, kLessEqual, kGreater, kGreaterEqual, kEqual, kNotEqual, kLogicalAnd, kLogicalOr,
 };
 inline bool IsComparison(Bin op) { return op >= Bin::kLess; }
 
 enum class Un {
   kNeg, kAbs, kSign, kExp, kLog, kLog1p, kSqrt, kRsqrt, kSquare, kReciprocal, kTanh,
-  kSigmoid, kErf, kFloor, kCeil, kRound, kErfc, kSin, kCos,
+  kSigmoid, kErf, kFloor, kCeil, kRound, kErfc, kSin, kCos, kTan, kSinh, kCosh, kAsin, kAcos,
+  kAtan, kAsinh, kAcosh, kAtanh, kExpm1,
 };
 
 enum class Act { kRelu, kRelu6, kElu, kSelu, kLeakyRelu, kSoftplus, kGelu };
@@ -279,6 +280,7 @@ void RunBinaryImpl(Bin op, const Plan<2>& p, const T* a, const T* b, void* out) 
           C d = x - y;
           return d * d;
         });
+      case Bin::kAtan2: return arith([](C y, C x) { return std::atan2(y, x); });
       default: break;
     }
   }

@@ -20,6 +20,9 @@ PX_Status* RegisterLinalgFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar*
 PX_Status* RegisterNnFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 PX_Status* RegisterArrayFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 PX_Status* RegisterAudioFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
+// Cumsum and Cumprod (scan.cc); MatrixBandPart (matrix_band.cc).
+PX_Status* RegisterScanFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
+PX_Status* RegisterMatrixBandFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 // _FusedMatMul and _FusedConv2D (fused_matmul.cc, fused_conv.cc).
 PX_Status* RegisterFusedFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 // Gradient kernels and optimizer updates (training).

@@ -524,21 +524,6 @@ inline std::string Tile(const Dims& in, const Dims& multiples, Dims* out) {
   return "";
 }
 
-// ReverseV2: which dimensions of a tensor of rank `rank` the axes reverse.
-inline std::string ReverseAxes(int64_t rank, const Dims& axis, std::vector<bool>* reverse) {
-  reverse->assign(static_cast<size_t>(rank), false);
-  for (size_t i = 0; i < axis.size(); ++i) {
-    int64_t a = axis[i];
-    if (a < -rank || a >= rank) {
-      return Msg("'axis'[", i, "] = ", a, " is out of valid range [0, ", rank - 1, "]");
-    }
-    if (a < 0) a += rank;
-    if ((*reverse)[a]) return Msg("axis ", a, " specified more than once.");
-    (*reverse)[a] = true;
-  }
-  return "";
-}
-
 inline std::string ExpandDims(const Dims& in, const Dims& dim, Dims* out) {
   const int64_t r = static_cast<int64_t>(in.size());
   if (dim.size() != 1) return Msg("'dim' must be a tensor with a single value, got ", dim.size());
@@ -673,6 +658,58 @@ inline std::string SpaceBatch(bool to_batch, const Dims& in, const Dims& block_s
       }
       (*out)[1 + i] = size;
     }
+  }
+  return "";
+}
+
+// ReverseV2: `axis` (of shape `axis_shape`) names distinct dimensions in
+// [-rank, rank); (*reversed)[d] is set for each. TensorFlow's kernel returns
+// a scalar or an empty input unchanged without looking at axis, so callers
+// check only inputs with elements (`rank` > 0).
+inline std::string ReverseAxes(int64_t rank, const Dims& axis_shape, const Dims& axis,
+                               std::vector<bool>* reversed) {
+  if (axis_shape.size() != 1) return Msg("'dims' must be 1-dimension, not ", axis_shape.size());
+  reversed->assign(static_cast<size_t>(rank), false);
+  for (size_t i = 0; i < axis.size(); ++i) {
+    const int64_t d = axis[i] < 0 ? axis[i] + rank : axis[i];
+    if (d < 0 || d >= rank) {
+      return Msg("'axis'[", i, "] = ", axis[i], " is out of valid range [0, ", rank - 1, "]");
+    }
+    if ((*reversed)[d]) return Msg("axis ", d, " specified more than once.");
+    (*reversed)[d] = true;
+  }
+  return "";
+}
+
+// Cumsum and Cumprod: the scan axis is a scalar in [-rank, rank); *a gets it
+// made non-negative (and the message shows that value, as TensorFlow's does).
+inline std::string ScanAxis(int64_t rank, const Dims& axis_shape, int64_t axis, int64_t* a) {
+  if (!axis_shape.empty()) return Msg("ScanOp: axis must be a scalar, not ", axis_shape);
+  *a = axis < 0 ? axis + rank : axis;
+  if (*a < 0 || *a >= rank) {
+    return Msg("ScanOp: Expected scan axis in the range [", -rank, ", ", rank, "), but got ", *a);
+  }
+  return "";
+}
+
+// MatrixBandPart: input of rank >= 2, scalar band widths; a width is
+// negative (the whole triangle) or at most the number of rows (lower) or
+// columns (upper). Dimensions may be unknown (-1); `lower` and `upper` may be
+// null (unknown values).
+inline std::string MatrixBandPart(const Dims& in, const Dims& lower_shape,
+                                  const Dims& upper_shape, const int64_t* lower,
+                                  const int64_t* upper) {
+  if (in.size() < 2) return Msg("input must be at least 2-dim, received shape: ", in);
+  if (!lower_shape.empty()) return Msg("num_lower must be scalar, got shape ", lower_shape);
+  if (!upper_shape.empty()) return Msg("num_upper must be scalar, got shape ", upper_shape);
+  const int64_t rows = in[in.size() - 2], cols = in[in.size() - 1];
+  if (lower != nullptr && Known(rows) && *lower > rows) {
+    return Msg("num_lower must be negative or less or equal to number of rows (", rows,
+               ") got: ", *lower);
+  }
+  if (upper != nullptr && Known(cols) && *upper > cols) {
+    return Msg("num_upper must be negative or less or equal to number of columns (", cols,
+               ") got: ", *upper);
   }
   return "";
 }

@@ -163,6 +163,20 @@ inline constexpr OpSignature kErf{"Erf", {"T"}};
 inline constexpr OpSignature kErfc{"Erfc", {"T"}};
 inline constexpr OpSignature kSin{"Sin", {"T"}};
 inline constexpr OpSignature kCos{"Cos", {"T"}};
+inline constexpr OpSignature kTan{"Tan", {"T"}};
+inline constexpr OpSignature kSinh{"Sinh", {"T"}};
+inline constexpr OpSignature kCosh{"Cosh", {"T"}};
+inline constexpr OpSignature kAsin{"Asin", {"T"}};
+inline constexpr OpSignature kAcos{"Acos", {"T"}};
+inline constexpr OpSignature kAtan{"Atan", {"T"}};
+inline constexpr OpSignature kAsinh{"Asinh", {"T"}};
+inline constexpr OpSignature kAcosh{"Acosh", {"T"}};
+inline constexpr OpSignature kAtanh{"Atanh", {"T"}};
+inline constexpr OpSignature kExpm1{"Expm1", {"T"}};
+inline constexpr OpSignature kAtan2{"Atan2", {"T"}};
+inline constexpr OpSignature kIsFinite{"IsFinite", {"T"}};
+inline constexpr OpSignature kIsNan{"IsNan", {"T"}};
+inline constexpr OpSignature kIsInf{"IsInf", {"T"}};
 inline constexpr OpSignature kFloor{"Floor", {"T"}};
 inline constexpr OpSignature kCeil{"Ceil", {"T"}};
 inline constexpr OpSignature kRound{"Round", {"T"}};
@@ -193,12 +207,17 @@ inline constexpr OpSignature kAny{"Any", {"Tidx"}, {1}};
 inline constexpr OpSignature kArgMax{"ArgMax", {"T", "Tidx", "output_type"}, {1}};
 inline constexpr OpSignature kArgMin{"ArgMin", {"T", "Tidx", "output_type"}, {1}};
 
+// Cumulative sums and products
+inline constexpr OpSignature kCumsum{"Cumsum", {"T", "Tidx"}, {1}};
+inline constexpr OpSignature kCumprod{"Cumprod", {"T", "Tidx"}, {1}};
+
 // Matrix products
 inline constexpr OpSignature kMatMul{"MatMul", {"T"}};
 inline constexpr OpSignature kBatchMatMul{"BatchMatMul", {"T"}};
 inline constexpr OpSignature kBatchMatMulV2{"BatchMatMulV2", {"T"}};
 inline constexpr OpSignature kBatchMatMulV3{"BatchMatMulV3", {"Ta", "Tb", "Tout"}};
 inline constexpr OpSignature kEinsum{"Einsum", {"T"}};
+inline constexpr OpSignature kMatrixBandPart{"MatrixBandPart", {"T", "Tindex"}, {1, 2}};
 
 // Neural-network layers
 inline constexpr OpSignature kBiasAdd{"BiasAdd", {"T"}};
@@ -229,6 +248,7 @@ inline constexpr OpSignature kPad{"Pad", {"T", "Tpaddings"}, {1}};
 inline constexpr OpSignature kPadV2{"PadV2", {"T", "Tpaddings"}, {1}};
 inline constexpr OpSignature kMirrorPad{"MirrorPad", {"T", "Tpaddings"}, {1}};
 inline constexpr OpSignature kTile{"Tile", {"T", "Tmultiples"}, {1}};
+inline constexpr OpSignature kReverseV2{"ReverseV2", {"T", "Tidx"}, {1}};
 inline constexpr OpSignature kExpandDims{"ExpandDims", {"T", "Tdim"}, {1}};
 inline constexpr OpSignature kSqueeze{"Squeeze", {"T"}};
 inline constexpr OpSignature kShape{"Shape", {"T", "out_type"}, {}, {0}};
@@ -332,16 +352,18 @@ inline constexpr const OpSignature* kAllSignatures[] = {
     &kConst, &kPlaceholder, &kNoOp, &kAdd, &kAddV2, &kSub, &kMul, &kDiv, &kRealDiv, &kFloorDiv,
     &kFloorMod, &kMaximum, &kMinimum, &kPow, &kLess, &kLessEqual, &kGreater, &kGreaterEqual,
     &kEqual, &kNotEqual, &kSquaredDifference, &kLogicalAnd, &kLogicalOr, &kNeg, &kAbs, &kSign,
-    &kExp, &kLog, &kLog1p, &kSqrt, &kRsqrt, &kSquare, &kReciprocal, &kInv, &kTanh, &kSigmoid, &kErf, &kErfc, &kSin, &kCos,
-    &kFloor, &kCeil, &kRound, &kLogicalNot, &kSelect, &kSelectV2, &kCast, &kRelu, &kRelu6, &kElu,
-    &kSelu, &kLeakyRelu, &kSoftplus, &kGelu, &kSoftmax, &kLogSoftmax, &kSum, &kMean, &kMax, &kMin,
-    &kProd, &kAll, &kAny, &kArgMax, &kArgMin, &kMatMul, &kBatchMatMul, &kBatchMatMulV2,
-    &kBatchMatMulV3, &kEinsum, &kBiasAdd, &kConv2D, &kDepthwiseConv2dNative,
-    &kFusedDepthwiseConv2dNative, &kMaxPool, &kAvgPool, &kFusedBatchNorm, &kFusedBatchNormV2,
-    &kFusedBatchNormV3, &kReshape, &kTranspose, &kConcatV2, &kConcat, &kSplit, &kSplitV, &kSlice,
-    &kStridedSlice, &kPack, &kUnpack, &kGather, &kGatherV2, &kGatherNd, &kPad, &kPadV2, &kMirrorPad,
-    &kTile, &kExpandDims, &kSqueeze, &kShape, &kShapeN, &kSize, &kRank, &kFill, &kZerosLike,
-    &kOnesLike, &kRange, &kOneHot, &kBroadcastTo, &kSpaceToBatchND, &kBatchToSpaceND, &kDecodeWav,
+    &kExp, &kLog, &kLog1p, &kSqrt, &kRsqrt, &kSquare, &kReciprocal, &kInv, &kTanh, &kSigmoid, &kErf,
+    &kErfc, &kSin, &kCos, &kTan, &kSinh, &kCosh, &kAsin, &kAcos, &kAtan, &kAsinh, &kAcosh, &kAtanh,
+    &kExpm1, &kAtan2, &kIsFinite, &kIsNan, &kIsInf, &kFloor, &kCeil, &kRound, &kLogicalNot,
+    &kSelect, &kSelectV2, &kCast, &kRelu, &kRelu6, &kElu, &kSelu, &kLeakyRelu, &kSoftplus, &kGelu,
+    &kSoftmax, &kLogSoftmax, &kSum, &kMean, &kMax, &kMin, &kProd, &kAll, &kAny, &kArgMax, &kArgMin,
+    &kCumsum, &kCumprod, &kMatMul, &kBatchMatMul, &kBatchMatMulV2, &kBatchMatMulV3, &kEinsum,
+    &kMatrixBandPart, &kBiasAdd, &kConv2D, &kDepthwiseConv2dNative, &kFusedDepthwiseConv2dNative,
+    &kMaxPool, &kAvgPool, &kFusedBatchNorm, &kFusedBatchNormV2, &kFusedBatchNormV3, &kReshape,
+    &kTranspose, &kConcatV2, &kConcat, &kSplit, &kSplitV, &kSlice, &kStridedSlice, &kPack, &kUnpack,
+    &kGather, &kGatherV2, &kGatherNd, &kPad, &kPadV2, &kMirrorPad, &kTile, &kReverseV2,
+    &kExpandDims, &kSqueeze, &kShape, &kShapeN, &kSize, &kRank, &kFill, &kZerosLike, &kOnesLike,
+    &kRange, &kOneHot, &kBroadcastTo, &kSpaceToBatchND, &kBatchToSpaceND, &kDecodeWav,
     &kAudioSpectrogram, &kMfcc, &kFusedMatMul, &kFusedConv2D, &kPlexusFusedElementwise, &kReluGrad,
     &kRelu6Grad, &kEluGrad, &kSeluGrad, &kLeakyReluGrad, &kSoftplusGrad, &kSigmoidGrad, &kTanhGrad,
     &kRsqrtGrad, &kSqrtGrad, &kReciprocalGrad, &kInvGrad, &kUnsortedSegmentSum,
