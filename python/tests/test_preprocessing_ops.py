@@ -95,3 +95,41 @@ def test_sparse_to_dense_errors_name_the_index():
         px.raw_ops.SparseToDense(sparse_indices=np.array([[1, 0], [2, 0]], np.int64),
                                  output_shape=np.array([3, 2], np.int64),
                                  sparse_values=np.ones(3, np.float32), default_value=np.float32(0))
+
+
+@pytest.mark.parametrize("values", [
+    np.array([3, 1, 3, 2, 1, 1], np.int32),
+    np.array([2.5, -0.0, 0.0, 2.5, 7.0], np.float32),
+    np.array([5, 5, 5], np.int64),
+    np.array([], np.float64),
+    np.array([True, False, True]),
+    np.array([b"b", b"a", b"b", b""]),
+])
+@pytest.mark.parametrize("out_idx", [np.int32, np.int64])
+def test_unique_and_counts_match_tensorflow(values, out_idx):
+    want = tf.raw_ops.UniqueWithCounts(x=values, out_idx=tf.as_dtype(out_idx))
+    got = px.raw_ops.UniqueWithCounts(x=values, out_idx=px.as_dtype(out_idx))
+    for g, w in zip(got, want):
+        g, w = np.asarray(g.numpy() if hasattr(g, "numpy") else g), w.numpy()
+        assert g.tolist() == w.tolist()
+        assert g.dtype == w.dtype or w.dtype.kind in "SO"
+    y, idx = px.raw_ops.Unique(x=values, out_idx=px.as_dtype(out_idx))
+    assert np.asarray(idx).tolist() == want.idx.numpy().tolist()
+
+
+def test_unique_keeps_every_nan_apart_and_wants_a_vector():
+    x = np.array([np.nan, 1.0, np.nan], np.float32)
+    y, idx = px.raw_ops.Unique(x=x)
+    assert np.asarray(idx).tolist() == tf.raw_ops.Unique(x=x).idx.numpy().tolist() == [0, 1, 2]
+    with pytest.raises(errors.InvalidArgumentError, match="1D vector|must be a vector"):
+        px.raw_ops.Unique(x=np.zeros((2, 2), np.float32))
+
+
+def test_ensure_shape_passes_compatible_shapes_and_refuses_others():
+    f = px.function(lambda x: px.raw_ops.EnsureShape(input=x, shape=[None, 3]),
+                    input_signature=[px.TensorSpec([2, None], px.float32)])
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    np.testing.assert_array_equal(np.asarray(f(x)), x)
+    with pytest.raises(Exception, match="not compatible with expected shape"):
+        px.function(lambda x: px.raw_ops.EnsureShape(input=x, shape=[4]),
+                    input_signature=[px.TensorSpec([2, 3], px.float32)])(x)
