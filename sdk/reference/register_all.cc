@@ -8,7 +8,8 @@ PX_Status* RegisterAllKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* r
       RegisterLinalgKernels,      RegisterNnKernels,         RegisterArrayKernels,
       RegisterAudioKernels,       RegisterBasicKernels,      RegisterFusedKernels,
       RegisterActivationGradKernels, RegisterConvGradKernels, RegisterNnGradKernels,
-      RegisterOptimizerKernels, RegisterArrayGradKernels,
+      RegisterOptimizerKernels, RegisterArrayGradKernels, RegisterImageKernels,
+      RegisterImageBoxKernels, RegisterNn3dKernels,
   };
   for (RegisterFamilyFn family : families) {
     if (PX_Status* s = family(info, registrar)) return s;

@@ -111,6 +111,9 @@ absl::Status ConvGradShape(InferenceContext& ctx, bool filter_grad, bool depthwi
                                   " (input ", DimsString(input), ", filter ", DimsString(filter),
                                   ")"));
   }
+  if (!depthwise && in_c >= 0 && f_in > 0) {
+    PX_RETURN_IF_ERROR(CheckConvGroups(ctx, in_c, f_in, f_out));
+  }
   int64_t out_c = -1;
   if (depthwise) {
     const int64_t channels = in_c >= 0 ? in_c : f_in;

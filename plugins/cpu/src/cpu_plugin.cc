@@ -24,7 +24,8 @@ PX_Status* RegisterKernels(void* plugin, PX_KernelRegistrar* registrar) {
       RegisterReductionFamily, RegisterLinalgFamily,      RegisterNnFamily,
       RegisterArrayFamily,     RegisterAudioFamily,       RegisterFusedFamily,
       RegisterActivationGradFamily, RegisterConvGradFamily, RegisterNnGradFamily,
-      RegisterOptimizerFamily, RegisterArrayGradFamily,
+      RegisterOptimizerFamily, RegisterArrayGradFamily, RegisterImageFamily,
+      RegisterImageBoxFamily,  RegisterNn3dFamily,
   };
   for (FamilyFn family : families) {
     if (PX_Status* s = family(info, registrar)) return s;
