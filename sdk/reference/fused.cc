@@ -18,6 +18,7 @@
 
 #include "plexus/sdk/fused_elementwise.h"
 #include "plexus/sdk/op_signatures.h"
+#include "plexus/sdk/conv_grouping.h"
 #include "plexus/sdk/window.h"
 #include "reference_kernels.h"
 

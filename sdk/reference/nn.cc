@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "plexus/sdk/op_signatures.h"
+#include "plexus/sdk/conv_grouping.h"
 #include "plexus/sdk/window.h"
 #include "reference_kernels.h"
 

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "ops/conv_util.h"
 #include "ops/shape_util.h"
 #include "plexus/graph.h"
 #include "plexus/op_def.h"

@@ -106,15 +106,4 @@ absl::Status OutputSize(InferenceContext& ctx, const Window2D& w, int64_t in, in
   return absl::OkStatus();
 }
 
-absl::Status CheckConvGroups(InferenceContext& ctx, int64_t in_c, int64_t f_in, int64_t f_out) {
-  if (in_c < 0 || f_in <= 0 || f_out < 0 || in_c % f_in != 0) return absl::OkStatus();
-  const int64_t groups = in_c / f_in;
-  if (groups > 0 && f_out % groups != 0) {
-    return ctx.Error(absl::StrCat("output depth ", f_out, " must be a multiple of the number of groups ",
-                                  groups, " (input depth ", in_c, " / filter input depth ", f_in,
-                                  ")"));
-  }
-  return absl::OkStatus();
-}
-
 }  // namespace plexus

@@ -46,11 +46,6 @@ absl::Status OutputSize(InferenceContext& ctx, const Window2D& w, int64_t in, in
                         int64_t dilation, int64_t stride, int64_t pad_before,
                         int64_t pad_after, int64_t* out);
 
-// A Conv2D whose input has in_c channels and whose filter is
-// [KH, KW, f_in, f_out] has in_c / f_in groups (Keras' Conv2D(groups=...)),
-// which must divide f_out as TensorFlow requires; unknown (-1) sizes pass.
-absl::Status CheckConvGroups(InferenceContext& ctx, int64_t in_c, int64_t f_in, int64_t f_out);
-
 }  // namespace plexus
 
 #endif  // PLEXUS_CORE_SRC_OPS_SHAPE_UTIL_H_

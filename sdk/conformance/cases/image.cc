@@ -1,8 +1,8 @@
 // Cases for the image family: ResizeBilinear, ResizeNearestNeighbor,
 // ResizeBicubic, ResizeBilinearGrad, ResizeNearestNeighborGrad,
 // CropAndResize, NonMaxSuppressionV3/V4/V5, and the 3-D window ops Conv3D,
-// MaxPool3D, AvgPool3D. Sources: python/tests/test_image_ops.py (against
-// TensorFlow's outputs) and tests/ops/image_test.cc.
+// MaxPool3D, AvgPool3D. The same ops are compared with TensorFlow's outputs
+// in python/tests/test_image_ops.py and test_boxes_3d_ops.py.
 #include <cstdint>
 #include <limits>
 #include <string>

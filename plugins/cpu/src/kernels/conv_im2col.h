@@ -14,6 +14,7 @@
 
 #include "kernels/linalg_gemm.h"
 #include "plexus/sdk/kernel.h"
+#include "plexus/sdk/conv_grouping.h"
 #include "plexus/sdk/window.h"
 
 namespace plexus::cpu {
