@@ -61,6 +61,15 @@ class _MergeOutput(NamedTuple):
     output: Tensor
     value_index: Tensor
 
+class _NonMaxSuppressionV4Output(NamedTuple):
+    selected_indices: Tensor
+    valid_outputs: Tensor
+
+class _NonMaxSuppressionV5Output(NamedTuple):
+    selected_indices: Tensor
+    selected_scores: Tensor
+    valid_outputs: Tensor
+
 class _ParseExampleOutput(NamedTuple):
     sparse_indices: list[Tensor]
     sparse_values: list[Tensor]
@@ -127,6 +136,7 @@ __all__ = [
     'AssignVariableOp',
     'AudioSpectrogram',
     'AvgPool',
+    'AvgPool3D',
     'AvgPoolGrad',
     'BatchMatMul',
     'BatchMatMulV2',
@@ -146,7 +156,9 @@ __all__ = [
     'Conv2D',
     'Conv2DBackpropFilter',
     'Conv2DBackpropInput',
+    'Conv3D',
     'Cos',
+    'CropAndResize',
     'DecodeWav',
     'DepthwiseConv2dNative',
     'DepthwiseConv2dNativeBackpropFilter',
@@ -202,6 +214,7 @@ __all__ = [
     'MatMul',
     'Max',
     'MaxPool',
+    'MaxPool3D',
     'MaxPoolGrad',
     'MaxPoolGradV2',
     'Maximum',
@@ -217,6 +230,9 @@ __all__ = [
     'Neg',
     'NextIteration',
     'NoOp',
+    'NonMaxSuppressionV3',
+    'NonMaxSuppressionV4',
+    'NonMaxSuppressionV5',
     'NotEqual',
     'OneHot',
     'OnesLike',
@@ -242,6 +258,11 @@ __all__ = [
     'Relu6Grad',
     'ReluGrad',
     'Reshape',
+    'ResizeBicubic',
+    'ResizeBilinear',
+    'ResizeBilinearGrad',
+    'ResizeNearestNeighbor',
+    'ResizeNearestNeighborGrad',
     'ResourceApplyGradientDescent',
     'RestoreV2',
     'Round',
@@ -385,6 +406,10 @@ def AvgPool(value: TensorLike, *, ksize: Sequence[int], strides: Sequence[int], 
     """TensorFlow op `AvgPool`."""
 
 
+def AvgPool3D(input: TensorLike, *, ksize: Sequence[int], strides: Sequence[int], padding: str | bytes, data_format: str | bytes = ..., T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `AvgPool3D`."""
+
+
 def AvgPoolGrad(orig_input_shape: TensorLike, grad: TensorLike, *, ksize: Sequence[int], strides: Sequence[int], padding: str | bytes, data_format: str | bytes = ..., T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `AvgPoolGrad`."""
 
@@ -461,8 +486,16 @@ def Conv2DBackpropInput(input_sizes: TensorLike, filter: TensorLike, out_backpro
     """TensorFlow op `Conv2DBackpropInput`."""
 
 
+def Conv3D(input: TensorLike, filter: TensorLike, *, T: DType | None = ..., strides: Sequence[int], padding: str | bytes, data_format: str | bytes = ..., dilations: Sequence[int] = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Conv3D`."""
+
+
 def Cos(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Cos`."""
+
+
+def CropAndResize(image: TensorLike, boxes: TensorLike, box_ind: TensorLike, crop_size: TensorLike, *, T: DType | None = ..., method: str | bytes = ..., extrapolation_value: float = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `CropAndResize`."""
 
 
 def DecodeWav(contents: TensorLike, *, desired_channels: int = ..., desired_samples: int = ..., name: str | None = ...) -> _DecodeWavOutput:
@@ -685,6 +718,10 @@ def MaxPool(input: TensorLike, *, T: DType = ..., ksize: Sequence[int], strides:
     """TensorFlow op `MaxPool`."""
 
 
+def MaxPool3D(input: TensorLike, *, ksize: Sequence[int], strides: Sequence[int], padding: str | bytes, data_format: str | bytes = ..., T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `MaxPool3D`."""
+
+
 def MaxPoolGrad(orig_input: TensorLike, orig_output: TensorLike, grad: TensorLike, *, ksize: Sequence[int], strides: Sequence[int], padding: str | bytes, explicit_paddings: Sequence[int] = ..., data_format: str | bytes = ..., T: DType = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `MaxPoolGrad`."""
 
@@ -743,6 +780,18 @@ def NextIteration(data: TensorLike, *, T: DType | None = ..., name: str | None =
 
 def NoOp(*, name: str | None = ...) -> None:
     """TensorFlow op `NoOp`."""
+
+
+def NonMaxSuppressionV3(boxes: TensorLike, scores: TensorLike, max_output_size: TensorLike, iou_threshold: TensorLike, score_threshold: TensorLike, *, T: DType = ..., T_threshold: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `NonMaxSuppressionV3`."""
+
+
+def NonMaxSuppressionV4(boxes: TensorLike, scores: TensorLike, max_output_size: TensorLike, iou_threshold: TensorLike, score_threshold: TensorLike, *, T: DType = ..., T_threshold: DType = ..., pad_to_max_output_size: bool = ..., name: str | None = ...) -> _NonMaxSuppressionV4Output:
+    """TensorFlow op `NonMaxSuppressionV4`."""
+
+
+def NonMaxSuppressionV5(boxes: TensorLike, scores: TensorLike, max_output_size: TensorLike, iou_threshold: TensorLike, score_threshold: TensorLike, soft_nms_sigma: TensorLike, *, T: DType = ..., pad_to_max_output_size: bool = ..., name: str | None = ...) -> _NonMaxSuppressionV5Output:
+    """TensorFlow op `NonMaxSuppressionV5`."""
 
 
 def NotEqual(x: TensorLike, y: TensorLike, *, T: DType | None = ..., incompatible_shape_error: bool = ..., name: str | None = ...) -> Tensor:
@@ -843,6 +892,26 @@ def ReluGrad(gradients: TensorLike, features: TensorLike, *, T: DType | None = .
 
 def Reshape(tensor: TensorLike, shape: TensorLike, *, T: DType | None = ..., Tshape: DType = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Reshape`."""
+
+
+def ResizeBicubic(images: TensorLike, size: TensorLike, *, T: DType | None = ..., align_corners: bool = ..., half_pixel_centers: bool = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `ResizeBicubic`."""
+
+
+def ResizeBilinear(images: TensorLike, size: TensorLike, *, T: DType | None = ..., align_corners: bool = ..., half_pixel_centers: bool = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `ResizeBilinear`."""
+
+
+def ResizeBilinearGrad(grads: TensorLike, original_image: TensorLike, *, T: DType | None = ..., align_corners: bool = ..., half_pixel_centers: bool = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `ResizeBilinearGrad`."""
+
+
+def ResizeNearestNeighbor(images: TensorLike, size: TensorLike, *, T: DType | None = ..., align_corners: bool = ..., half_pixel_centers: bool = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `ResizeNearestNeighbor`."""
+
+
+def ResizeNearestNeighborGrad(grads: TensorLike, size: TensorLike, *, T: DType | None = ..., align_corners: bool = ..., half_pixel_centers: bool = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `ResizeNearestNeighborGrad`."""
 
 
 def ResourceApplyGradientDescent(var: TensorLike, alpha: TensorLike, delta: TensorLike, *, T: DType | None = ..., use_locking: bool = ..., name: str | None = ...) -> None:

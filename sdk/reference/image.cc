@@ -173,7 +173,7 @@ class ResizeNearestNeighborGradKernel : public sdk::OpKernel {
     PX_SDK_CHECK(size[0] > 0 && size[1] > 0, "size's elements must be positive");
     const int64_t batch = gs[0], rh = gs[1], rw = gs[2], channels = gs[3];
     const int64_t h = size[0], w = size[1];
-    const float sh = mode_.Scale(rh, h), sw = mode_.Scale(rw, w);
+    const float sh = mode_.Scale(h, rh), sw = mode_.Scale(w, rw);  // original / grads
     sdk::VisitNumeric(call.input_dtype(0), [&](auto tag) {
       using T = typename decltype(tag)::type;
       using C = sdk::ComputeType<T>;

@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "plexus/graph.h"
 #include "plexus/op_def.h"
 
 namespace plexus {

@@ -218,7 +218,7 @@ class ResizeNearestNeighborGradKernel : public sdk::OpKernel {
                  sdk::ShapeString(ss).c_str());
     PX_SDK_CHECK(size[0] > 0 && size[1] > 0, "size's elements must be positive");
     const int64_t batch = gs[0], rh = gs[1], rw = gs[2], c = gs[3], h = size[0], w = size[1];
-    const float sh = mode_.Scale(rh, h), sw = mode_.Scale(rw, w);
+    const float sh = mode_.Scale(h, rh), sw = mode_.Scale(w, rw);  // original / grads
     std::vector<int64_t> cols(static_cast<size_t>(rw));
     for (int64_t j = 0; j < rw; ++j) cols[j] = mode_.Nearest(j, sw, w) * c;
     sdk::VisitNumeric(call.input_dtype(0), [&](auto tag) {
