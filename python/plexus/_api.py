@@ -696,3 +696,118 @@ def divide(x, y, name=None):
         x = _ex("Cast", [x], {"DstT": to})[0]
         y = cast(y, to) if isinstance(y, _TENSOR_TYPES) else _plexus.constant(y, to)
     return _ex("RealDiv", [x, y], None)[0]
+
+
+_RESIZE_OPS = {"bilinear": "ResizeBilinear", "nearest": "ResizeNearestNeighbor",
+               "bicubic": "ResizeBicubic"}
+
+
+@_export("image.resize")
+def resize(images, size, method="bilinear", preserve_aspect_ratio=False, antialias=False,
+           name=None):
+    """Resizes [batch, height, width, channels] (or one [height, width, channels])
+    images to `size` = [new_height, new_width] as tf.image.resize: half-pixel
+    centers, method "bilinear" (op ResizeBilinear), "nearest"
+    (ResizeNearestNeighbor) or "bicubic" (ResizeBicubic). Bilinear and bicubic
+    give float32, nearest keeps the dtype. preserve_aspect_ratio needs the
+    images' static height and width; antialias and the other methods are not
+    supported."""
+    op = _RESIZE_OPS.get(str(method).lower())
+    if op is None:
+        raise NotImplementedError(f"image.resize: method {method!r} is not supported "
+                                  f"(supported: {', '.join(_RESIZE_OPS)})")
+    if antialias:
+        raise NotImplementedError("image.resize: antialias=True is not supported")
+    images = _tensor(images)
+    shape = _shape_of(images)
+    if shape is not None and len(shape) not in (3, 4):
+        raise ValueError(f"image.resize: images must be 3-D or 4-D, got shape {shape}")
+    single = shape is not None and len(shape) == 3
+    if single:
+        images = expand_dims(images, 0)
+        shape = (1,) + tuple(shape)
+    if preserve_aspect_ratio:
+        if shape is None or shape[1] is None or shape[2] is None:
+            raise ValueError("image.resize: preserve_aspect_ratio needs a static height and width")
+        wanted = [int(v) for v in _np.asarray(size).reshape(-1)]
+        f = _np.float32
+        scale = min(f(wanted[0]) / f(shape[1]), f(wanted[1]) / f(shape[2]))
+        size = [int(_np.round(scale * f(shape[1]))), int(_np.round(scale * f(shape[2])))]
+    if not isinstance(size, _TENSOR_TYPES):
+        size = _ints([int(v) for v in _np.asarray(size).reshape(-1)])
+    out = _ex(op, [images, size], {"half_pixel_centers": True})[0]
+    return squeeze(out, [0]) if single else out
+
+
+@_export("image.crop_and_resize")
+def crop_and_resize(image, boxes, box_indices, crop_size, method="bilinear",
+                    extrapolation_value=0.0, name=None):
+    """Crops boxes ([y1, x1, y2, x2], normalized) out of a batch of images and
+    resizes each to crop_size = [height, width] (op CropAndResize), as
+    tf.image.crop_and_resize; float32 crops."""
+    if not isinstance(crop_size, _TENSOR_TYPES):
+        crop_size = _ints([int(v) for v in _np.asarray(crop_size).reshape(-1)])
+    attrs = {"method": method, "extrapolation_value": float(extrapolation_value)}
+    return _ex("CropAndResize", [image, _tensor(boxes, _float32), _tensor(box_indices, _int32),
+                                 crop_size], attrs)[0]
+
+
+def _nms_scalars(boxes, max_output_size, *floats):
+    boxes = _tensor(boxes, _float32)
+    return [boxes, _tensor(max_output_size, _int32)] + [
+        v if isinstance(v, _TENSOR_TYPES) else _plexus.constant(float(v), boxes.dtype)
+        for v in floats]
+
+
+@_export("image.non_max_suppression")
+def non_max_suppression(boxes, scores, max_output_size, iou_threshold=0.5,
+                        score_threshold=float("-inf"), name=None):
+    """Indices of the boxes greedy non-max suppression keeps, best score first
+    (op NonMaxSuppressionV3), as tf.image.non_max_suppression."""
+    b, m, iou, score = _nms_scalars(boxes, max_output_size, iou_threshold, score_threshold)
+    return _ex("NonMaxSuppressionV3", [b, _tensor(scores, b.dtype), m, iou, score], None)[0]
+
+
+@_export("image.non_max_suppression_with_scores")
+def non_max_suppression_with_scores(boxes, scores, max_output_size, iou_threshold=0.5,
+                                    score_threshold=float("-inf"), soft_nms_sigma=0.0,
+                                    name=None):
+    """(selected_indices, selected_scores) of (soft-)NMS (op NonMaxSuppressionV5),
+    as tf.image.non_max_suppression_with_scores: soft_nms_sigma > 0 decays the
+    scores of overlapping boxes instead of dropping them."""
+    b, m, iou, score, sigma = _nms_scalars(boxes, max_output_size, iou_threshold,
+                                           score_threshold, soft_nms_sigma)
+    out = _ex("NonMaxSuppressionV5", [b, _tensor(scores, b.dtype), m, iou, score, sigma], None)
+    return out[0], out[1]
+
+
+@_export("nn.conv3d")
+def conv3d(input, filters, strides, padding, data_format="NDHWC", dilations=None, name=None):
+    """3-D convolution (op Conv3D); filters [depth, height, width, in, out];
+    strides and dilations: an int or a list of 1, 3 or 5 ints."""
+    attrs = {"strides": _spatial(strides, 3, data_format, "strides"), "padding": padding}
+    if data_format != "NDHWC":
+        attrs["data_format"] = data_format
+    if dilations is not None:
+        attrs["dilations"] = _spatial(dilations, 3, data_format, "dilations")
+    return _ex("Conv3D", [input, filters], attrs)[0]
+
+
+@_export("nn.max_pool3d")
+def max_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None):
+    """3-D max pooling (op MaxPool3D); ksize and strides: an int or 1, 3 or 5 ints."""
+    return _pool3d("MaxPool3D", input, ksize, strides, padding, data_format)
+
+
+@_export("nn.avg_pool3d")
+def avg_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None):
+    """3-D average pooling (op AvgPool3D); ksize and strides: an int or 1, 3 or 5 ints."""
+    return _pool3d("AvgPool3D", input, ksize, strides, padding, data_format)
+
+
+def _pool3d(op, input, ksize, strides, padding, data_format):
+    attrs = {"ksize": _spatial(ksize, 3, data_format, "ksize"),
+             "strides": _spatial(strides, 3, data_format, "strides"), "padding": padding}
+    if data_format != "NDHWC":
+        attrs["data_format"] = data_format
+    return _ex(op, [input], attrs)[0]

@@ -21,7 +21,7 @@ registered op is in exactly one of the two tables.
 """
 
 # Namespaces (modules of the package) that names may use; "" is `plexus`.
-NAMESPACES = ("", "math", "nn", "linalg", "audio", "io", "strings", "state",
+NAMESPACES = ("", "math", "nn", "linalg", "audio", "image", "io", "strings", "state",
               "tensor_array", "train", "v1")
 
 NAMES = {
@@ -47,6 +47,8 @@ NAMES = {
     "ReciprocalGrad": ["train.reciprocal_grad"],
     "Relu6Grad": ["train.relu6_grad"],
     "ReluGrad": ["train.relu_grad"],
+    "ResizeBilinearGrad": ["train.resize_bilinear_grad"],
+    "ResizeNearestNeighborGrad": ["train.resize_nearest_neighbor_grad"],
     "RsqrtGrad": ["train.rsqrt_grad"],
     "SeluGrad": ["train.selu_grad"],
     "SigmoidGrad": ["train.sigmoid_grad"],
@@ -72,6 +74,16 @@ NAMES = {
     "TensorScatterMax": ["tensor_scatter_nd_max"],
     "TensorScatterMin": ["tensor_scatter_nd_min"],
     "Abs": ["abs", "math.abs"],
+    "ResizeBilinear": ["image.resize_bilinear"],
+    "ResizeNearestNeighbor": ["image.resize_nearest_neighbor"],
+    "ResizeBicubic": ["image.resize_bicubic"],
+    "CropAndResize": ["image.crop_and_resize"],
+    "NonMaxSuppressionV3": ["image.non_max_suppression"],
+    "NonMaxSuppressionV4": ["image.non_max_suppression_v4"],
+    "NonMaxSuppressionV5": ["image.non_max_suppression_with_scores"],
+    "Conv3D": ["nn.conv3d"],
+    "MaxPool3D": ["nn.max_pool3d"],
+    "AvgPool3D": ["nn.avg_pool3d"],
     "Add": ["v1.add"],
     "AddV2": ["add", "math.add"],
     "All": ["reduce_all", "math.reduce_all"],

@@ -21,6 +21,7 @@ class _TopKV2Output(NamedTuple):
 __all__ = [
     'avg_pool',
     'avg_pool2d',
+    'avg_pool3d',
     'avg_pool_grad',
     'batch_normalization',
     'bias_add',
@@ -28,6 +29,7 @@ __all__ = [
     'conv2d',
     'conv2d_backprop_filter',
     'conv2d_backprop_input',
+    'conv3d',
     'depthwise_conv2d',
     'depthwise_conv2d_native',
     'depthwise_conv2d_native_backprop_filter',
@@ -40,6 +42,7 @@ __all__ = [
     'log_softmax',
     'max_pool',
     'max_pool2d',
+    'max_pool3d',
     'max_pool_grad',
     'max_pool_grad_v2',
     'relu',
@@ -61,6 +64,10 @@ def avg_pool(input: Any, ksize: Any, strides: Any, padding: Any, data_format: An
 
 def avg_pool2d(input: Any, ksize: Any, strides: Any, padding: Any, data_format: Any = ..., name: Any = ...) -> Tensor:
     """2-D average pooling (op AvgPool); ksize and strides: an int or 1, 2 or 4 ints."""
+
+
+def avg_pool3d(input: Any, ksize: Any, strides: Any, padding: Any, data_format: Any = ..., name: Any = ...) -> Tensor:
+    """3-D average pooling (op AvgPool3D); ksize and strides: an int or 1, 3 or 5 ints."""
 
 
 def avg_pool_grad(orig_input_shape: TensorLike, grad: TensorLike, *, ksize: Sequence[int], strides: Sequence[int], padding: str | bytes, data_format: str | bytes = ..., T: DType | None = ..., name: str | None = ...) -> Tensor:
@@ -89,6 +96,10 @@ def conv2d_backprop_filter(input: TensorLike, filter_sizes: TensorLike, out_back
 
 def conv2d_backprop_input(input_sizes: TensorLike, filter: TensorLike, out_backprop: TensorLike, *, T: DType | None = ..., strides: Sequence[int], use_cudnn_on_gpu: bool = ..., padding: str | bytes, explicit_paddings: Sequence[int] = ..., data_format: str | bytes = ..., dilations: Sequence[int] = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Conv2DBackpropInput`."""
+
+
+def conv3d(input: Any, filters: Any, strides: Any, padding: Any, data_format: Any = ..., dilations: Any = ..., name: Any = ...) -> Tensor:
+    """3-D convolution (op Conv3D); filters [depth, height, width, in, out]; strides and dilations: an int or a list of 1, 3 or 5 ints."""
 
 
 def depthwise_conv2d(input: Any, filter: Any, strides: Any, padding: Any, data_format: Any = ..., dilations: Any = ..., name: Any = ...) -> Tensor:
@@ -137,6 +148,10 @@ def max_pool(input: Any, ksize: Any, strides: Any, padding: Any, data_format: An
 
 def max_pool2d(input: Any, ksize: Any, strides: Any, padding: Any, data_format: Any = ..., name: Any = ...) -> Tensor:
     """2-D max pooling (op MaxPool); ksize and strides: an int or 1, 2 or 4 ints."""
+
+
+def max_pool3d(input: Any, ksize: Any, strides: Any, padding: Any, data_format: Any = ..., name: Any = ...) -> Tensor:
+    """3-D max pooling (op MaxPool3D); ksize and strides: an int or 1, 3 or 5 ints."""
 
 
 def max_pool_grad(orig_input: TensorLike, orig_output: TensorLike, grad: TensorLike, *, ksize: Sequence[int], strides: Sequence[int], padding: str | bytes, explicit_paddings: Sequence[int] = ..., data_format: str | bytes = ..., T: DType = ..., name: str | None = ...) -> Tensor:

@@ -61,6 +61,15 @@ class _MergeOutput(NamedTuple):
     output: Tensor
     value_index: Tensor
 
+class _NonMaxSuppressionV4Output(NamedTuple):
+    selected_indices: Tensor
+    valid_outputs: Tensor
+
+class _NonMaxSuppressionV5Output(NamedTuple):
+    selected_indices: Tensor
+    selected_scores: Tensor
+    valid_outputs: Tensor
+
 class _ParseExampleOutput(NamedTuple):
     sparse_indices: list[Tensor]
     sparse_values: list[Tensor]
@@ -112,8 +121,6 @@ class __PlexusApplyRMSPropOutput(NamedTuple):
 
 __all__ = [
     'Abs',
-    'Acos',
-    'Acosh',
     'Add',
     'AddV2',
     'All',
@@ -121,19 +128,15 @@ __all__ = [
     'ApplyGradientDescent',
     'ArgMax',
     'ArgMin',
-    'Asin',
-    'Asinh',
     'Assign',
     'AssignAdd',
     'AssignAddVariableOp',
     'AssignSub',
     'AssignSubVariableOp',
     'AssignVariableOp',
-    'Atan',
-    'Atan2',
-    'Atanh',
     'AudioSpectrogram',
     'AvgPool',
+    'AvgPool3D',
     'AvgPoolGrad',
     'BatchMatMul',
     'BatchMatMulV2',
@@ -153,10 +156,9 @@ __all__ = [
     'Conv2D',
     'Conv2DBackpropFilter',
     'Conv2DBackpropInput',
+    'Conv3D',
     'Cos',
-    'Cosh',
-    'Cumprod',
-    'Cumsum',
+    'CropAndResize',
     'DecodeWav',
     'DepthwiseConv2dNative',
     'DepthwiseConv2dNativeBackpropFilter',
@@ -174,7 +176,6 @@ __all__ = [
     'Exit',
     'Exp',
     'ExpandDims',
-    'Expm1',
     'Fill',
     'Floor',
     'FloorDiv',
@@ -197,9 +198,6 @@ __all__ = [
     'Inv',
     'InvGrad',
     'InvertPermutation',
-    'IsFinite',
-    'IsInf',
-    'IsNan',
     'IsVariableInitialized',
     'L2Loss',
     'LeakyRelu',
@@ -214,9 +212,9 @@ __all__ = [
     'LogicalOr',
     'LoopCond',
     'MatMul',
-    'MatrixBandPart',
     'Max',
     'MaxPool',
+    'MaxPool3D',
     'MaxPoolGrad',
     'MaxPoolGradV2',
     'Maximum',
@@ -232,6 +230,9 @@ __all__ = [
     'Neg',
     'NextIteration',
     'NoOp',
+    'NonMaxSuppressionV3',
+    'NonMaxSuppressionV4',
+    'NonMaxSuppressionV5',
     'NotEqual',
     'OneHot',
     'OnesLike',
@@ -257,9 +258,13 @@ __all__ = [
     'Relu6Grad',
     'ReluGrad',
     'Reshape',
+    'ResizeBicubic',
+    'ResizeBilinear',
+    'ResizeBilinearGrad',
+    'ResizeNearestNeighbor',
+    'ResizeNearestNeighborGrad',
     'ResourceApplyGradientDescent',
     'RestoreV2',
-    'ReverseV2',
     'Round',
     'Rsqrt',
     'RsqrtGrad',
@@ -277,7 +282,6 @@ __all__ = [
     'SigmoidGrad',
     'Sign',
     'Sin',
-    'Sinh',
     'Size',
     'Slice',
     'Snapshot',
@@ -305,7 +309,6 @@ __all__ = [
     'Sub',
     'Sum',
     'Switch',
-    'Tan',
     'Tanh',
     'TanhGrad',
     'TensorArrayCloseV3',
@@ -343,14 +346,6 @@ def Abs(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tens
     """TensorFlow op `Abs`."""
 
 
-def Acos(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `Acos`."""
-
-
-def Acosh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `Acosh`."""
-
-
 def Add(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Add`."""
 
@@ -379,14 +374,6 @@ def ArgMin(input: TensorLike, dimension: TensorLike, *, T: DType | None = ..., T
     """TensorFlow op `ArgMin`."""
 
 
-def Asin(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `Asin`."""
-
-
-def Asinh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `Asinh`."""
-
-
 def Assign(ref: TensorLike, value: TensorLike, *, T: DType | None = ..., validate_shape: bool = ..., use_locking: bool = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Assign`."""
 
@@ -411,24 +398,16 @@ def AssignVariableOp(resource: TensorLike, value: TensorLike, *, dtype: DType | 
     """TensorFlow op `AssignVariableOp`."""
 
 
-def Atan(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `Atan`."""
-
-
-def Atan2(y: TensorLike, x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `Atan2`."""
-
-
-def Atanh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `Atanh`."""
-
-
 def AudioSpectrogram(input: TensorLike, *, window_size: int, stride: int, magnitude_squared: bool = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `AudioSpectrogram`."""
 
 
 def AvgPool(value: TensorLike, *, ksize: Sequence[int], strides: Sequence[int], padding: str | bytes, data_format: str | bytes = ..., T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `AvgPool`."""
+
+
+def AvgPool3D(input: TensorLike, *, ksize: Sequence[int], strides: Sequence[int], padding: str | bytes, data_format: str | bytes = ..., T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `AvgPool3D`."""
 
 
 def AvgPoolGrad(orig_input_shape: TensorLike, grad: TensorLike, *, ksize: Sequence[int], strides: Sequence[int], padding: str | bytes, data_format: str | bytes = ..., T: DType | None = ..., name: str | None = ...) -> Tensor:
@@ -507,20 +486,16 @@ def Conv2DBackpropInput(input_sizes: TensorLike, filter: TensorLike, out_backpro
     """TensorFlow op `Conv2DBackpropInput`."""
 
 
+def Conv3D(input: TensorLike, filter: TensorLike, *, T: DType | None = ..., strides: Sequence[int], padding: str | bytes, data_format: str | bytes = ..., dilations: Sequence[int] = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Conv3D`."""
+
+
 def Cos(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Cos`."""
 
 
-def Cosh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `Cosh`."""
-
-
-def Cumprod(x: TensorLike, axis: TensorLike, *, exclusive: bool = ..., reverse: bool = ..., T: DType | None = ..., Tidx: DType = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `Cumprod`."""
-
-
-def Cumsum(x: TensorLike, axis: TensorLike, *, exclusive: bool = ..., reverse: bool = ..., T: DType | None = ..., Tidx: DType = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `Cumsum`."""
+def CropAndResize(image: TensorLike, boxes: TensorLike, box_ind: TensorLike, crop_size: TensorLike, *, T: DType | None = ..., method: str | bytes = ..., extrapolation_value: float = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `CropAndResize`."""
 
 
 def DecodeWav(contents: TensorLike, *, desired_channels: int = ..., desired_samples: int = ..., name: str | None = ...) -> _DecodeWavOutput:
@@ -589,10 +564,6 @@ def Exp(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tens
 
 def ExpandDims(input: TensorLike, dim: TensorLike, *, T: DType | None = ..., Tdim: DType = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `ExpandDims`."""
-
-
-def Expm1(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `Expm1`."""
 
 
 def Fill(dims: TensorLike, value: TensorLike, *, T: DType | None = ..., index_type: DType = ..., name: str | None = ...) -> Tensor:
@@ -683,18 +654,6 @@ def InvertPermutation(x: TensorLike, *, T: DType = ..., name: str | None = ...) 
     """TensorFlow op `InvertPermutation`."""
 
 
-def IsFinite(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `IsFinite`."""
-
-
-def IsInf(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `IsInf`."""
-
-
-def IsNan(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `IsNan`."""
-
-
 def IsVariableInitialized(ref: TensorLike, *, dtype: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `IsVariableInitialized`."""
 
@@ -751,16 +710,16 @@ def MatMul(a: TensorLike, b: TensorLike, *, transpose_a: bool = ..., transpose_b
     """TensorFlow op `MatMul`."""
 
 
-def MatrixBandPart(input: TensorLike, num_lower: TensorLike, num_upper: TensorLike, *, T: DType | None = ..., Tindex: DType = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `MatrixBandPart`."""
-
-
 def Max(input: TensorLike, reduction_indices: TensorLike, *, keep_dims: bool = ..., T: DType | None = ..., Tidx: DType = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Max`."""
 
 
 def MaxPool(input: TensorLike, *, T: DType = ..., ksize: Sequence[int], strides: Sequence[int], padding: str | bytes, explicit_paddings: Sequence[int] = ..., data_format: str | bytes = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `MaxPool`."""
+
+
+def MaxPool3D(input: TensorLike, *, ksize: Sequence[int], strides: Sequence[int], padding: str | bytes, data_format: str | bytes = ..., T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `MaxPool3D`."""
 
 
 def MaxPoolGrad(orig_input: TensorLike, orig_output: TensorLike, grad: TensorLike, *, ksize: Sequence[int], strides: Sequence[int], padding: str | bytes, explicit_paddings: Sequence[int] = ..., data_format: str | bytes = ..., T: DType = ..., name: str | None = ...) -> Tensor:
@@ -821,6 +780,18 @@ def NextIteration(data: TensorLike, *, T: DType | None = ..., name: str | None =
 
 def NoOp(*, name: str | None = ...) -> None:
     """TensorFlow op `NoOp`."""
+
+
+def NonMaxSuppressionV3(boxes: TensorLike, scores: TensorLike, max_output_size: TensorLike, iou_threshold: TensorLike, score_threshold: TensorLike, *, T: DType = ..., T_threshold: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `NonMaxSuppressionV3`."""
+
+
+def NonMaxSuppressionV4(boxes: TensorLike, scores: TensorLike, max_output_size: TensorLike, iou_threshold: TensorLike, score_threshold: TensorLike, *, T: DType = ..., T_threshold: DType = ..., pad_to_max_output_size: bool = ..., name: str | None = ...) -> _NonMaxSuppressionV4Output:
+    """TensorFlow op `NonMaxSuppressionV4`."""
+
+
+def NonMaxSuppressionV5(boxes: TensorLike, scores: TensorLike, max_output_size: TensorLike, iou_threshold: TensorLike, score_threshold: TensorLike, soft_nms_sigma: TensorLike, *, T: DType = ..., pad_to_max_output_size: bool = ..., name: str | None = ...) -> _NonMaxSuppressionV5Output:
+    """TensorFlow op `NonMaxSuppressionV5`."""
 
 
 def NotEqual(x: TensorLike, y: TensorLike, *, T: DType | None = ..., incompatible_shape_error: bool = ..., name: str | None = ...) -> Tensor:
@@ -923,16 +894,32 @@ def Reshape(tensor: TensorLike, shape: TensorLike, *, T: DType | None = ..., Tsh
     """TensorFlow op `Reshape`."""
 
 
+def ResizeBicubic(images: TensorLike, size: TensorLike, *, T: DType | None = ..., align_corners: bool = ..., half_pixel_centers: bool = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `ResizeBicubic`."""
+
+
+def ResizeBilinear(images: TensorLike, size: TensorLike, *, T: DType | None = ..., align_corners: bool = ..., half_pixel_centers: bool = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `ResizeBilinear`."""
+
+
+def ResizeBilinearGrad(grads: TensorLike, original_image: TensorLike, *, T: DType | None = ..., align_corners: bool = ..., half_pixel_centers: bool = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `ResizeBilinearGrad`."""
+
+
+def ResizeNearestNeighbor(images: TensorLike, size: TensorLike, *, T: DType | None = ..., align_corners: bool = ..., half_pixel_centers: bool = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `ResizeNearestNeighbor`."""
+
+
+def ResizeNearestNeighborGrad(grads: TensorLike, size: TensorLike, *, T: DType | None = ..., align_corners: bool = ..., half_pixel_centers: bool = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `ResizeNearestNeighborGrad`."""
+
+
 def ResourceApplyGradientDescent(var: TensorLike, alpha: TensorLike, delta: TensorLike, *, T: DType | None = ..., use_locking: bool = ..., name: str | None = ...) -> None:
     """TensorFlow op `ResourceApplyGradientDescent`."""
 
 
 def RestoreV2(prefix: TensorLike, tensor_names: TensorLike, shape_and_slices: TensorLike, *, dtypes: Sequence[DType], name: str | None = ...) -> list[Tensor]:
     """TensorFlow op `RestoreV2`."""
-
-
-def ReverseV2(tensor: TensorLike, axis: TensorLike, *, Tidx: DType = ..., T: DType | None = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `ReverseV2`."""
 
 
 def Round(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
@@ -1001,10 +988,6 @@ def Sign(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Ten
 
 def Sin(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Sin`."""
-
-
-def Sinh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `Sinh`."""
 
 
 def Size(input: TensorLike, *, T: DType | None = ..., out_type: DType = ..., name: str | None = ...) -> Tensor:
@@ -1113,10 +1096,6 @@ def Sum(input: TensorLike, reduction_indices: TensorLike, *, keep_dims: bool = .
 
 def Switch(data: TensorLike, pred: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> _SwitchOutput:
     """TensorFlow op `Switch`."""
-
-
-def Tan(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
-    """TensorFlow op `Tan`."""
 
 
 def Tanh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:

@@ -40,6 +40,8 @@ __all__ = [
     'reciprocal_grad',
     'relu6_grad',
     'relu_grad',
+    'resize_bilinear_grad',
+    'resize_nearest_neighbor_grad',
     'resource_apply_gradient_descent',
     'rsqrt_grad',
     'selu_grad',
@@ -97,6 +99,14 @@ def relu6_grad(gradients: TensorLike, features: TensorLike, *, T: DType | None =
 
 def relu_grad(gradients: TensorLike, features: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `ReluGrad`."""
+
+
+def resize_bilinear_grad(grads: TensorLike, original_image: TensorLike, *, T: DType | None = ..., align_corners: bool = ..., half_pixel_centers: bool = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `ResizeBilinearGrad`."""
+
+
+def resize_nearest_neighbor_grad(grads: TensorLike, size: TensorLike, *, T: DType | None = ..., align_corners: bool = ..., half_pixel_centers: bool = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `ResizeNearestNeighborGrad`."""
 
 
 def resource_apply_gradient_descent(var: TensorLike, alpha: TensorLike, delta: TensorLike, *, T: DType | None = ..., use_locking: bool = ..., name: str | None = ...) -> None:

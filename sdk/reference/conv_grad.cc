@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "plexus/sdk/op_signatures.h"
+#include "plexus/sdk/conv_grouping.h"
 #include "plexus/sdk/window.h"
 #include "reference_kernels.h"
 
@@ -59,6 +60,7 @@ struct Layout {
 struct GradGeometry {
   sdk::Shape input, filter;
   int64_t oh, ow, top, left, out_c;
+  int64_t groups = 1;  // Conv2D's (sdk::ConvGroups)
 };
 
 GradGeometry GeometryOf(const char* op, bool depthwise, const sdk::Window& window,
@@ -81,16 +83,7 @@ GradGeometry GeometryOf(const char* op, bool depthwise, const sdk::Window& windo
                  static_cast<long long>(in.c), static_cast<long long>(filter[2]));
     g.out_c = in.c * filter[3];
   } else {
-    PX_SDK_CHECK(filter[2] > 0 ? in.c % filter[2] == 0 : in.c == 0,
-                 "input depth %lld must be a multiple of the filter input depth %lld",
-                 static_cast<long long>(in.c), static_cast<long long>(filter[2]));
-    if (in.c != filter[2]) {
-      throw sdk::KernelError(
-          PX_CODE_UNIMPLEMENTED,
-          sdk::Format("%s does not support grouped convolutions: the input depth %lld "
-                      "differs from the filter input depth %lld",
-                      op, static_cast<long long>(in.c), static_cast<long long>(filter[2])));
-    }
+    g.groups = sdk::ConvGroups(op, in.c, filter[2], filter[3]);
     g.out_c = filter[3];
   }
   window.Output(in.h, filter[0], window.sh, window.dh, window.pad_top, window.pad_bottom, &g.oh,
@@ -138,8 +131,9 @@ void ForEachTap(const GradGeometry& g, const sdk::Window& window, bool depthwise
                 const int64_t c = o / f_out, m = o % f_out;
                 f(in.At(n, ih, iw, c), ((a * kw + b) * f_in + c) * f_out + m, out.At(n, i, j, o));
               } else {
-                for (int64_t c = 0; c < in.c; ++c) {
-                  f(in.At(n, ih, iw, c), ((a * kw + b) * f_in + c) * f_out + o,
+                const int64_t c0 = o / (f_out / g.groups) * f_in;  // o's group
+                for (int64_t c = 0; c < f_in; ++c) {
+                  f(in.At(n, ih, iw, c0 + c), ((a * kw + b) * f_in + c) * f_out + o,
                     out.At(n, i, j, o));
                 }
               }

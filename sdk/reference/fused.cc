@@ -18,6 +18,7 @@
 
 #include "plexus/sdk/fused_elementwise.h"
 #include "plexus/sdk/op_signatures.h"
+#include "plexus/sdk/conv_grouping.h"
 #include "plexus/sdk/window.h"
 #include "reference_kernels.h"
 
@@ -140,16 +141,7 @@ class FusedConv2DKernel : public sdk::OpKernel {
     const int64_t batch = xs[0], c_in = xs[nchw ? 1 : 3], h = xs[nchw ? 2 : 1],
                   w = xs[nchw ? 3 : 2];
     const int64_t kh = fs[0], kw = fs[1], f_in = fs[2], c_out = fs[3];
-    PX_SDK_CHECK(f_in > 0 && c_in % f_in == 0,
-                 "input depth %lld must be a multiple of the filter input depth %lld",
-                 static_cast<long long>(c_in), static_cast<long long>(f_in));
-    if (c_in != f_in) {
-      throw sdk::KernelError(
-          PX_CODE_UNIMPLEMENTED,
-          sdk::Format("_FusedConv2D does not support grouped convolutions: the input depth "
-                      "%lld differs from the filter input depth %lld",
-                      static_cast<long long>(c_in), static_cast<long long>(f_in)));
-    }
+    const int64_t groups = sdk::ConvGroups("_FusedConv2D", c_in, f_in, c_out);
     int64_t oh, ow, top, left;
     window_.Output(h, kh, window_.sh, window_.dh, window_.pad_top, window_.pad_bottom, &oh, &top);
     window_.Output(w, kw, window_.sw, window_.dw, window_.pad_left, window_.pad_right, &ow,
@@ -180,8 +172,9 @@ class FusedConv2DKernel : public sdk::OpKernel {
                 for (int64_t b = 0; b < kw; ++b) {
                   const int64_t iw = j * window_.sw - left + b * window_.dw;
                   if (iw < 0 || iw >= w) continue;
-                  for (int64_t c = 0; c < c_in; ++c) {
-                    sum += ToDouble(x[in_at(n, ih, iw, c)]) *
+                  const int64_t c0 = o / (c_out / groups) * f_in;  // o's group
+                  for (int64_t c = 0; c < f_in; ++c) {
+                    sum += ToDouble(x[in_at(n, ih, iw, c0 + c)]) *
                            ToDouble(f[((a * kw + b) * f_in + c) * c_out + o]);
                   }
                 }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "plexus/sdk/op_signatures.h"
+#include "plexus/sdk/conv_grouping.h"
 #include "plexus/sdk/window.h"
 #include "reference_kernels.h"
 
@@ -81,8 +82,9 @@ class BiasAddKernel : public sdk::OpKernel {
   bool nchw_ = false;
 };
 
-// Conv2D (filter [KH, KW, C_in, C_out]) and DepthwiseConv2dNative (filter
-// [KH, KW, C, multiplier], output channel c * multiplier + m).
+// Conv2D (filter [KH, KW, C_in / groups, C_out], sdk::ConvGroups) and
+// DepthwiseConv2dNative (filter [KH, KW, C, multiplier], output channel
+// c * multiplier + m).
 template <bool kDepthwise>
 class ConvKernel : public sdk::OpKernel {
  public:
@@ -96,22 +98,13 @@ class ConvKernel : public sdk::OpKernel {
                  sdk::ShapeString(f_shape).c_str());
     const Layout in(in_shape, window_.nchw);
     const int64_t kh = f_shape[0], kw = f_shape[1], f_in = f_shape[2], f_out = f_shape[3];
-    int64_t out_c;
+    int64_t out_c, groups = 1;
     if (kDepthwise) {
       PX_SDK_CHECK(in.c == f_in, "input depth %lld must equal the filter depth %lld",
                    static_cast<long long>(in.c), static_cast<long long>(f_in));
       out_c = in.c * f_out;
     } else {
-      PX_SDK_CHECK(f_in > 0 && in.c % f_in == 0,
-                   "input depth %lld must be a multiple of the filter input depth %lld",
-                   static_cast<long long>(in.c), static_cast<long long>(f_in));
-      if (in.c != f_in) {
-        throw sdk::KernelError(
-            PX_CODE_UNIMPLEMENTED,
-            sdk::Format("Conv2D does not support grouped convolutions: the input depth %lld "
-                        "differs from the filter input depth %lld",
-                        static_cast<long long>(in.c), static_cast<long long>(f_in)));
-      }
+      groups = sdk::ConvGroups(op, in.c, f_in, f_out);
       out_c = f_out;
     }
     int64_t oh, ow, top, left;
@@ -143,8 +136,10 @@ class ConvKernel : public sdk::OpKernel {
                     sum += Value<A>(x[in.At(n, ih, iw, c)]) *
                            Value<A>(f[((a * kw + b) * f_in + c) * f_out + m]);
                   } else {
-                    for (int64_t c = 0; c < in.c; ++c) {
-                      sum += Value<A>(x[in.At(n, ih, iw, c)]) *
+                    // Output o reads input channels c0 + [0, f_in) of its group.
+                    const int64_t c0 = o / (f_out / groups) * f_in;
+                    for (int64_t c = 0; c < f_in; ++c) {
+                      sum += Value<A>(x[in.At(n, ih, iw, c0 + c)]) *
                              Value<A>(f[((a * kw + b) * f_in + c) * f_out + o]);
                     }
                   }

@@ -34,6 +34,12 @@ PX_Status* RegisterLinalgKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar
 PX_Status* RegisterNnKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 PX_Status* RegisterArrayKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 PX_Status* RegisterAudioKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
+// Image resizing and its gradients (image.cc).
+PX_Status* RegisterImageKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
+// CropAndResize and non-max suppression (image_boxes.cc).
+PX_Status* RegisterImageBoxKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
+// Conv3D, MaxPool3D and AvgPool3D (nn3d.cc).
+PX_Status* RegisterNn3dKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 PX_Status* RegisterBasicKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 // _FusedMatMul, _FusedConv2D and _FusedDepthwiseConv2dNative (fused.cc).
 PX_Status* RegisterFusedKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);

@@ -11,6 +11,7 @@ PX_Status* RegisterAllKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* r
       RegisterOptimizerKernels, RegisterArrayGradKernels, RegisterSelectionKernels,
       RegisterSegmentKernels,   RegisterScatterKernels,  RegisterCastKernels,
       RegisterScanKernels,      RegisterReverseKernels,  RegisterMatrixBandKernels,
+      RegisterImageKernels,     RegisterImageBoxKernels, RegisterNn3dKernels,
   };
   for (RegisterFamilyFn family : families) {
     if (PX_Status* s = family(info, registrar)) return s;

@@ -5,7 +5,7 @@
 // EXPLICIT padding, 1x1, 3x3, 2x2 and 1xK (1-D) filters, channel multipliers
 // 1 and 2, batch 1 and more, every fused_ops variant, float, double, half
 // and bfloat16; zero-size shapes; exact values on small integer cases
-// (grouped Conv2D, which the cpu plugin does not run, against a plain loop
+// (grouped Conv2D against a plain loop
 // here); and the refusals. TF32 is off (PX_CUDA_ALLOW_TF32 is cleared before
 // the first convolution). Skipped, with the reason, where the plugin reports
 // no CUDA device; label gpu.

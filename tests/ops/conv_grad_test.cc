@@ -31,6 +31,7 @@ struct Geo {
   std::string padding;        // SAME, VALID, EXPLICIT
   Ints pads = {0, 0, 0, 0};   // EXPLICIT: top, bottom, left, right
   std::string format = "NHWC";
+  int64_t groups = 1;         // Conv2D only: the filter is [kh, kw, c / groups, f_out]
 };
 
 // The forward output size of one spatial dimension.
@@ -43,7 +44,7 @@ int64_t OutSize(const Geo& g, int64_t in, int64_t k, int64_t s, int64_t d, int64
 }
 
 Shape InputShape(const Geo& g) { return ImageShape(g.format, g.n, g.h, g.w, g.c); }
-Shape FilterShape(const Geo& g) { return Shape{g.kh, g.kw, g.c, g.f_out}; }
+Shape FilterShape(const Geo& g) { return Shape{g.kh, g.kw, g.c / g.groups, g.f_out}; }
 Shape OutputShape(const Geo& g, bool depthwise) {
   return ImageShape(g.format, g.n, OutSize(g, g.h, g.kh, g.sh, g.dh, g.pads[0], g.pads[1]),
                     OutSize(g, g.w, g.kw, g.sw, g.dw, g.pads[2], g.pads[3]),
@@ -167,6 +168,35 @@ void MatchesReference(bool depthwise, int seed) {
 }
 
 TEST(Conv2DBackprop, MatchesReference) { MatchesReference(false, 1); }
+
+// Grouped convolutions (a filter of input depth c / groups): float through
+// oneDNN's grouped primitives, the other types a group at a time.
+TEST(Conv2DBackprop, GroupedMatchesReference) {
+  std::mt19937 rng(11);
+  for (DataType t : FloatTypes()) {
+    for (const std::string format : {"NHWC", "NCHW"}) {
+      for (const std::string padding : {"VALID", "SAME", "EXPLICIT"}) {
+        for (const Win& k : Windows()) {
+          // 2 groups of 3 -> 2 channels, 3 groups of 2 -> 1 channel.
+          Geo two{2, k.h, k.w, 6, k.kh, k.kw, 4, k.sh, k.sw, k.dh, k.dw, padding, {1, 2, 2, 0},
+                  format, 2};
+          CheckBoth(false, two, t, rng);
+          Geo three{1, k.h, k.w, 6, k.kh, k.kw, 3, k.sh, k.sw, k.dh, k.dw, padding,
+                    {1, 2, 2, 0}, format, 3};
+          CheckBoth(false, three, t, rng);
+        }
+      }
+    }
+  }
+  // Depthwise as a grouped Conv2D (one input channel per group), and the
+  // gather-sized input of 4 channels.
+  CheckBoth(false, Geo{2, 8, 8, 4, 3, 3, 8, 1, 1, 1, 1, "SAME", {0, 0, 0, 0}, "NHWC", 4},
+            DataType::kFloat, rng);
+  CheckBoth(false, Geo{2, 8, 8, 16, 3, 3, 32, 2, 2, 1, 1, "SAME", {0, 0, 0, 0}, "NHWC", 4},
+            DataType::kFloat, rng);
+  CheckBoth(false, Geo{2, 8, 8, 16, 3, 3, 32, 2, 2, 1, 1, "SAME", {0, 0, 0, 0}, "NHWC", 4},
+            DataType::kDouble, rng);
+}
 TEST(DepthwiseConv2dNativeBackprop, MatchesReference) { MatchesReference(true, 2); }
 
 // Conv2DBackpropInput also takes int32 (as TensorFlow's): exact sums.
@@ -309,6 +339,11 @@ TEST(ConvGrad, FiniteDifferences) {
       CheckFiniteDifferences(depthwise, Geo{2, 7, 7, 2, 3, 3, m, 1, 2, 2, 1, "EXPLICIT", {1, 2, 0, 1}, format}, rng);
       CheckFiniteDifferences(depthwise, Geo{1, 6, 7, 2, 3, 3, m, 1, 1, 2, 2, "VALID", {0, 0, 0, 0}, format}, rng);
     }
+  }
+  // Grouped Conv2D: 2 groups of 2 input channels -> 2 outputs each.
+  for (const std::string format : {"NHWC", "NCHW"}) {
+    CheckFiniteDifferences(false, Geo{2, 5, 6, 4, 3, 3, 4, 1, 1, 1, 1, "SAME", {0, 0, 0, 0}, format, 2}, rng);
+    CheckFiniteDifferences(false, Geo{1, 7, 7, 6, 3, 2, 3, 2, 1, 2, 1, "EXPLICIT", {1, 2, 0, 1}, format, 3}, rng);
   }
 }
 

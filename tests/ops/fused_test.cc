@@ -252,6 +252,36 @@ TEST(FusedConv2D, EdgeShapesAndAttributes) {
   }
 }
 
+// Grouped convolutions (filter input depth c / groups): float through one
+// oneDNN primitive with post-ops, the other types a group at a time and the
+// epilogue after.
+TEST(FusedConv2D, GroupedMatchesReference) {
+  std::mt19937 rng(14);
+  struct Geometry {
+    std::string format, padding;
+    int64_t h, w, kh, kw, sh, sw, dh, dw, f_in;
+  };
+  const std::vector<Geometry> geometries = {
+      {"NHWC", "VALID", 6, 7, 3, 3, 1, 1, 1, 1, 2}, {"NCHW", "SAME", 7, 8, 2, 3, 2, 1, 1, 1, 1},
+      {"NHWC", "EXPLICIT", 5, 6, 3, 2, 2, 1, 1, 1, 2}, {"NHWC", "SAME", 7, 7, 3, 3, 1, 1, 2, 2, 1},
+      {"NHWC", "VALID", 5, 5, 1, 1, 1, 1, 1, 1, 2},
+  };
+  for (DataType t : FloatTypes()) {
+    size_t next = 0;
+    for (const char* first : {"BiasAdd", "FusedBatchNorm"}) {
+      for (const std::string& act : kActivations) {
+        const Geometry& g = geometries[next++ % geometries.size()];
+        const Names ops = FusedOps(first, act);
+        const int64_t c_in = 4, out = 8;  // 2 or 4 groups
+        Check(FusedConv(RandomTensor(t, ImageShape(g.format, 2, g.h, g.w, c_in), rng, -2, 2),
+                        RandomTensor(t, {g.kh, g.kw, g.f_in, out}, rng, -2, 2),
+                        Args(t, ops, out, rng), ops, g.format, g.padding, g.sh, g.sw, g.dh,
+                        g.dw));
+      }
+    }
+  }
+}
+
 // 10000 output rows: more than one block of patches (2^18 / 27 rows each).
 TEST(FusedConv2D, SeveralPatchBlocks) {
   std::mt19937 rng(6);

@@ -129,6 +129,52 @@ TEST(Conv2D, MatchesReference) {
   }
 }
 
+// Grouped convolutions (Keras' Conv2D(groups=g): a filter of input depth
+// c / g): float through oneDNN's grouped primitive, the other types one
+// im2col convolution per group.
+TEST(Conv2D, GroupedMatchesReference) {
+  std::mt19937 rng(12);
+  std::vector<DataType> types = FloatTypes();
+  types.push_back(DataType::kInt32);
+  for (DataType t : types) {
+    for (const std::string format : {"NHWC", "NCHW"}) {
+      for (const std::string padding : {"VALID", "SAME", "EXPLICIT"}) {
+        for (const ConvCase& k : ConvCases()) {
+          Ints pads = format == "NCHW" ? Ints{0, 0, 0, 0, 1, 2, 2, 0}
+                                       : Ints{0, 0, 1, 2, 2, 0, 0, 0};
+          // 2 groups of 3 input channels -> 3 outputs; 4 groups of 1 -> 2.
+          for (const Ints& gf : {Ints{6, 3, 6}, Ints{4, 1, 8}}) {
+            Tensor x = RandomTensor(t, ImageShape(format, 2, k.h, k.w, gf[0]), rng, -2, 2);
+            Tensor f = RandomTensor(t, {k.kh, k.kw, gf[1], gf[2]}, rng, -2, 2);
+            Check(Conv("Conv2D", x, f, format, padding, k.sh, k.sw, k.dh, k.dw, pads),
+                  ConvTolerance(t));
+          }
+        }
+      }
+    }
+  }
+  // 1-D convolutions (which ungrouped go to im2col) and a wider layer.
+  Tensor x1 = RandomTensor(DataType::kFloat, {2, 1, 20, 8}, rng, -2, 2);
+  Tensor f1 = RandomTensor(DataType::kFloat, {1, 3, 2, 12}, rng, -2, 2);
+  Check(Conv("Conv2D", x1, f1, "NHWC", "SAME", 1, 1), ConvTolerance(DataType::kFloat));
+  Tensor x2 = RandomTensor(DataType::kFloat, {1, 12, 12, 64}, rng, -1, 1);
+  Tensor f2 = RandomTensor(DataType::kFloat, {3, 3, 16, 64}, rng, -1, 1);
+  Check(Conv("Conv2D", x2, f2, "NHWC", "SAME", 2, 2), ConvTolerance(DataType::kFloat));
+}
+
+TEST(Conv2D, GroupedExactValues) {
+  // Two groups of two channels, 1x1: y0 = x0 * 1 + x1 * 100, y1 = x2 * 10 +
+  // x3 * 1000 (filter [1, 1, 2, 2] rows are input channels of the group).
+  for (DataType t : {DataType::kFloat, DataType::kDouble, DataType::kInt32}) {
+    Tensor x = MakeTensor(t, {1, 1, 1, 4}, {1, 2, 3, 4});
+    Tensor f = MakeTensor(t, {1, 1, 2, 2}, {1, 10, 100, 1000});
+    Shape shape;
+    EXPECT_EQ(RunCpu(Conv("Conv2D", x, f, "NHWC", "VALID", 1, 1), &shape),
+              (std::vector<double>{201, 4030}));
+    EXPECT_EQ(shape, (Shape{1, 1, 1, 2}));
+  }
+}
+
 // A larger case than the im2col block, and an empty batch.
 TEST(Conv2D, LargeAndEmpty) {
   std::mt19937 rng(3);
@@ -164,9 +210,10 @@ TEST(Conv2D, ExactValues) {
 TEST(Conv2D, Errors) {
   std::mt19937 rng(4);
   Tensor x = RandomTensor(DataType::kFloat, {1, 5, 5, 4}, rng);
-  Tensor grouped = RandomTensor(DataType::kFloat, {3, 3, 2, 4}, rng);
+  // 2 groups, but 3 output channels.
+  Tensor grouped = RandomTensor(DataType::kFloat, {3, 3, 2, 3}, rng);
   ExpectBothFail(Conv("Conv2D", x, grouped, "NHWC", "SAME", 1, 1),
-                 absl::StatusCode::kUnimplemented, "grouped");
+                 absl::StatusCode::kInvalidArgument, "number of groups");
   Tensor f = RandomTensor(DataType::kFloat, {3, 3, 3, 4}, rng);
   ExpectBothFail(Conv("Conv2D", x, f, "NHWC", "SAME", 1, 1),
                  absl::StatusCode::kInvalidArgument, "input depth");

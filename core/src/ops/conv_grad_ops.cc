@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "ops/conv_util.h"
 #include "ops/shape_util.h"
 #include "plexus/graph.h"
 #include "plexus/op_def.h"
@@ -110,6 +111,9 @@ absl::Status ConvGradShape(InferenceContext& ctx, bool filter_grad, bool depthwi
                                   " must be a multiple of the filter input depth ", f_in,
                                   " (input ", DimsString(input), ", filter ", DimsString(filter),
                                   ")"));
+  }
+  if (!depthwise && in_c >= 0 && f_in > 0) {
+    PX_RETURN_IF_ERROR(CheckConvGroups(ctx, in_c, f_in, f_out));
   }
   int64_t out_c = -1;
   if (depthwise) {

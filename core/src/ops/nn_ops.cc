@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "ops/conv_util.h"
 #include "ops/shape_util.h"
 #include "plexus/graph.h"
 #include "plexus/op_def.h"
@@ -37,7 +38,8 @@ absl::Status BiasAddShape(InferenceContext& ctx) {
 }
 
 // Conv2D and DepthwiseConv2dNative: input [N,H,W,C] (or NCHW), filter
-// [KH,KW,C_in,C_out] (depthwise: [KH,KW,C,multiplier]).
+// [KH,KW,C_in/groups,C_out] (grouped when the filter's input depth is less
+// than the input's, shape_util.h) or, depthwise, [KH,KW,C,multiplier].
 absl::Status ConvShape(InferenceContext& ctx, bool depthwise) {
   Window2D w;
   PX_RETURN_IF_ERROR(ReadWindow2D(ctx, /*allow_explicit=*/true, &w));
@@ -75,6 +77,7 @@ absl::Status ConvShape(InferenceContext& ctx, bool depthwise) {
                                     filter.ToString(), ")"));
     }
     if (f_in == 0) return ctx.Error("filter input depth must be positive");
+    PX_RETURN_IF_ERROR(CheckConvGroups(ctx, in_c, f_in, f_out));
     out_c = f_out;
   }
   int64_t out_h, out_w;

@@ -27,6 +27,7 @@ PX_Status* RegisterKernels(void* plugin, PX_KernelRegistrar* registrar) {
       RegisterOptimizerFamily, RegisterArrayGradFamily, RegisterSelectionFamily,
       RegisterSegmentFamily,   RegisterTensorScatterFamily, RegisterScanFamily,
       RegisterMatrixBandFamily,
+      RegisterImageFamily,     RegisterImageBoxFamily,  RegisterNn3dFamily,
   };
   for (FamilyFn family : families) {
     if (PX_Status* s = family(info, registrar)) return s;

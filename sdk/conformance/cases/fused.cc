@@ -234,6 +234,18 @@ PX_CONFORMANCE_CASES("_FusedConv2D")(const CaseContext& ctx) {
       cases.push_back(ConvCase(ctx, k, ops, Label(ops) + " " + k.label));
     }
   }
+  // Grouped convolutions (Keras' Conv2D(groups=...)): 6 input channels,
+  // a filter of input depth 3 (2 groups) or 1 (6 groups), 6 outputs.
+  for (size_t i = 0; i < 4; ++i) {
+    const Conv& k = geometries[i * 2 % geometries.size()];
+    const int64_t f_in = i % 2 == 0 ? 3 : 1;
+    const Names ops = FusedOps(i < 2 ? "BiasAdd" : "FusedBatchNorm", i % 2 == 0 ? "Relu" : "");
+    Case c(ctx.op, "grouped, filter input depth " + std::to_string(f_in) + " " + Label(ops) +
+                       " " + k.label);
+    c.Input(RandomTensor(t, ImageShape(k.format, k.n, k.h, k.w, 6), ctx.rng, -2, 2))
+        .Input(RandomTensor(t, {k.kh, k.kw, f_in, 6}, ctx.rng, -2, 2));
+    cases.push_back(WithArgsAndAttrs(c, ctx, k, ops, i < 2 ? 1 : 4, 6));
+  }
   // Batch norm with another epsilon, LeakyRelu with another alpha.
   cases.push_back(ConvCase(ctx, geometries[0], {"FusedBatchNorm", "Relu"},
                            "[FusedBatchNorm,Relu] epsilon 0.01")

@@ -130,6 +130,36 @@ PX_CONFORMANCE_CASES("Conv2D", "DepthwiseConv2dNative")(const CaseContext& ctx) 
     }
     cases.push_back(std::move(c));
   }
+  if (!depthwise) {
+    // Grouped (Keras' Conv2D(groups=...)): the filter's input depth divides
+    // the input's, the quotient is the number of groups, each feeding its
+    // share of the output channels.
+    struct Grouped {
+      std::string format, padding;
+      int64_t h, w, kh, kw, sh, sw, dh, dw, c, f_in, out;
+      const char* label;
+    };
+    const std::vector<Grouped> grouped = {
+        {"NHWC", "SAME", 6, 7, 3, 3, 1, 1, 1, 1, 4, 2, 6, "grouped 2 groups NHWC SAME 3x3"},
+        {"NHWC", "VALID", 7, 6, 3, 2, 2, 1, 1, 1, 6, 2, 3, "grouped 3 groups NHWC VALID strides 2,1"},
+        {"NCHW", "SAME", 6, 6, 3, 3, 2, 2, 1, 1, 4, 1, 8, "grouped 4 groups of 1 NCHW SAME stride 2"},
+        {"NHWC", "EXPLICIT", 7, 7, 3, 3, 1, 1, 2, 2, 6, 3, 4, "grouped 2 groups EXPLICIT dilation 2"},
+        {"NHWC", "VALID", 1, 9, 1, 3, 1, 1, 1, 1, 8, 4, 4, "grouped 1-D 2 groups"},
+    };
+    for (const Grouped& k : grouped) {
+      Case c(ctx.op, k.label);
+      c.Input(RandomTensor(t, ImageShape(k.format, 2, k.h, k.w, k.c), ctx.rng, -2, 2))
+          .Input(RandomTensor(t, {k.kh, k.kw, k.f_in, k.out}, ctx.rng, -2, 2))
+          .Attr("T", t)
+          .Attr("data_format", k.format)
+          .Attr("padding", k.padding)
+          .Attr("strides", Spatial(k.format, k.sh, k.sw))
+          .Attr("dilations", Spatial(k.format, k.dh, k.dw))
+          .WithTolerance(ConvTolerance(t));
+      if (k.padding == "EXPLICIT") c.Attr("explicit_paddings", Ints{0, 0, 1, 2, 2, 0, 0, 0});
+      cases.push_back(std::move(c));
+    }
+  }
   if (IsFloatType(t)) {
     // Infinities and NaN in the input only, against a filter without zeros:
     // no product is 0 * inf, however a plugin treats the padding.

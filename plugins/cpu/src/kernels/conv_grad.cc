@@ -19,6 +19,10 @@
 //   vectorizable over the channels (contiguous in NHWC): images in parallel,
 //   the filter gradient with one partial sum per thread.
 //
+// Grouped convolutions (filter input depth c / groups) go to oneDNN as one
+// grouped primitive, else one group at a time through the GEMM paths above
+// (conv_groups.h).
+//
 // NCHW tensors are transposed to NHWC and the result back (the filter
 // gradient is HWIO in either format).
 #include <algorithm>
@@ -27,6 +31,7 @@
 #include <vector>
 
 #include "kernels/conv_grad_onednn.h"
+#include "kernels/conv_groups.h"
 #include "kernels/conv_im2col.h"
 #include "kernels/fused_epilogue.h"
 #include "kernels/linalg_gemm.h"
@@ -412,12 +417,6 @@ class ConvGradKernel : public sdk::OpKernel {
     const sdk::Shape dys = call.input_shape(2);
     PX_SDK_CHECK(dys.size() == 4, "%s out_backprop must be 4-D, got %s", kOp,
                  sdk::ShapeString(dys).c_str());
-    if (!kDepthwise && fs.size() == 4 && xs.size() == 4) {
-      const int64_t in_c = xs[window_.nchw ? 1 : 3];
-      PX_SDK_CHECK(fs[2] > 0 ? in_c % fs[2] == 0 : in_c == 0,
-                   "input depth %lld must be a multiple of the filter input depth %lld",
-                   static_cast<long long>(in_c), static_cast<long long>(fs[2]));
-    }
     const ConvGeometry g = ConvGeometryOf(kOp, xs, fs, window_, kDepthwise);
     const bool nchw = window_.nchw;
     const int64_t out_c = kDepthwise ? g.c * g.f_out : g.f_out;
@@ -481,7 +480,7 @@ class ConvGradKernel : public sdk::OpKernel {
     bool done = false;
     // oneDNN's backward data was slower than the gather kernel below on
     // inputs of few channels (a first layer: 1 -> 16 channels, 28x28).
-    const bool gather = !kDepthwise && !kFilter && g.c <= kGatherMaxChannels;
+    const bool gather = !kDepthwise && !kFilter && g.c <= kGatherMaxChannels && g.groups == 1;
     if constexpr (std::is_same_v<V, float> && std::is_same_v<T, float>) {
       if (!gather) done = kFilter ? onednn_.BackwardWeights(g, kDepthwise, in, dy, result)
                      : onednn_.BackwardData(g, kDepthwise, in, dy, result);
@@ -493,10 +492,8 @@ class ConvGradKernel : public sdk::OpKernel {
         } else {
           DepthwiseBackpropInputNhwc(in, dy, g, result);
         }
-      } else if (kFilter) {
-        BackpropFilterNhwc(in, dy, g, result);
       } else {
-        BackpropInputNhwc(in, dy, g, result);
+        OwnBackprop(in, dy, g, result);
       }
     }
     if (direct) return;
@@ -509,6 +506,24 @@ class ConvGradKernel : public sdk::OpKernel {
       }
     } else {
       for (int64_t e = 0; e < out_size; ++e) out[e] = static_cast<T>(result[e]);
+    }
+  }
+
+  // The plugin's own GEMM path for Conv2D's gradients, a group at a time
+  // for a grouped convolution. in is the filter (kFilter false) or x.
+  template <typename V>
+  static void OwnBackprop(const V* in, const V* dy, const ConvGeometry& g, V* result) {
+    if (g.groups > 1) {
+      using Op = ConvOperand;
+      ForEachGroup(g, kFilter ? Op::kInput : Op::kFilter, in, Op::kOutput, dy,
+                   kFilter ? Op::kFilter : Op::kInput, result,
+                   [](const ConvGeometry& sub, const V* in_g, const V* dy_g, V* result_g) {
+                     OwnBackprop(in_g, dy_g, sub, result_g);
+                   });
+    } else if (kFilter) {
+      BackpropFilterNhwc(in, dy, g, result);
+    } else {
+      BackpropInputNhwc(in, dy, g, result);
     }
   }
 

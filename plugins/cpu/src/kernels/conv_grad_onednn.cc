@@ -2,8 +2,8 @@
 // backward-weights convolutions on NHWC memory. The primitives choose their
 // own filter layout ("any"): the filter is reordered into it for backward
 // data, and the filter gradient reordered out of it into TF's HWIO (or the
-// depthwise [kh, kw, c, multiplier], which is oneDNN's hwigo) for backward
-// weights. The filter changes every training step, so nothing is cached
+// grouped [kh, kw, c / groups, f_out] or depthwise [kh, kw, c, multiplier],
+// which are oneDNN's hwigo, conv_onednn_weights.h) for backward weights. The filter changes every training step, so nothing is cached
 // but the primitives; each call has its own memory objects and scratchpad,
 // so concurrent calls are safe.
 #include "kernels/conv_grad_onednn.h"
@@ -20,6 +20,8 @@
 
 #if defined(PX_CPU_SGEMM_ONEDNN)
 #include <oneapi/dnnl/dnnl.hpp>
+
+#include "kernels/conv_onednn_weights.h"
 #endif
 
 namespace plexus::cpu {
@@ -47,11 +49,11 @@ dnnl::engine& Engine() {
 }
 
 using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
-                       int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int>;
+                       int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int>;
 
 Key KeyOf(const ConvGeometry& g, bool depthwise, bool weights) {
   return Key(g.n, g.h, g.w, g.c, g.kh, g.kw, g.f_out, g.oh, g.ow, g.top, g.left, g.sh, g.sw, g.dh,
-             g.dw, (depthwise ? 1 : 0) + (weights ? 2 : 0));
+             g.dw, g.groups, (depthwise ? 1 : 0) + (weights ? 2 : 0));
 }
 
 // A 64-byte aligned buffer.
@@ -88,20 +90,12 @@ void Create(const ConvGeometry& g, bool depthwise, bool weights, GradEntry* e) {
       (g.w + g.left + right - ekw) / g.sw + 1 != g.ow) {
     return;
   }
-  const int64_t out_c = depthwise ? g.c * g.f_out : g.f_out;
+  const int64_t out_c = OutputChannels(g, depthwise);
   try {
     e->data_md = memory::desc({g.n, g.c, g.h, g.w}, kF32, Tag::nhwc);
     e->dst_md = memory::desc({g.n, out_c, g.oh, g.ow}, kF32, Tag::nhwc);
-    memory::desc any_wei;
-    if (depthwise) {
-      const memory::dims dims{g.c, g.f_out, 1, g.kh, g.kw};
-      e->user_wei_md = memory::desc(dims, kF32, Tag::hwigo);
-      any_wei = memory::desc(dims, kF32, Tag::any);
-    } else {
-      const memory::dims dims{g.f_out, g.c, g.kh, g.kw};
-      e->user_wei_md = memory::desc(dims, kF32, Tag::hwio);
-      any_wei = memory::desc(dims, kF32, Tag::any);
-    }
+    e->user_wei_md = OneDnnWeightsDesc(g, depthwise, /*any=*/false);
+    const memory::desc any_wei = OneDnnWeightsDesc(g, depthwise, /*any=*/true);
     const memory::dims strides{g.sh, g.sw}, dilates{g.dh - 1, g.dw - 1};
     const memory::dims pad_l{g.top, g.left}, pad_r{bottom, right};
     dnnl::primitive_attr attr;

@@ -14,6 +14,7 @@
 
 #include "kernels/linalg_gemm.h"
 #include "plexus/sdk/kernel.h"
+#include "plexus/sdk/conv_grouping.h"
 #include "plexus/sdk/window.h"
 
 namespace plexus::cpu {
@@ -21,15 +22,21 @@ namespace plexus::cpu {
 // Geometry of one NHWC convolution.
 struct ConvGeometry {
   int64_t n, h, w, c;      // input
-  int64_t kh, kw, f_out;   // filter [kh, kw, c, f_out]
+  int64_t kh, kw, f_out;   // filter [kh, kw, c / groups, f_out]
   int64_t oh, ow, top, left;
   int64_t sh, sw, dh, dw;
+  // A grouped convolution (Keras' Conv2D(groups=...)): input channels
+  // [k * c / groups, (k + 1) * c / groups) feed output channels
+  // [k * f_out / groups, (k + 1) * f_out / groups) only. Depthwise
+  // geometries keep 1 (their grouping is implied).
+  int64_t groups = 1;
 };
 
 // The geometry of `op` on input shape `xs` and filter shape `fs` (4-D each;
 // NCHW inputs are described as the NHWC they are transposed to). A depthwise
-// filter's depth must equal the input's; a regular one's must too (grouped
-// convolutions are refused as UNIMPLEMENTED).
+// filter's depth must equal the input's; a regular one's must divide it
+// (the quotient is the number of groups, which must divide the filter's
+// output depth, as TensorFlow checks).
 inline ConvGeometry ConvGeometryOf(const char* op, const sdk::Shape& xs, const sdk::Shape& fs,
                                    const sdk::Window& window, bool depthwise) {
   PX_SDK_CHECK(xs.size() == 4, "%s input must be 4-D, got %s", op, sdk::ShapeString(xs).c_str());
@@ -47,14 +54,7 @@ inline ConvGeometry ConvGeometryOf(const char* op, const sdk::Shape& xs, const s
     PX_SDK_CHECK(g.c == fs[2], "input depth %lld must equal the filter depth %lld",
                  static_cast<long long>(g.c), static_cast<long long>(fs[2]));
   } else {
-    PX_SDK_CHECK(fs[2] > 0 && g.c % fs[2] == 0, "input depth %lld must be a multiple of the filter input depth %lld",
-                 static_cast<long long>(g.c), static_cast<long long>(fs[2]));
-    if (g.c != fs[2]) {
-      throw sdk::KernelError(PX_CODE_UNIMPLEMENTED,
-                             sdk::Format("%s does not support grouped convolutions: the input depth %lld "
-                                         "differs from the filter input depth %lld",
-                                         op, static_cast<long long>(g.c), static_cast<long long>(fs[2])));
-    }
+    g.groups = sdk::ConvGroups(op, g.c, fs[2], g.f_out);
   }
   g.sh = window.sh;
   g.sw = window.sw;

@@ -1,7 +1,8 @@
 // OneDnnConv (conv_onednn.h): oneDNN's forward-inference convolution on NHWC
 // memory, the filter reordered from TF's HWIO to the primitive's own layout,
-// bias / batch norm / activation as post-ops. A depthwise convolution is the
-// same primitive with one group per input channel.
+// bias / batch norm / activation as post-ops. Grouped and depthwise
+// convolutions are the same primitive with grouped weights
+// (conv_onednn_weights.h).
 #include "kernels/conv_onednn.h"
 
 #include <algorithm>
@@ -16,6 +17,8 @@
 
 #if defined(PX_CPU_SGEMM_ONEDNN)
 #include <oneapi/dnnl/dnnl.hpp>
+
+#include "kernels/conv_onednn_weights.h"
 #endif
 
 namespace plexus::cpu {
@@ -49,10 +52,13 @@ Force ForcedPath() {
 // every 2-D layer measured, plugins/cpu/README.md) except 1-D convolutions
 // (a spatial dimension of 1 with a kernel of 1 there, as TensorFlow's conv1d
 // makes them), where im2col and one GEMM were 1.5-1.8x faster on
-// hey_snips' layers; PX_CPU_CONV overrides the rule.
+// hey_snips' layers; PX_CPU_CONV overrides the rule. Grouped convolutions
+// always go to oneDNN, whose grouped kernels need none of the per-group
+// copies of the im2col path (conv_groups.h).
 bool PreferOneDnn(const ConvGeometry& g) {
   const Force force = ForcedPath();
   if (force != Force::kNone) return force == Force::kOneDnn;
+  if (g.groups > 1) return true;
   const bool one_d = (g.w == 1 && g.kw == 1) || (g.h == 1 && g.kh == 1);
   return !one_d;
 }
@@ -104,14 +110,14 @@ struct AlignedBuffer {
 };
 
 using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
-                       int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int>;
+                       int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int>;
 
 Key KeyOf(const ConvGeometry& g, bool depthwise, const Epilogue<float>* e) {
   int kind = 0;
   if (e != nullptr) kind = 1 + 2 * static_cast<int>(e->act) + (e->batch_norm ? 1 : 0);
   kind = 2 * kind + (depthwise ? 1 : 0);
   return Key(g.n, g.h, g.w, g.c, g.kh, g.kw, g.f_out, g.oh, g.ow, g.top, g.left, g.sh, g.sw, g.dh,
-             g.dw, kind);
+             g.dw, g.groups, kind);
 }
 
 }  // namespace
@@ -216,22 +222,12 @@ struct OneDnnConv::Impl {
         (g.w + g.left + right - ekw) / g.sw + 1 != g.ow) {
       return;
     }
-    // A depthwise filter [kh, kw, c, multiplier] is the grouped filter
-    // (groups c, outputs multiplier, inputs 1, kh, kw) in oneDNN's hwigo
-    // order; the output has c * multiplier channels.
-    const int64_t out_c = depthwise ? g.c * g.f_out : g.f_out;
+    const int64_t out_c = OutputChannels(g, depthwise);
     try {
       entry->src_md = memory::desc({g.n, g.c, g.h, g.w}, kF32, Tag::nhwc);
       entry->dst_md = memory::desc({g.n, out_c, g.oh, g.ow}, kF32, Tag::nhwc);
-      memory::desc any_wei;
-      if (depthwise) {
-        const memory::dims dims{g.c, g.f_out, 1, g.kh, g.kw};
-        entry->user_wei_md = memory::desc(dims, kF32, Tag::hwigo);
-        any_wei = memory::desc(dims, kF32, Tag::any);
-      } else {
-        entry->user_wei_md = memory::desc({g.f_out, g.c, g.kh, g.kw}, kF32, Tag::hwio);
-        any_wei = memory::desc({g.f_out, g.c, g.kh, g.kw}, kF32, Tag::any);
-      }
+      entry->user_wei_md = OneDnnWeightsDesc(g, depthwise, /*any=*/false);
+      const memory::desc any_wei = OneDnnWeightsDesc(g, depthwise, /*any=*/true);
       entry->bias_md = memory::desc({out_c}, kF32, Tag::x);
       entry->channel_md = memory::desc({1, out_c, 1, 1}, kF32, Tag::nchw);
       dnnl::primitive_attr attr;
@@ -317,7 +313,8 @@ bool OneDnnConv::Execute(const ConvGeometry& g, bool depthwise, const float* x, 
     const float* weights = f;
     std::shared_ptr<std::vector<float>> reordered;
     if (entry->reorder_weights) {
-      const size_t count = static_cast<size_t>(g.kh * g.kw * g.c * g.f_out);
+      // [kh, kw, c / groups, f_out] (depthwise: [kh, kw, c, multiplier]).
+      const size_t count = static_cast<size_t>(g.kh * g.kw * (g.c / g.groups) * g.f_out);
       {
         std::lock_guard<std::mutex> lock(entry->mu);
         if (entry->reordered && entry->filter_copy.size() == count &&

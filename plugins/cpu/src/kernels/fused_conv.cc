@@ -7,12 +7,15 @@
 // (nn_conv.cc): NHWC im2col patches a block of output rows at a time,
 // multiplied by the [kh*kw*c, f_out] filter with the shared Gemm (1x1,
 // stride 1 and no padding skip the patches: one GEMM over the whole input).
-// The epilogue (fused_epilogue.h) follows each block's product.
+// The epilogue (fused_epilogue.h) follows each block's product. A grouped
+// convolution is one oneDNN primitive too; otherwise one im2col convolution
+// per group (conv_groups.h), then the epilogue over the whole output.
 // NCHW inputs are transposed to NHWC and the result back.
 #include <algorithm>
 #include <string>
 #include <vector>
 
+#include "kernels/conv_groups.h"
 #include "kernels/conv_im2col.h"
 #include "kernels/conv_onednn.h"
 #include "kernels/fused_epilogue.h"
@@ -29,6 +32,14 @@ namespace {
 template <typename T>
 void FusedConvNhwc(const T* x, const T* f, const ConvGeometry& g,
                    const Epilogue<sdk::ComputeType<T>>& epilogue, T* y) {
+  if (g.groups > 1) {
+    ForEachGroup(g, ConvOperand::kInput, x, ConvOperand::kFilter, f, ConvOperand::kOutput, y,
+                 [](const ConvGeometry& sub, const T* xg, const T* fg, T* yg) {
+                   ConvNhwcBlocks(xg, fg, sub, yg, int64_t{1} << 20, [](T*, int64_t) {});
+                 });
+    ApplyEpilogue<T>(epilogue, y, g.n * g.oh * g.ow, g.f_out);
+    return;
+  }
   ConvNhwcBlocks(x, f, g, y, int64_t{1} << 18,
                  [&](T* y_block, int64_t rows) { ApplyEpilogue<T>(epilogue, y_block, rows, g.f_out); });
 }

@@ -1,11 +1,14 @@
 // CPU kernels: Conv2D. float goes to oneDNN's convolution primitive when the
 // plugin is built with oneDNN (conv_onednn.h); otherwise, and for the other
 // types, im2col + Gemm, with a direct product for 1x1 convolutions
-// (conv_im2col.h). NCHW inputs are transposed to NHWC and the result back.
+// (conv_im2col.h). Grouped convolutions (a filter of input depth c / groups)
+// run as one oneDNN primitive, or as one im2col convolution per group
+// (conv_groups.h). NCHW inputs are transposed to NHWC and the result back.
 // DepthwiseConv2dNative is in depthwise_conv.cc, registered from here.
 #include <algorithm>
 #include <vector>
 
+#include "kernels/conv_groups.h"
 #include "kernels/conv_im2col.h"
 #include "kernels/conv_onednn.h"
 #include "kernels/fused_epilogue.h"
@@ -22,9 +25,16 @@ constexpr bool kIsFloat = std::is_same_v<T, float> || std::is_same_v<T, double> 
                           std::is_same_v<T, sdk::half> || std::is_same_v<T, sdk::bfloat16>;
 
 // y[n*oh*ow, f_out] = patches * filter (conv_im2col.h), in blocks of at most
-// 2^20 patch elements.
+// 2^20 patch elements; a grouped convolution one group at a time.
 template <typename T>
 void ConvNhwc(const T* x, const T* f, const ConvGeometry& g, T* y) {
+  if (g.groups > 1) {
+    ForEachGroup(g, ConvOperand::kInput, x, ConvOperand::kFilter, f, ConvOperand::kOutput, y,
+                 [](const ConvGeometry& sub, const T* xg, const T* fg, T* yg) {
+                   ConvNhwc<T>(xg, fg, sub, yg);
+                 });
+    return;
+  }
   ConvNhwcBlocks(x, f, g, y, int64_t{1} << 20, [](T*, int64_t) {});
 }
 

@@ -23,6 +23,12 @@ PX_Status* RegisterAudioFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar* 
 // Cumsum and Cumprod (scan.cc); MatrixBandPart (matrix_band.cc).
 PX_Status* RegisterScanFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 PX_Status* RegisterMatrixBandFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
+// Image resizing and its gradients (image.cc).
+PX_Status* RegisterImageFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
+// CropAndResize and non-max suppression (image_boxes.cc).
+PX_Status* RegisterImageBoxFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
+// Conv3D, MaxPool3D and AvgPool3D (nn3d.cc).
+PX_Status* RegisterNn3dFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 // _FusedMatMul and _FusedConv2D (fused_matmul.cc, fused_conv.cc).
 PX_Status* RegisterFusedFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 // Gradient kernels and optimizer updates (training).

@@ -346,6 +346,27 @@ inline constexpr OpSignature kTensorScatterAdd{"TensorScatterAdd", {"T", "Tindic
 inline constexpr OpSignature kTensorScatterSub{"TensorScatterSub", {"T", "Tindices"}, {1}};
 inline constexpr OpSignature kTensorScatterMax{"TensorScatterMax", {"T", "Tindices"}, {1}};
 inline constexpr OpSignature kTensorScatterMin{"TensorScatterMin", {"T", "Tindices"}, {1}};
+// Image resizing (the size input is read on the host)
+inline constexpr OpSignature kResizeBilinear{"ResizeBilinear", {"T"}, {1}};
+inline constexpr OpSignature kResizeNearestNeighbor{"ResizeNearestNeighbor", {"T"}, {1}};
+inline constexpr OpSignature kResizeBicubic{"ResizeBicubic", {"T"}, {1}};
+inline constexpr OpSignature kResizeBilinearGrad{"ResizeBilinearGrad", {"T"}};
+inline constexpr OpSignature kResizeNearestNeighborGrad{"ResizeNearestNeighborGrad", {"T"}, {1}};
+
+inline constexpr OpSignature kCropAndResize{"CropAndResize", {"T"}, {3}};
+
+// Non-max suppression: the scalar arguments are read on the host; the
+// number of selected boxes (the outputs' size) is known only at run time.
+inline constexpr OpSignature kNonMaxSuppressionV3{"NonMaxSuppressionV3", {"T", "T_threshold"},
+                                                  {2, 3, 4}};
+inline constexpr OpSignature kNonMaxSuppressionV4{"NonMaxSuppressionV4", {"T", "T_threshold"},
+                                                  {2, 3, 4}};
+inline constexpr OpSignature kNonMaxSuppressionV5{"NonMaxSuppressionV5", {"T"}, {2, 3, 4, 5}};
+
+// 3-D convolution and pooling (NDHWC)
+inline constexpr OpSignature kConv3D{"Conv3D", {"T"}};
+inline constexpr OpSignature kMaxPool3D{"MaxPool3D", {"T"}};
+inline constexpr OpSignature kAvgPool3D{"AvgPool3D", {"T"}};
 
 // Every signature above, for tools and tests that walk the table.
 inline constexpr const OpSignature* kAllSignatures[] = {
@@ -376,6 +397,10 @@ inline constexpr const OpSignature* kAllSignatures[] = {
     &kSegmentSum, &kSegmentMean, &kSegmentMax, &kSegmentMin, &kSegmentProd, &kUnsortedSegmentMax,
     &kUnsortedSegmentMin, &kUnsortedSegmentProd, &kTensorScatterUpdate, &kTensorScatterAdd,
     &kTensorScatterSub, &kTensorScatterMax, &kTensorScatterMin,
+    &kResizeBilinear,
+    &kResizeNearestNeighbor, &kResizeBicubic, &kResizeBilinearGrad, &kResizeNearestNeighborGrad,
+    &kCropAndResize, &kNonMaxSuppressionV3, &kNonMaxSuppressionV4, &kNonMaxSuppressionV5,
+    &kConv3D, &kMaxPool3D, &kAvgPool3D,
 };
 
 }  // namespace sig
