@@ -133,7 +133,8 @@ def tensor_scatter(kind):
             elif kind == "add":
                 out[pos] = cur + u
             elif kind == "sub":
-                out[pos] = cur - u
+                with np.errstate(over="ignore"):  # unsigned integers wrap, as in the kernels
+                    out[pos] = cur - u
             elif kind == "max":
                 out[pos] = np.where(cur < u, u, cur)
             else:

@@ -6,7 +6,7 @@
 // floats are compared through a float copy of the row. The output is in
 // that order whether or not `sorted` is set. Where counts the nonzero
 // elements per chunk in parallel, allocates [count, rank] and writes each
-// chunk's coordinates at its prefix offset.
+// chunk's coordinates at its prefix offset, counting them up without division.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -152,15 +152,19 @@ class WhereKernel : public sdk::OpKernel {
 #pragma omp parallel for schedule(static) if (chunks > 1)
     for (int64_t c = 0; c < chunks; ++c) {
       int64_t* row = out + first[c] * rank;
-      const int64_t end = std::min(size, (c + 1) * kWhereChunk);
-      for (int64_t i = c * kWhereChunk; i < end; ++i) {
-        if (!NonZero(x[i])) continue;
-        int64_t rest = i;
-        for (int64_t d = rank - 1; d >= 0; --d) {
-          row[d] = rest % shape[d];
-          rest /= shape[d];
+      const int64_t begin = c * kWhereChunk, end = std::min(size, (c + 1) * kWhereChunk);
+      // The coordinates of `begin`, then counted up element by element.
+      std::vector<int64_t> coord(static_cast<size_t>(rank));
+      for (int64_t d = rank - 1, rest = begin; d >= 0; --d) {
+        coord[d] = rest % shape[d];
+        rest /= shape[d];
+      }
+      for (int64_t i = begin; i < end; ++i) {
+        if (NonZero(x[i])) {
+          std::copy(coord.begin(), coord.end(), row);
+          row += rank;
         }
-        row += rank;
+        for (int64_t d = rank - 1; d >= 0 && ++coord[d] == shape[d]; --d) coord[d] = 0;
       }
     }
   }
