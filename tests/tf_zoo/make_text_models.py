@@ -31,6 +31,7 @@ Run in a virtual environment with tensorflow-cpu (TensorFlow 2.21, Keras 3):
 
 Everything is deterministic: vocabularies come from adapt() on fixed text.
 """
+import contextlib
 import os
 import re
 import shutil
@@ -121,6 +122,21 @@ def write_frozen(out_dir):
         np.save(os.path.join(out_dir, f"frozen_{name}.npy"), value)
 
 
+@contextlib.contextmanager
+def vocabulary_folder():
+    """A temporary working folder for vocabulary files, named relatively:
+    TensorFlow writes the file name it was given into the SavedModel (table
+    names, the asset constant's default), and a relative name keeps this
+    machine's temporary paths out of the test data."""
+    cwd = os.getcwd()
+    with tempfile.TemporaryDirectory() as folder:
+        os.chdir(folder)
+        try:
+            yield folder
+        finally:
+            os.chdir(cwd)
+
+
 def file_model(word_file, vectorize):
     """A functional model whose lookups read the vocabulary file
     `word_file`; with `vectorize`, a TextVectorization (split into words:
@@ -145,9 +161,10 @@ def write_saved(out_dir):
     """saved_model/ (lookups only) by tf.saved_model.save, export/ (with
     TextVectorization) by Model.export."""
     inputs = {"text": tf.constant(TEXT.astype(bytes)), "codes": tf.constant(CODES)}
-    with tempfile.TemporaryDirectory() as vocab_dir:
+    out_dir = os.path.abspath(out_dir)
+    with vocabulary_folder():
         words = sorted({w for line in CORPUS for w in re.sub(r"[^\w\s]", " ", line.lower()).split()})
-        word_file = os.path.join(vocab_dir, "words.txt")
+        word_file = "words.txt"
         with open(word_file, "w", encoding="utf-8") as f:
             f.write("\n".join(words) + "\n")
         for sub, vectorize in (("saved_model", False), ("export", True)):
@@ -188,10 +205,10 @@ def write_tf1_saved_model(out_dir):
     """tf1_saved_model/: a TensorFlow 1 SavedModel whose main op fills a
     table from a two-column asset (key, tab, value)."""
     tf1 = tf.compat.v1
-    path = os.path.join(out_dir, "tf1_saved_model")
+    path = os.path.abspath(os.path.join(out_dir, "tf1_saved_model"))
     shutil.rmtree(path, ignore_errors=True)
-    with tempfile.TemporaryDirectory() as vocab_dir:
-        labels = os.path.join(vocab_dir, "labels.txt")
+    with vocabulary_folder():
+        labels = "labels.txt"
         with open(labels, "w", encoding="utf-8") as f:
             f.write("fox\t3\ndog\t5\nthe\t7\nquick\t11\n")
         graph = tf.Graph()
