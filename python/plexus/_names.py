@@ -132,6 +132,7 @@ NAMES = {
     "Acosh": ["acosh", "math.acosh"],
     "Atanh": ["atanh", "math.atanh"],
     "Atan2": ["atan2", "math.atan2"],
+    "DivNoNan": ["math.divide_no_nan"],
     "Expm1": ["math.expm1"],
     "IsFinite": ["math.is_finite"],
     "IsNan": ["math.is_nan"],

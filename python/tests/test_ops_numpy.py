@@ -342,6 +342,19 @@ def xy_sqdiff(rng, sx, sy, dt):
     return rand(rng, sx, dt, -3, 3), rand(rng, sy, dt, -3, 3)
 
 
+def xy_div_no_nan(rng, sx, sy, dt):
+    x, y = rand(rng, sx, dt, -3, 3), np.array(rand(rng, sy, dt, -3, 3))
+    if y.size:
+        y.reshape(-1)[::3] = 0  # zeros, where the result is 0
+    return x, y
+
+
+def div_no_nan(x, y):
+    with np.errstate(all="ignore"):
+        q = np.asarray(x / np.where(y == 0, np.ones_like(y), y))
+    return np.where(y == 0, np.zeros_like(q), q).astype(q.dtype)
+
+
 def xy_cmp(rng, sx, sy, dt):
     if dt == "bool":
         return rand(rng, sx, dt), rand(rng, sy, dt)
@@ -373,6 +386,7 @@ BINARY = {
     "Pow": (R.int_pow, xy_pow, "transc"),
     "SquaredDifference": (lambda x, y: (x - y) ** 2, xy_sqdiff, "elem"),
     "Atan2": (np.arctan2, xy_sqdiff, "transc"),
+    "DivNoNan": (div_no_nan, xy_div_no_nan, "elem"),
 }
 
 _INF, _NAN = np.inf, np.nan

@@ -104,7 +104,7 @@ C TruncMod(C x, C y) {
 
 enum class Bin {
   kAdd, kSub, kMul, kDiv, kRealDiv, kFloorDiv, kFloorMod, kMax, kMin, kPow, kSqDiff, kAtan2,
-  kLess, kLessEqual, kGreater, kGreaterEqual, kEqual, kNotEqual, kLogicalAnd, kLogicalOr,
+  kDivNoNan, kLess, kLessEqual, kGreater, kGreaterEqual, kEqual, kNotEqual, kLogicalAnd, kLogicalOr,
 };
 
 bool IsComparison(Bin op) { return op >= Bin::kLess; }
@@ -164,6 +164,7 @@ C Arith(Bin op, C x, C y) {
       case Bin::kPow: return std::pow(x, y);
       case Bin::kSqDiff: return (x - y) * (x - y);
       case Bin::kAtan2: return std::atan2(x, y);  // x is Atan2's y input
+      case Bin::kDivNoNan: return y == C(0) ? C(0) : x / y;
       default: return 0;
     }
   }
@@ -194,6 +195,7 @@ Bin BinFromName(const std::string& op) {
       {"GreaterEqual", Bin::kGreaterEqual}, {"Equal", Bin::kEqual},
       {"NotEqual", Bin::kNotEqual}, {"LogicalAnd", Bin::kLogicalAnd},
       {"LogicalOr", Bin::kLogicalOr}, {"Atan2", Bin::kAtan2},
+      {"DivNoNan", Bin::kDivNoNan},
   };
   for (const auto& e : kOps) {
     if (op == e.name) return e.op;
@@ -498,8 +500,8 @@ PX_Status* RegisterElementwiseKernels(sdk::RegistrationInfo* info, PX_KernelRegi
                                                        sdk::sig::kSquaredDifference, {kSqDiff})) {
     return s;
   }
-  if (PX_Status* s = sdk::RegisterKernel<BinaryKernel>(info, registrar, sdk::sig::kAtan2, {kFloat})) {
-    return s;
+  for (const sdk::OpSignature* op : {&sdk::sig::kAtan2, &sdk::sig::kDivNoNan}) {
+    if (PX_Status* s = sdk::RegisterKernel<BinaryKernel>(info, registrar, *op, {kFloat})) return s;
   }
   for (const sdk::OpSignature* op : {&sdk::sig::kLogicalAnd, &sdk::sig::kLogicalOr}) {
     if (PX_Status* s = sdk::RegisterKernel<BinaryKernel>(info, registrar, *op)) return s;

@@ -162,6 +162,8 @@ PX_BINARY_OP("Pow",
              "complex128}");
 PX_BINARY_OP("SquaredDifference",
              "T: {bfloat16, half, float, double, int32, int64, complex64, complex128}");
+// x / y, and 0 where y is 0 (whatever x is, NaN included).
+PX_BINARY_OP("DivNoNan", "T: {half, float, bfloat16, double, complex64, complex128}");
 // atan(y / x) in the quadrant of (x, y); TensorFlow names the inputs y, x.
 PX_REGISTER_OP(OpDefBuilder("Atan2")
                    .Input("y: T")

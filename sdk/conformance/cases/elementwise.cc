@@ -382,7 +382,8 @@ PX_CONFORMANCE_CASES("IsFinite", "IsNan", "IsInf")(const CaseContext& ctx) {
 }
 
 // Atan2(y, x): every quadrant, the signed zeros and infinities, broadcasting.
-PX_CONFORMANCE_CASES("Atan2")(const CaseContext& ctx) {
+// DivNoNan(x, y): x / y, or 0 where y is 0 (the special pairs hold zeros).
+PX_CONFORMANCE_CASES("Atan2", "DivNoNan")(const CaseContext& ctx) {
   std::vector<Case> cases;
   if (!IsFloatType(ctx.dtype)) return cases;
   AddBroadcastCases(ctx, Ranges{-3, 3, -3, 3, 0}, cases);

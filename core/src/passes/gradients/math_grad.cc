@@ -66,6 +66,23 @@ absl::Status DivGrad(GradientContext& g, const GradientOp& op, const GradientLis
 PX_REGISTER_GRADIENT("RealDiv", DivGrad);
 PX_REGISTER_GRADIENT("Div", DivGrad);
 
+// DivNoNan: the same with every division a DivNoNan, so where y is 0 both
+// gradients are 0 (TensorFlow's math_grad.py).
+absl::Status DivNoNanGrad(GradientContext& g, const GradientOp& op, const GradientList& dy,
+                          GradientList* dx) {
+  const Endpoint& x = op.inputs[0];
+  const Endpoint& y = op.inputs[1];
+  PX_G_ASSIGN(Endpoint gx, g.Op("DivNoNan", {*dy[0], y}));
+  PX_G_ASSIGN((*dx)[0], g.SumToShapeOf(gx, x, y));
+  PX_G_ASSIGN(Endpoint neg_x, g.Op("Neg", {x}));
+  PX_G_ASSIGN(Endpoint ratio, g.Op("DivNoNan", {neg_x, y}));
+  PX_G_ASSIGN(Endpoint ratio2, g.Op("DivNoNan", {ratio, y}));
+  PX_G_ASSIGN(Endpoint gy, g.Op("Mul", {*dy[0], ratio2}));
+  PX_G_ASSIGN((*dx)[1], g.SumToShapeOf(gy, y, x));
+  return absl::OkStatus();
+}
+PX_REGISTER_GRADIENT("DivNoNan", DivNoNanGrad);
+
 // Maximum / Minimum: the gradient goes to the input that was selected (x on
 // ties, as TensorFlow does).
 absl::Status SelectByComparison(GradientContext& g, const GradientOp& op, const GradientList& dy,

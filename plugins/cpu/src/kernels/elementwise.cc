@@ -48,7 +48,7 @@ Bin BinFromName(const std::string& op) {
       {"LessEqual", Bin::kLessEqual}, {"Greater", Bin::kGreater},
       {"GreaterEqual", Bin::kGreaterEqual}, {"Equal", Bin::kEqual},
       {"NotEqual", Bin::kNotEqual}, {"LogicalAnd", Bin::kLogicalAnd},
-      {"LogicalOr", Bin::kLogicalOr}, {"Atan2", Bin::kAtan2},
+      {"LogicalOr", Bin::kLogicalOr}, {"Atan2", Bin::kAtan2}, {"DivNoNan", Bin::kDivNoNan},
   };
   for (const auto& e : kOps) {
     if (op == e.name) return e.op;
@@ -460,7 +460,7 @@ PX_Status* RegisterElementwiseFamily(sdk::RegistrationInfo* info, PX_KernelRegis
       {&sdk::sig::kLessEqual, &kReal},    {&sdk::sig::kGreater, &kReal},
       {&sdk::sig::kGreaterEqual, &kReal}, {&sdk::sig::kEqual, &kAll},
       {&sdk::sig::kNotEqual, &kAll},      {&sdk::sig::kSquaredDifference, &kSqDiff},
-      {&sdk::sig::kAtan2, &kFloat},
+      {&sdk::sig::kAtan2, &kFloat},       {&sdk::sig::kDivNoNan, &kFloat},
   };
   for (const Entry& e : binary) {
     if (PX_Status* s = sdk::RegisterKernel<BinaryKernel>(info, registrar, *e.op, {*e.types})) {

@@ -138,7 +138,7 @@ void RunPlan2(const Plan<2>& p, const TA* a, const TB* b, TO* out, F f) {
 // ---------------------------------------------------------------------------
 
 enum class Bin {
-  kAdd, kSub, kMul, kDiv, kFloorDiv, kFloorMod, kMax, kMin, kPow, kSqDiff, kAtan2,
+  kAdd, kSub, kMul, kDiv, kFloorDiv, kFloorMod, kMax, kMin, kPow, kSqDiff, kAtan2, kDivNoNan,
   kLess, kLessEqual, kGreater, kGreaterEqual, kEqual, kNotEqual, kLogicalAnd, kLogicalOr,
 };
 inline bool IsComparison(Bin op) { return op >= Bin::kLess; }
@@ -281,6 +281,7 @@ void RunBinaryImpl(Bin op, const Plan<2>& p, const T* a, const T* b, void* out) 
           return d * d;
         });
       case Bin::kAtan2: return arith([](C y, C x) { return std::atan2(y, x); });
+      case Bin::kDivNoNan: return arith([](C x, C y) { return y == C(0) ? C(0) : x / y; });
       default: break;
     }
   }

@@ -174,6 +174,7 @@ inline constexpr OpSignature kAcosh{"Acosh", {"T"}};
 inline constexpr OpSignature kAtanh{"Atanh", {"T"}};
 inline constexpr OpSignature kExpm1{"Expm1", {"T"}};
 inline constexpr OpSignature kAtan2{"Atan2", {"T"}};
+inline constexpr OpSignature kDivNoNan{"DivNoNan", {"T"}};
 inline constexpr OpSignature kIsFinite{"IsFinite", {"T"}};
 inline constexpr OpSignature kIsNan{"IsNan", {"T"}};
 inline constexpr OpSignature kIsInf{"IsInf", {"T"}};
@@ -375,7 +376,7 @@ inline constexpr const OpSignature* kAllSignatures[] = {
     &kEqual, &kNotEqual, &kSquaredDifference, &kLogicalAnd, &kLogicalOr, &kNeg, &kAbs, &kSign,
     &kExp, &kLog, &kLog1p, &kSqrt, &kRsqrt, &kSquare, &kReciprocal, &kInv, &kTanh, &kSigmoid, &kErf,
     &kErfc, &kSin, &kCos, &kTan, &kSinh, &kCosh, &kAsin, &kAcos, &kAtan, &kAsinh, &kAcosh, &kAtanh,
-    &kExpm1, &kAtan2, &kIsFinite, &kIsNan, &kIsInf, &kFloor, &kCeil, &kRound, &kLogicalNot,
+    &kExpm1, &kAtan2, &kDivNoNan, &kIsFinite, &kIsNan, &kIsInf, &kFloor, &kCeil, &kRound, &kLogicalNot,
     &kSelect, &kSelectV2, &kCast, &kRelu, &kRelu6, &kElu, &kSelu, &kLeakyRelu, &kSoftplus, &kGelu,
     &kSoftmax, &kLogSoftmax, &kSum, &kMean, &kMax, &kMin, &kProd, &kAll, &kAny, &kArgMax, &kArgMin,
     &kCumsum, &kCumprod, &kMatMul, &kBatchMatMul, &kBatchMatMulV2, &kBatchMatMulV3, &kEinsum,
