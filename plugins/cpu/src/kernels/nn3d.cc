@@ -103,39 +103,42 @@ class Pool3DKernel : public sdk::OpKernel {
       const int64_t positions = g.n * g.out[0] * g.out[1] * g.out[2];
       const int64_t per_image = g.out[0] * g.out[1] * g.out[2];
       const sdk::Window3D& w = window_;
-#pragma omp parallel for schedule(static) if (Parallel(positions, positions * g.c * w.k[0] * w.k[1] * w.k[2]))
-      for (int64_t r = 0; r < positions; ++r) {
-        const int64_t n = r / per_image, p = r % per_image;
-        const int64_t oz = p / (g.out[1] * g.out[2]), oy = (p / g.out[2]) % g.out[1];
-        const int64_t ox = p % g.out[2];
-        std::vector<C> acc(static_cast<size_t>(g.c),
-                           kMax ? -std::numeric_limits<C>::infinity() : C(0));
-        int64_t count = 0;
-        for (int64_t a = 0; a < w.k[0]; ++a) {
-          const int64_t z = oz * w.s[0] - g.before[0] + a;
-          if (z < 0 || z >= g.in[0]) continue;
-          for (int64_t b = 0; b < w.k[1]; ++b) {
-            const int64_t yy = oy * w.s[1] - g.before[1] + b;
-            if (yy < 0 || yy >= g.in[1]) continue;
-            for (int64_t c = 0; c < w.k[2]; ++c) {
-              const int64_t xx = ox * w.s[2] - g.before[2] + c;
-              if (xx < 0 || xx >= g.in[2]) continue;
-              const T* src = x + (((n * g.in[0] + z) * g.in[1] + yy) * g.in[2] + xx) * g.c;
-              ++count;
-              for (int64_t k = 0; k < g.c; ++k) {
-                const C v = static_cast<C>(src[k]);
-                if constexpr (kMax) {
-                  acc[k] = v > acc[k] || v != v ? v : acc[k];
-                } else {
-                  acc[k] += v;
+#pragma omp parallel if (Parallel(positions, positions * g.c * w.k[0] * w.k[1] * w.k[2]))
+      {
+        std::vector<C> acc(static_cast<size_t>(g.c));  // one per thread
+#pragma omp for schedule(static)
+        for (int64_t r = 0; r < positions; ++r) {
+          const int64_t n = r / per_image, p = r % per_image;
+          const int64_t oz = p / (g.out[1] * g.out[2]), oy = (p / g.out[2]) % g.out[1];
+          const int64_t ox = p % g.out[2];
+          std::fill(acc.begin(), acc.end(), kMax ? -std::numeric_limits<C>::infinity() : C(0));
+          int64_t count = 0;
+          for (int64_t a = 0; a < w.k[0]; ++a) {
+            const int64_t z = oz * w.s[0] - g.before[0] + a;
+            if (z < 0 || z >= g.in[0]) continue;
+            for (int64_t b = 0; b < w.k[1]; ++b) {
+              const int64_t yy = oy * w.s[1] - g.before[1] + b;
+              if (yy < 0 || yy >= g.in[1]) continue;
+              for (int64_t c = 0; c < w.k[2]; ++c) {
+                const int64_t xx = ox * w.s[2] - g.before[2] + c;
+                if (xx < 0 || xx >= g.in[2]) continue;
+                const T* src = x + (((n * g.in[0] + z) * g.in[1] + yy) * g.in[2] + xx) * g.c;
+                ++count;
+                for (int64_t k = 0; k < g.c; ++k) {
+                  const C v = static_cast<C>(src[k]);
+                  if constexpr (kMax) {
+                    acc[k] = v > acc[k] || v != v ? v : acc[k];
+                  } else {
+                    acc[k] += v;
+                  }
                 }
               }
             }
           }
-        }
-        T* out = y + r * g.c;
-        for (int64_t k = 0; k < g.c; ++k) {
-          out[k] = static_cast<T>(kMax ? acc[k] : acc[k] / static_cast<C>(count));
+          T* out = y + r * g.c;
+          for (int64_t k = 0; k < g.c; ++k) {
+            out[k] = static_cast<T>(kMax ? acc[k] : acc[k] / static_cast<C>(count));
+          }
         }
       }
     });
