@@ -117,6 +117,10 @@ def _run(cmd) -> None:
 
 def _outputs_cli_frozen(model: Model, graph: Path, out: Path) -> list[np.ndarray]:
     cmd = [binary("plexus"), "run", graph, "--out", out]
+    # A TensorFlow 1 graph with lookup tables initializes them through
+    # tf.compat.v1.tables_initializer's node, which a frozen graph keeps.
+    if b"init_all_tables" in graph.read_bytes():
+        cmd += ["--init", "init_all_tables"]
     for item in model.meta["inputs"]:
         cmd += ["--input", f"{item['tensor']}={model.path(item['file'])}"]
     for item in model.meta["outputs"]:

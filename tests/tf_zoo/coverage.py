@@ -31,6 +31,9 @@ SHORT = {
 
 
 def _reason(message: str) -> str:
+    if "not registered in Plexus" in message:
+        ops = sorted(set(re.findall(r"([A-Za-z0-9_]+) \(node", message.split("not registered in Plexus", 1)[1])))
+        return "ops Plexus lacks: " + ", ".join(ops)
     line = runner.first_line(message)
     line = re.sub(r"/[^\s:'\"]*/", "", line)  # no folders of the machine that ran it
     return line.replace("|", "\\|")
