@@ -14,6 +14,7 @@ __all__ = [
     'add_n',
     'argmax',
     'argmin',
+    'as_string',
     'asin',
     'asinh',
     'atan',
@@ -109,6 +110,11 @@ __all__ = [
     'subtract',
     'tan',
     'tanh',
+    'tensor_scatter_nd_add',
+    'tensor_scatter_nd_max',
+    'tensor_scatter_nd_min',
+    'tensor_scatter_nd_sub',
+    'tensor_scatter_nd_update',
     'tile',
     'transpose',
     'true_divide',
@@ -147,6 +153,10 @@ def argmax(input: Any, axis: Any = ..., output_type: Any = ..., name: Any = ...)
 
 def argmin(input: Any, axis: Any = ..., output_type: Any = ..., name: Any = ...) -> Tensor:
     """Index of the smallest value along `axis` (op ArgMin); axis=None means 0."""
+
+
+def as_string(input: TensorLike, *, T: DType | None = ..., precision: int = ..., scientific: bool = ..., shortest: bool = ..., width: int = ..., fill: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `AsString`."""
 
 
 def asin(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
@@ -529,6 +539,26 @@ def tanh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Ten
     """TensorFlow op `Tanh`."""
 
 
+def tensor_scatter_nd_add(tensor: TensorLike, indices: TensorLike, updates: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., bad_indices_policy: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `TensorScatterAdd`."""
+
+
+def tensor_scatter_nd_max(tensor: TensorLike, indices: TensorLike, updates: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., bad_indices_policy: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `TensorScatterMax`."""
+
+
+def tensor_scatter_nd_min(tensor: TensorLike, indices: TensorLike, updates: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., bad_indices_policy: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `TensorScatterMin`."""
+
+
+def tensor_scatter_nd_sub(tensor: TensorLike, indices: TensorLike, updates: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., bad_indices_policy: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `TensorScatterSub`."""
+
+
+def tensor_scatter_nd_update(tensor: TensorLike, indices: TensorLike, updates: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., bad_indices_policy: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `TensorScatterUpdate`."""
+
+
 def tile(input: TensorLike, multiples: TensorLike, *, T: DType | None = ..., Tmultiples: DType = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Tile`."""
 
@@ -554,7 +584,7 @@ def unstack(value: Any, num: Any = ..., axis: Any = ..., name: Any = ...) -> lis
 
 
 def where(condition: Any, x: Any = ..., y: Any = ..., name: Any = ...) -> Tensor:
-    """Elements of x where condition is true, else of y, with broadcasting (op SelectV2)."""
+    """Like tf.where: with x and y, elements of x where condition is true, else of y, with broadcasting (op SelectV2); with neither, the int64 coordinates [num_true, rank] of the true (nonzero) elements of condition (op Where)."""
 
 
 def zeros(shape: Any, dtype: Any = ..., name: Any = ...) -> Tensor:

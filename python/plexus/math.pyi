@@ -6,6 +6,10 @@ from plexus._plexus import DType, Tensor
 
 TensorLike = Any  # a Tensor, GraphTensor, NumPy array or Python value
 
+class _TopKV2Output(NamedTuple):
+    values: Tensor
+    indices: Tensor
+
 __all__ = [
     'abs',
     'acos',
@@ -19,12 +23,15 @@ __all__ = [
     'atan',
     'atan2',
     'atanh',
+    'bincount_raw',
     'ceil',
     'cos',
     'cosh',
     'cumprod',
     'cumsum',
+    'dense_bincount',
     'divide',
+    'divide_no_nan',
     'equal',
     'erf',
     'erfc',
@@ -54,6 +61,7 @@ __all__ = [
     'negative',
     'not_equal',
     'pow',
+    'ragged_bincount',
     'realdiv',
     'reciprocal',
     'reduce_all',
@@ -65,6 +73,11 @@ __all__ = [
     'reduce_sum',
     'round',
     'rsqrt',
+    'segment_max',
+    'segment_mean',
+    'segment_min',
+    'segment_prod',
+    'segment_sum',
     'sigmoid',
     'sign',
     'sin',
@@ -77,7 +90,11 @@ __all__ = [
     'subtract',
     'tan',
     'tanh',
+    'top_k',
     'truediv',
+    'unsorted_segment_max',
+    'unsorted_segment_min',
+    'unsorted_segment_prod',
     'unsorted_segment_sum',
 ]
 
@@ -130,6 +147,10 @@ def atanh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Te
     """TensorFlow op `Atanh`."""
 
 
+def bincount_raw(arr: TensorLike, size: TensorLike, weights: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Bincount`."""
+
+
 def ceil(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Ceil`."""
 
@@ -150,8 +171,16 @@ def cumsum(x: Any, axis: Any = ..., exclusive: Any = ..., reverse: Any = ..., na
     """The cumulative sum of `x` along `axis` (op Cumsum)."""
 
 
+def dense_bincount(input: TensorLike, size: TensorLike, weights: TensorLike, *, Tidx: DType | None = ..., T: DType | None = ..., binary_output: bool = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `DenseBincount`."""
+
+
 def divide(x: Any, y: Any, name: Any = ...) -> Tensor:
     """x / y as TensorFlow's truediv: integers are converted to floating point first (8- and 16-bit to float32, 32- and 64-bit to float64) (op RealDiv)."""
+
+
+def divide_no_nan(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `DivNoNan`."""
 
 
 def equal(x: TensorLike, y: TensorLike, *, T: DType | None = ..., incompatible_shape_error: bool = ..., name: str | None = ...) -> Tensor:
@@ -270,6 +299,10 @@ def pow(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None
     """TensorFlow op `Pow`."""
 
 
+def ragged_bincount(splits: TensorLike, values: TensorLike, size: TensorLike, weights: TensorLike, *, Tidx: DType | None = ..., T: DType | None = ..., binary_output: bool = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `RaggedBincount`."""
+
+
 def realdiv(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `RealDiv`."""
 
@@ -312,6 +345,26 @@ def round(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Te
 
 def rsqrt(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Rsqrt`."""
+
+
+def segment_max(data: TensorLike, segment_ids: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `SegmentMax`."""
+
+
+def segment_mean(data: TensorLike, segment_ids: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `SegmentMean`."""
+
+
+def segment_min(data: TensorLike, segment_ids: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `SegmentMin`."""
+
+
+def segment_prod(data: TensorLike, segment_ids: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `SegmentProd`."""
+
+
+def segment_sum(data: TensorLike, segment_ids: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `SegmentSum`."""
 
 
 def sigmoid(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
@@ -362,8 +415,24 @@ def tanh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Ten
     """TensorFlow op `Tanh`."""
 
 
+def top_k(input: TensorLike, k: TensorLike, *, sorted: bool = ..., T: DType | None = ..., Tk: DType = ..., index_type: DType = ..., name: str | None = ...) -> _TopKV2Output:
+    """TensorFlow op `TopKV2`."""
+
+
 def truediv(x: Any, y: Any, name: Any = ...) -> Tensor:
     """x / y as TensorFlow's truediv: integers are converted to floating point first (8- and 16-bit to float32, 32- and 64-bit to float64) (op RealDiv)."""
+
+
+def unsorted_segment_max(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., Tnumsegments: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `UnsortedSegmentMax`."""
+
+
+def unsorted_segment_min(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., Tnumsegments: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `UnsortedSegmentMin`."""
+
+
+def unsorted_segment_prod(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., Tnumsegments: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `UnsortedSegmentProd`."""
 
 
 def unsorted_segment_sum(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., Tnumsegments: DType = ..., name: str | None = ...) -> Tensor:

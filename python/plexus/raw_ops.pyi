@@ -57,6 +57,10 @@ class _FusedBatchNormV3Output(NamedTuple):
     reserve_space_2: Tensor
     reserve_space_3: Tensor
 
+class _LookupTableExportV2Output(NamedTuple):
+    keys: Tensor
+    values: Tensor
+
 class _MergeOutput(NamedTuple):
     output: Tensor
     value_index: Tensor
@@ -92,6 +96,15 @@ class _SparseSoftmaxCrossEntropyWithLogitsOutput(NamedTuple):
     loss: Tensor
     backprop: Tensor
 
+class _StringNGramsOutput(NamedTuple):
+    ngrams: Tensor
+    ngrams_splits: Tensor
+
+class _StringSplitV2Output(NamedTuple):
+    indices: Tensor
+    values: Tensor
+    shape: Tensor
+
 class _SwitchOutput(NamedTuple):
     output_false: Tensor
     output_true: Tensor
@@ -99,6 +112,31 @@ class _SwitchOutput(NamedTuple):
 class _TensorArrayV3Output(NamedTuple):
     handle: Tensor
     flow: Tensor
+
+class _TensorListConcatV2Output(NamedTuple):
+    tensor: Tensor
+    lengths: Tensor
+
+class _TensorListPopBackOutput(NamedTuple):
+    output_handle: Tensor
+    tensor: Tensor
+
+class _TopKV2Output(NamedTuple):
+    values: Tensor
+    indices: Tensor
+
+class _UnicodeDecodeOutput(NamedTuple):
+    row_splits: Tensor
+    char_values: Tensor
+
+class _UniqueOutput(NamedTuple):
+    y: Tensor
+    idx: Tensor
+
+class _UniqueWithCountsOutput(NamedTuple):
+    y: Tensor
+    idx: Tensor
+    count: Tensor
 
 class __PlexusApplyAdamOutput(NamedTuple):
     var_out: Tensor
@@ -121,6 +159,8 @@ class __PlexusApplyRMSPropOutput(NamedTuple):
 
 __all__ = [
     'Abs',
+    'Acos',
+    'Acosh',
     'Add',
     'AddV2',
     'All',
@@ -128,12 +168,18 @@ __all__ = [
     'ApplyGradientDescent',
     'ArgMax',
     'ArgMin',
+    'AsString',
+    'Asin',
+    'Asinh',
     'Assign',
     'AssignAdd',
     'AssignAddVariableOp',
     'AssignSub',
     'AssignSubVariableOp',
     'AssignVariableOp',
+    'Atan',
+    'Atan2',
+    'Atanh',
     'AudioSpectrogram',
     'AvgPool',
     'AvgPool3D',
@@ -144,8 +190,11 @@ __all__ = [
     'BatchToSpaceND',
     'BiasAdd',
     'BiasAddGrad',
+    'Bincount',
+    'BroadcastArgs',
     'BroadcastGradientArgs',
     'BroadcastTo',
+    'Bucketize',
     'Cast',
     'Ceil',
     'Concat',
@@ -158,17 +207,24 @@ __all__ = [
     'Conv2DBackpropInput',
     'Conv3D',
     'Cos',
+    'Cosh',
     'CropAndResize',
+    'Cumprod',
+    'Cumsum',
     'DecodeWav',
+    'DenseBincount',
     'DepthwiseConv2dNative',
     'DepthwiseConv2dNativeBackpropFilter',
     'DepthwiseConv2dNativeBackpropInput',
     'DestroyResourceOp',
     'DisableCopyOnRead',
     'Div',
+    'DivNoNan',
     'Einsum',
     'Elu',
     'EluGrad',
+    'EmptyTensorList',
+    'EnsureShape',
     'Enter',
     'Equal',
     'Erf',
@@ -176,6 +232,7 @@ __all__ = [
     'Exit',
     'Exp',
     'ExpandDims',
+    'Expm1',
     'Fill',
     'Floor',
     'FloorDiv',
@@ -192,12 +249,18 @@ __all__ = [
     'Gelu',
     'Greater',
     'GreaterEqual',
+    'HashTableV2',
     'Identity',
     'IdentityN',
     'If',
+    'InitializeTableFromTextFileV2',
+    'InitializeTableV2',
     'Inv',
     'InvGrad',
     'InvertPermutation',
+    'IsFinite',
+    'IsInf',
+    'IsNan',
     'IsVariableInitialized',
     'L2Loss',
     'LeakyRelu',
@@ -210,8 +273,15 @@ __all__ = [
     'LogicalAnd',
     'LogicalNot',
     'LogicalOr',
+    'LookupTableExportV2',
+    'LookupTableFindV2',
+    'LookupTableImportV2',
+    'LookupTableInsertV2',
+    'LookupTableRemoveV2',
+    'LookupTableSizeV2',
     'LoopCond',
     'MatMul',
+    'MatrixBandPart',
     'Max',
     'MaxPool',
     'MaxPool3D',
@@ -227,6 +297,7 @@ __all__ = [
     'MirrorPad',
     'MirrorPadGrad',
     'Mul',
+    'MutableHashTableV2',
     'Neg',
     'NextIteration',
     'NoOp',
@@ -247,12 +318,15 @@ __all__ = [
     'Pow',
     'PreventGradient',
     'Prod',
+    'RaggedBincount',
+    'RaggedTensorToTensor',
     'Range',
     'Rank',
     'ReadVariableOp',
     'RealDiv',
     'Reciprocal',
     'ReciprocalGrad',
+    'RegexReplace',
     'Relu',
     'Relu6',
     'Relu6Grad',
@@ -265,11 +339,17 @@ __all__ = [
     'ResizeNearestNeighborGrad',
     'ResourceApplyGradientDescent',
     'RestoreV2',
+    'ReverseV2',
     'Round',
     'Rsqrt',
     'RsqrtGrad',
     'SaveV2',
     'ScatterNd',
+    'SegmentMax',
+    'SegmentMean',
+    'SegmentMin',
+    'SegmentProd',
+    'SegmentSum',
     'Select',
     'SelectV2',
     'Selu',
@@ -282,6 +362,7 @@ __all__ = [
     'SigmoidGrad',
     'Sign',
     'Sin',
+    'Sinh',
     'Size',
     'Slice',
     'Snapshot',
@@ -291,6 +372,7 @@ __all__ = [
     'SoftplusGrad',
     'SpaceToBatchND',
     'SparseSoftmaxCrossEntropyWithLogits',
+    'SparseToDense',
     'Split',
     'SplitV',
     'Sqrt',
@@ -302,13 +384,22 @@ __all__ = [
     'StatelessIf',
     'StatelessWhile',
     'StaticRegexFullMatch',
+    'StaticRegexReplace',
     'StopGradient',
     'StridedSlice',
     'StridedSliceGrad',
     'StringJoin',
+    'StringLength',
+    'StringLower',
+    'StringNGrams',
+    'StringSplitV2',
+    'StringToHashBucketFast',
+    'StringToHashBucketStrong',
+    'StringUpper',
     'Sub',
     'Sum',
     'Switch',
+    'Tan',
     'Tanh',
     'TanhGrad',
     'TensorArrayCloseV3',
@@ -318,13 +409,41 @@ __all__ = [
     'TensorArraySizeV3',
     'TensorArrayV3',
     'TensorArrayWriteV3',
+    'TensorListConcatV2',
+    'TensorListElementShape',
+    'TensorListFromTensor',
+    'TensorListGather',
+    'TensorListGetItem',
+    'TensorListLength',
+    'TensorListPopBack',
+    'TensorListPushBack',
+    'TensorListReserve',
+    'TensorListResize',
+    'TensorListScatterIntoExistingList',
+    'TensorListSetItem',
+    'TensorListSplit',
+    'TensorListStack',
+    'TensorScatterAdd',
+    'TensorScatterMax',
+    'TensorScatterMin',
+    'TensorScatterSub',
+    'TensorScatterUpdate',
     'Tile',
+    'TopKV2',
     'Transpose',
+    'UnicodeDecode',
+    'UnicodeEncode',
+    'Unique',
+    'UniqueWithCounts',
     'Unpack',
+    'UnsortedSegmentMax',
+    'UnsortedSegmentMin',
+    'UnsortedSegmentProd',
     'UnsortedSegmentSum',
     'VarHandleOp',
     'VarIsInitializedOp',
     'VariableV2',
+    'Where',
     'While',
     'ZerosLike',
     '_Arg',
@@ -344,6 +463,14 @@ __all__ = [
 
 def Abs(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Abs`."""
+
+
+def Acos(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Acos`."""
+
+
+def Acosh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Acosh`."""
 
 
 def Add(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
@@ -374,6 +501,18 @@ def ArgMin(input: TensorLike, dimension: TensorLike, *, T: DType | None = ..., T
     """TensorFlow op `ArgMin`."""
 
 
+def AsString(input: TensorLike, *, T: DType | None = ..., precision: int = ..., scientific: bool = ..., shortest: bool = ..., width: int = ..., fill: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `AsString`."""
+
+
+def Asin(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Asin`."""
+
+
+def Asinh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Asinh`."""
+
+
 def Assign(ref: TensorLike, value: TensorLike, *, T: DType | None = ..., validate_shape: bool = ..., use_locking: bool = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Assign`."""
 
@@ -396,6 +535,18 @@ def AssignSubVariableOp(resource: TensorLike, value: TensorLike, *, dtype: DType
 
 def AssignVariableOp(resource: TensorLike, value: TensorLike, *, dtype: DType | None = ..., validate_shape: bool = ..., name: str | None = ...) -> None:
     """TensorFlow op `AssignVariableOp`."""
+
+
+def Atan(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Atan`."""
+
+
+def Atan2(y: TensorLike, x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Atan2`."""
+
+
+def Atanh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Atanh`."""
 
 
 def AudioSpectrogram(input: TensorLike, *, window_size: int, stride: int, magnitude_squared: bool = ..., name: str | None = ...) -> Tensor:
@@ -438,12 +589,24 @@ def BiasAddGrad(out_backprop: TensorLike, *, T: DType | None = ..., data_format:
     """TensorFlow op `BiasAddGrad`."""
 
 
+def Bincount(arr: TensorLike, size: TensorLike, weights: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Bincount`."""
+
+
+def BroadcastArgs(s0: TensorLike, s1: TensorLike, *, T: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `BroadcastArgs`."""
+
+
 def BroadcastGradientArgs(s0: TensorLike, s1: TensorLike, *, T: DType = ..., name: str | None = ...) -> _BroadcastGradientArgsOutput:
     """TensorFlow op `BroadcastGradientArgs`."""
 
 
 def BroadcastTo(input: TensorLike, shape: TensorLike, *, T: DType | None = ..., Tidx: DType = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `BroadcastTo`."""
+
+
+def Bucketize(input: TensorLike, *, T: DType | None = ..., boundaries: Sequence[float], name: str | None = ...) -> Tensor:
+    """TensorFlow op `Bucketize`."""
 
 
 def Cast(x: TensorLike, *, SrcT: DType | None = ..., DstT: DType, Truncate: bool = ..., name: str | None = ...) -> Tensor:
@@ -494,12 +657,28 @@ def Cos(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tens
     """TensorFlow op `Cos`."""
 
 
+def Cosh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Cosh`."""
+
+
 def CropAndResize(image: TensorLike, boxes: TensorLike, box_ind: TensorLike, crop_size: TensorLike, *, T: DType | None = ..., method: str | bytes = ..., extrapolation_value: float = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `CropAndResize`."""
 
 
+def Cumprod(x: TensorLike, axis: TensorLike, *, exclusive: bool = ..., reverse: bool = ..., T: DType | None = ..., Tidx: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Cumprod`."""
+
+
+def Cumsum(x: TensorLike, axis: TensorLike, *, exclusive: bool = ..., reverse: bool = ..., T: DType | None = ..., Tidx: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Cumsum`."""
+
+
 def DecodeWav(contents: TensorLike, *, desired_channels: int = ..., desired_samples: int = ..., name: str | None = ...) -> _DecodeWavOutput:
     """TensorFlow op `DecodeWav`."""
+
+
+def DenseBincount(input: TensorLike, size: TensorLike, weights: TensorLike, *, Tidx: DType | None = ..., T: DType | None = ..., binary_output: bool = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `DenseBincount`."""
 
 
 def DepthwiseConv2dNative(input: TensorLike, filter: TensorLike, *, T: DType | None = ..., strides: Sequence[int], padding: str | bytes, explicit_paddings: Sequence[int] = ..., data_format: str | bytes = ..., dilations: Sequence[int] = ..., name: str | None = ...) -> Tensor:
@@ -526,6 +705,10 @@ def Div(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None
     """TensorFlow op `Div`."""
 
 
+def DivNoNan(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `DivNoNan`."""
+
+
 def Einsum(inputs: Sequence[TensorLike], *, equation: str | bytes, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Einsum`."""
 
@@ -536,6 +719,14 @@ def Elu(features: TensorLike, *, T: DType | None = ..., name: str | None = ...) 
 
 def EluGrad(gradients: TensorLike, outputs: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `EluGrad`."""
+
+
+def EmptyTensorList(element_shape: TensorLike, max_num_elements: TensorLike, *, element_dtype: DType, shape_type: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `EmptyTensorList`."""
+
+
+def EnsureShape(input: TensorLike, *, shape: Sequence[int | None] | None, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `EnsureShape`."""
 
 
 def Enter(data: TensorLike, *, T: DType | None = ..., frame_name: str | bytes, is_constant: bool = ..., parallel_iterations: int = ..., name: str | None = ...) -> Tensor:
@@ -564,6 +755,10 @@ def Exp(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tens
 
 def ExpandDims(input: TensorLike, dim: TensorLike, *, T: DType | None = ..., Tdim: DType = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `ExpandDims`."""
+
+
+def Expm1(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Expm1`."""
 
 
 def Fill(dims: TensorLike, value: TensorLike, *, T: DType | None = ..., index_type: DType = ..., name: str | None = ...) -> Tensor:
@@ -630,6 +825,10 @@ def GreaterEqual(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: s
     """TensorFlow op `GreaterEqual`."""
 
 
+def HashTableV2(*, container: str | bytes = ..., shared_name: str | bytes = ..., use_node_name_sharing: bool = ..., key_dtype: DType, value_dtype: DType, name: str | None = ...) -> Tensor:
+    """TensorFlow op `HashTableV2`."""
+
+
 def Identity(input: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Identity`."""
 
@@ -642,6 +841,14 @@ def If(cond: TensorLike, input: Sequence[TensorLike], *, Tcond: DType | None = .
     """TensorFlow op `If`."""
 
 
+def InitializeTableFromTextFileV2(table_handle: TensorLike, filename: TensorLike, *, key_index: int, value_index: int, vocab_size: int = ..., delimiter: str | bytes = ..., offset: int = ..., name: str | None = ...) -> None:
+    """TensorFlow op `InitializeTableFromTextFileV2`."""
+
+
+def InitializeTableV2(table_handle: TensorLike, keys: TensorLike, values: TensorLike, *, Tkey: DType | None = ..., Tval: DType | None = ..., name: str | None = ...) -> None:
+    """TensorFlow op `InitializeTableV2`."""
+
+
 def Inv(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Inv`."""
 
@@ -652,6 +859,18 @@ def InvGrad(y: TensorLike, dy: TensorLike, *, T: DType | None = ..., name: str |
 
 def InvertPermutation(x: TensorLike, *, T: DType = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `InvertPermutation`."""
+
+
+def IsFinite(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `IsFinite`."""
+
+
+def IsInf(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `IsInf`."""
+
+
+def IsNan(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `IsNan`."""
 
 
 def IsVariableInitialized(ref: TensorLike, *, dtype: DType | None = ..., name: str | None = ...) -> Tensor:
@@ -702,12 +921,40 @@ def LogicalOr(x: TensorLike, y: TensorLike, *, name: str | None = ...) -> Tensor
     """TensorFlow op `LogicalOr`."""
 
 
+def LookupTableExportV2(table_handle: TensorLike, *, Tkeys: DType, Tvalues: DType, name: str | None = ...) -> _LookupTableExportV2Output:
+    """TensorFlow op `LookupTableExportV2`."""
+
+
+def LookupTableFindV2(table_handle: TensorLike, keys: TensorLike, default_value: TensorLike, *, Tin: DType | None = ..., Tout: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `LookupTableFindV2`."""
+
+
+def LookupTableImportV2(table_handle: TensorLike, keys: TensorLike, values: TensorLike, *, Tin: DType | None = ..., Tout: DType | None = ..., name: str | None = ...) -> None:
+    """TensorFlow op `LookupTableImportV2`."""
+
+
+def LookupTableInsertV2(table_handle: TensorLike, keys: TensorLike, values: TensorLike, *, Tin: DType | None = ..., Tout: DType | None = ..., name: str | None = ...) -> None:
+    """TensorFlow op `LookupTableInsertV2`."""
+
+
+def LookupTableRemoveV2(table_handle: TensorLike, keys: TensorLike, *, Tin: DType | None = ..., name: str | None = ...) -> None:
+    """TensorFlow op `LookupTableRemoveV2`."""
+
+
+def LookupTableSizeV2(table_handle: TensorLike, *, name: str | None = ...) -> Tensor:
+    """TensorFlow op `LookupTableSizeV2`."""
+
+
 def LoopCond(input: TensorLike, *, name: str | None = ...) -> Tensor:
     """TensorFlow op `LoopCond`."""
 
 
 def MatMul(a: TensorLike, b: TensorLike, *, transpose_a: bool = ..., transpose_b: bool = ..., grad_a: bool = ..., grad_b: bool = ..., T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `MatMul`."""
+
+
+def MatrixBandPart(input: TensorLike, num_lower: TensorLike, num_upper: TensorLike, *, T: DType | None = ..., Tindex: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `MatrixBandPart`."""
 
 
 def Max(input: TensorLike, reduction_indices: TensorLike, *, keep_dims: bool = ..., T: DType | None = ..., Tidx: DType = ..., name: str | None = ...) -> Tensor:
@@ -768,6 +1015,10 @@ def MirrorPadGrad(input: TensorLike, paddings: TensorLike, *, T: DType | None = 
 
 def Mul(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Mul`."""
+
+
+def MutableHashTableV2(*, container: str | bytes = ..., shared_name: str | bytes = ..., use_node_name_sharing: bool = ..., key_dtype: DType, value_dtype: DType, name: str | None = ...) -> Tensor:
+    """TensorFlow op `MutableHashTableV2`."""
 
 
 def Neg(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
@@ -850,6 +1101,14 @@ def Prod(input: TensorLike, reduction_indices: TensorLike, *, keep_dims: bool = 
     """TensorFlow op `Prod`."""
 
 
+def RaggedBincount(splits: TensorLike, values: TensorLike, size: TensorLike, weights: TensorLike, *, Tidx: DType | None = ..., T: DType | None = ..., binary_output: bool = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `RaggedBincount`."""
+
+
+def RaggedTensorToTensor(shape: TensorLike, values: TensorLike, default_value: TensorLike, row_partition_tensors: Sequence[TensorLike], *, T: DType | None = ..., Tindex: DType | None = ..., Tshape: DType | None = ..., row_partition_types: Sequence[str | bytes], name: str | None = ...) -> Tensor:
+    """TensorFlow op `RaggedTensorToTensor`."""
+
+
 def Range(start: TensorLike, limit: TensorLike, delta: TensorLike, *, Tidx: DType = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Range`."""
 
@@ -872,6 +1131,10 @@ def Reciprocal(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) 
 
 def ReciprocalGrad(y: TensorLike, dy: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `ReciprocalGrad`."""
+
+
+def RegexReplace(input: TensorLike, pattern: TensorLike, rewrite: TensorLike, *, replace_global: bool = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `RegexReplace`."""
 
 
 def Relu(features: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
@@ -922,6 +1185,10 @@ def RestoreV2(prefix: TensorLike, tensor_names: TensorLike, shape_and_slices: Te
     """TensorFlow op `RestoreV2`."""
 
 
+def ReverseV2(tensor: TensorLike, axis: TensorLike, *, Tidx: DType = ..., T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `ReverseV2`."""
+
+
 def Round(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Round`."""
 
@@ -940,6 +1207,26 @@ def SaveV2(prefix: TensorLike, tensor_names: TensorLike, shape_and_slices: Tenso
 
 def ScatterNd(indices: TensorLike, updates: TensorLike, shape: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., bad_indices_policy: str | bytes = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `ScatterNd`."""
+
+
+def SegmentMax(data: TensorLike, segment_ids: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `SegmentMax`."""
+
+
+def SegmentMean(data: TensorLike, segment_ids: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `SegmentMean`."""
+
+
+def SegmentMin(data: TensorLike, segment_ids: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `SegmentMin`."""
+
+
+def SegmentProd(data: TensorLike, segment_ids: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `SegmentProd`."""
+
+
+def SegmentSum(data: TensorLike, segment_ids: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `SegmentSum`."""
 
 
 def Select(condition: TensorLike, t: TensorLike, e: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
@@ -990,6 +1277,10 @@ def Sin(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tens
     """TensorFlow op `Sin`."""
 
 
+def Sinh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Sinh`."""
+
+
 def Size(input: TensorLike, *, T: DType | None = ..., out_type: DType = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Size`."""
 
@@ -1024,6 +1315,10 @@ def SpaceToBatchND(input: TensorLike, block_shape: TensorLike, paddings: TensorL
 
 def SparseSoftmaxCrossEntropyWithLogits(features: TensorLike, labels: TensorLike, *, T: DType | None = ..., Tlabels: DType = ..., name: str | None = ...) -> _SparseSoftmaxCrossEntropyWithLogitsOutput:
     """TensorFlow op `SparseSoftmaxCrossEntropyWithLogits`."""
+
+
+def SparseToDense(sparse_indices: TensorLike, output_shape: TensorLike, sparse_values: TensorLike, default_value: TensorLike, *, validate_indices: bool = ..., T: DType | None = ..., Tindices: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `SparseToDense`."""
 
 
 def Split(split_dim: TensorLike, value: TensorLike, *, num_split: int, T: DType | None = ..., name: str | None = ...) -> list[Tensor]:
@@ -1070,6 +1365,10 @@ def StaticRegexFullMatch(input: TensorLike, *, pattern: str | bytes, name: str |
     """TensorFlow op `StaticRegexFullMatch`."""
 
 
+def StaticRegexReplace(input: TensorLike, *, pattern: str | bytes, rewrite: str | bytes, replace_global: bool = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `StaticRegexReplace`."""
+
+
 def StopGradient(input: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `StopGradient`."""
 
@@ -1086,6 +1385,34 @@ def StringJoin(inputs: Sequence[TensorLike], *, separator: str | bytes = ..., na
     """TensorFlow op `StringJoin`."""
 
 
+def StringLength(input: TensorLike, *, unit: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `StringLength`."""
+
+
+def StringLower(input: TensorLike, *, encoding: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `StringLower`."""
+
+
+def StringNGrams(data: TensorLike, data_splits: TensorLike, *, separator: str | bytes, ngram_widths: Sequence[int], left_pad: str | bytes, right_pad: str | bytes, pad_width: int, preserve_short_sequences: bool, Tsplits: DType = ..., name: str | None = ...) -> _StringNGramsOutput:
+    """TensorFlow op `StringNGrams`."""
+
+
+def StringSplitV2(input: TensorLike, sep: TensorLike, *, maxsplit: int = ..., name: str | None = ...) -> _StringSplitV2Output:
+    """TensorFlow op `StringSplitV2`."""
+
+
+def StringToHashBucketFast(input: TensorLike, *, num_buckets: int, name: str | None = ...) -> Tensor:
+    """TensorFlow op `StringToHashBucketFast`."""
+
+
+def StringToHashBucketStrong(input: TensorLike, *, num_buckets: int, key: Sequence[int], name: str | None = ...) -> Tensor:
+    """TensorFlow op `StringToHashBucketStrong`."""
+
+
+def StringUpper(input: TensorLike, *, encoding: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `StringUpper`."""
+
+
 def Sub(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Sub`."""
 
@@ -1096,6 +1423,10 @@ def Sum(input: TensorLike, reduction_indices: TensorLike, *, keep_dims: bool = .
 
 def Switch(data: TensorLike, pred: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> _SwitchOutput:
     """TensorFlow op `Switch`."""
+
+
+def Tan(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Tan`."""
 
 
 def Tanh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
@@ -1134,16 +1465,124 @@ def TensorArrayWriteV3(handle: TensorLike, index: TensorLike, value: TensorLike,
     """TensorFlow op `TensorArrayWriteV3`."""
 
 
+def TensorListConcatV2(input_handle: TensorLike, element_shape: TensorLike, leading_dims: TensorLike, *, element_dtype: DType, shape_type: DType | None = ..., name: str | None = ...) -> _TensorListConcatV2Output:
+    """TensorFlow op `TensorListConcatV2`."""
+
+
+def TensorListElementShape(input_handle: TensorLike, *, shape_type: DType, name: str | None = ...) -> Tensor:
+    """TensorFlow op `TensorListElementShape`."""
+
+
+def TensorListFromTensor(tensor: TensorLike, element_shape: TensorLike, *, element_dtype: DType | None = ..., shape_type: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `TensorListFromTensor`."""
+
+
+def TensorListGather(input_handle: TensorLike, indices: TensorLike, element_shape: TensorLike, *, element_dtype: DType, name: str | None = ...) -> Tensor:
+    """TensorFlow op `TensorListGather`."""
+
+
+def TensorListGetItem(input_handle: TensorLike, index: TensorLike, element_shape: TensorLike, *, element_dtype: DType, name: str | None = ...) -> Tensor:
+    """TensorFlow op `TensorListGetItem`."""
+
+
+def TensorListLength(input_handle: TensorLike, *, name: str | None = ...) -> Tensor:
+    """TensorFlow op `TensorListLength`."""
+
+
+def TensorListPopBack(input_handle: TensorLike, element_shape: TensorLike, *, element_dtype: DType, name: str | None = ...) -> _TensorListPopBackOutput:
+    """TensorFlow op `TensorListPopBack`."""
+
+
+def TensorListPushBack(input_handle: TensorLike, tensor: TensorLike, *, element_dtype: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `TensorListPushBack`."""
+
+
+def TensorListReserve(element_shape: TensorLike, num_elements: TensorLike, *, element_dtype: DType, shape_type: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `TensorListReserve`."""
+
+
+def TensorListResize(input_handle: TensorLike, size: TensorLike, *, name: str | None = ...) -> Tensor:
+    """TensorFlow op `TensorListResize`."""
+
+
+def TensorListScatterIntoExistingList(input_handle: TensorLike, tensor: TensorLike, indices: TensorLike, *, element_dtype: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `TensorListScatterIntoExistingList`."""
+
+
+def TensorListSetItem(input_handle: TensorLike, index: TensorLike, item: TensorLike, *, element_dtype: DType | None = ..., resize_if_index_out_of_bounds: bool = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `TensorListSetItem`."""
+
+
+def TensorListSplit(tensor: TensorLike, element_shape: TensorLike, lengths: TensorLike, *, element_dtype: DType | None = ..., shape_type: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `TensorListSplit`."""
+
+
+def TensorListStack(input_handle: TensorLike, element_shape: TensorLike, *, element_dtype: DType, num_elements: int = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `TensorListStack`."""
+
+
+def TensorScatterAdd(tensor: TensorLike, indices: TensorLike, updates: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., bad_indices_policy: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `TensorScatterAdd`."""
+
+
+def TensorScatterMax(tensor: TensorLike, indices: TensorLike, updates: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., bad_indices_policy: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `TensorScatterMax`."""
+
+
+def TensorScatterMin(tensor: TensorLike, indices: TensorLike, updates: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., bad_indices_policy: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `TensorScatterMin`."""
+
+
+def TensorScatterSub(tensor: TensorLike, indices: TensorLike, updates: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., bad_indices_policy: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `TensorScatterSub`."""
+
+
+def TensorScatterUpdate(tensor: TensorLike, indices: TensorLike, updates: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., bad_indices_policy: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `TensorScatterUpdate`."""
+
+
 def Tile(input: TensorLike, multiples: TensorLike, *, T: DType | None = ..., Tmultiples: DType = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Tile`."""
+
+
+def TopKV2(input: TensorLike, k: TensorLike, *, sorted: bool = ..., T: DType | None = ..., Tk: DType = ..., index_type: DType = ..., name: str | None = ...) -> _TopKV2Output:
+    """TensorFlow op `TopKV2`."""
 
 
 def Transpose(x: TensorLike, perm: TensorLike, *, T: DType | None = ..., Tperm: DType = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Transpose`."""
 
 
+def UnicodeDecode(input: TensorLike, *, input_encoding: str | bytes, errors: str | bytes = ..., replacement_char: int = ..., replace_control_characters: bool = ..., Tsplits: DType = ..., name: str | None = ...) -> _UnicodeDecodeOutput:
+    """TensorFlow op `UnicodeDecode`."""
+
+
+def UnicodeEncode(input_values: TensorLike, input_splits: TensorLike, *, errors: str | bytes = ..., output_encoding: str | bytes, replacement_char: int = ..., Tsplits: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `UnicodeEncode`."""
+
+
+def Unique(x: TensorLike, *, T: DType | None = ..., out_idx: DType = ..., name: str | None = ...) -> _UniqueOutput:
+    """TensorFlow op `Unique`."""
+
+
+def UniqueWithCounts(x: TensorLike, *, T: DType | None = ..., out_idx: DType = ..., name: str | None = ...) -> _UniqueWithCountsOutput:
+    """TensorFlow op `UniqueWithCounts`."""
+
+
 def Unpack(value: TensorLike, *, num: int, T: DType | None = ..., axis: int = ..., name: str | None = ...) -> list[Tensor]:
     """TensorFlow op `Unpack`."""
+
+
+def UnsortedSegmentMax(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., Tnumsegments: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `UnsortedSegmentMax`."""
+
+
+def UnsortedSegmentMin(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., Tnumsegments: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `UnsortedSegmentMin`."""
+
+
+def UnsortedSegmentProd(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., Tnumsegments: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `UnsortedSegmentProd`."""
 
 
 def UnsortedSegmentSum(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., Tnumsegments: DType = ..., name: str | None = ...) -> Tensor:
@@ -1160,6 +1599,10 @@ def VarIsInitializedOp(resource: TensorLike, *, name: str | None = ...) -> Tenso
 
 def VariableV2(*, shape: Sequence[int | None] | None, dtype: DType, container: str | bytes = ..., shared_name: str | bytes = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `VariableV2`."""
+
+
+def Where(input: TensorLike, *, T: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Where`."""
 
 
 def While(input: Sequence[TensorLike], *, cond: Any, body: Any, output_shapes: Sequence[Sequence[int | None] | None] = ..., parallel_iterations: int = ..., name: str | None = ...) -> list[Tensor]:

@@ -82,6 +82,10 @@ def render(results: dict, command: str) -> str:
            "`Model.export` folder through Python, against TensorFlow's own outputs.", "",
            f"Made with: `{command}`", ""]
     out += _summary(results)
+    apps = sorted(m.split("/", 1)[1] for m in results if m.startswith("applications/"))
+    if apps:
+        out += ["", "The applications are generated outside the repository (they are large); this run "
+                "covered " + ", ".join(apps) + "."]
     out += ["", "## What does not run or match, and why", ""]
     out += _failures(results)
     return "\n".join(out) + "\n"
