@@ -133,6 +133,10 @@ NAMES = {
     "Atanh": ["atanh", "math.atanh"],
     "Atan2": ["atan2", "math.atan2"],
     "DivNoNan": ["math.divide_no_nan"],
+    "BroadcastArgs": ["broadcast_dynamic_shape"],
+    "EnsureShape": ["ensure_shape"],
+    "Unique": ["unique"],
+    "UniqueWithCounts": ["unique_with_counts"],
     "Expm1": ["math.expm1"],
     "IsFinite": ["math.is_finite"],
     "IsNan": ["math.is_nan"],
@@ -320,6 +324,9 @@ GRAPH_ONLY = {
     "TensorListGather": "TensorList op on variant values, made by TensorFlow 2 loops; graphs only",
     "TensorListScatterIntoExistingList": "TensorList op on variant values, made by TensorFlow 2 loops; graphs only",
     "TensorListConcatV2": "TensorList op on variant values, made by TensorFlow 2 loops; graphs only",
+    "Bucketize": "the op of Keras's Discretization layer; TensorFlow names it only in tf.raw_ops",
+    "SparseToDense": "makes sparse results dense in imported graphs; tf.sparse.to_dense takes a "
+                     "SparseTensor, which Plexus does not have",
     "Where": "behind plexus.where(condition) without x and y (hand-written in _api.py, which "
              "runs SelectV2 when x and y are given)",
     "RaggedTensorToTensor": "takes a ragged tensor as its row partitions; made by graph import "

@@ -6,6 +6,15 @@ from plexus._plexus import DType, Tensor
 
 TensorLike = Any  # a Tensor, GraphTensor, NumPy array or Python value
 
+class _UniqueOutput(NamedTuple):
+    y: Tensor
+    idx: Tensor
+
+class _UniqueWithCountsOutput(NamedTuple):
+    y: Tensor
+    idx: Tensor
+    count: Tensor
+
 __all__ = [
     'abs',
     'acos',
@@ -22,6 +31,7 @@ __all__ = [
     'atanh',
     'batch_to_space',
     'batch_to_space_nd',
+    'broadcast_dynamic_shape',
     'broadcast_to',
     'cast',
     'ceil',
@@ -32,6 +42,7 @@ __all__ = [
     'cumsum',
     'divide',
     'einsum',
+    'ensure_shape',
     'equal',
     'exp',
     'expand_dims',
@@ -119,6 +130,8 @@ __all__ = [
     'transpose',
     'true_divide',
     'truediv',
+    'unique',
+    'unique_with_counts',
     'unsorted_segment_sum',
     'unstack',
     'where',
@@ -187,6 +200,10 @@ def batch_to_space_nd(input: TensorLike, block_shape: TensorLike, crops: TensorL
     """TensorFlow op `BatchToSpaceND`."""
 
 
+def broadcast_dynamic_shape(s0: TensorLike, s1: TensorLike, *, T: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `BroadcastArgs`."""
+
+
 def broadcast_to(input: TensorLike, shape: TensorLike, *, T: DType | None = ..., Tidx: DType = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `BroadcastTo`."""
 
@@ -225,6 +242,10 @@ def divide(x: Any, y: Any, name: Any = ...) -> Tensor:
 
 def einsum(equation: Any, *inputs: TensorLike, name: Any = ...) -> Tensor:
     """Einstein summation (op Einsum): einsum("ij,jk->ik", a, b)."""
+
+
+def ensure_shape(input: TensorLike, *, shape: Sequence[int | None] | None, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `EnsureShape`."""
 
 
 def equal(x: TensorLike, y: TensorLike, *, T: DType | None = ..., incompatible_shape_error: bool = ..., name: str | None = ...) -> Tensor:
@@ -573,6 +594,14 @@ def true_divide(x: Any, y: Any, name: Any = ...) -> Tensor:
 
 def truediv(x: Any, y: Any, name: Any = ...) -> Tensor:
     """x / y as TensorFlow's truediv: integers are converted to floating point first (8- and 16-bit to float32, 32- and 64-bit to float64) (op RealDiv)."""
+
+
+def unique(x: TensorLike, *, T: DType | None = ..., out_idx: DType = ..., name: str | None = ...) -> _UniqueOutput:
+    """TensorFlow op `Unique`."""
+
+
+def unique_with_counts(x: TensorLike, *, T: DType | None = ..., out_idx: DType = ..., name: str | None = ...) -> _UniqueWithCountsOutput:
+    """TensorFlow op `UniqueWithCounts`."""
 
 
 def unsorted_segment_sum(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., Tnumsegments: DType = ..., name: str | None = ...) -> Tensor:

@@ -1736,6 +1736,13 @@ _STATE = "stateful (variables, TensorArrays): has its own state tests"
 _TRAINING = ("gradient and training ops (issue 8): cpu against reference kernels in tests/ops/*_grad_test.cc and tests/ops/optimizer_test.cc, gradients against finite differences in gradients_test and test_training.py")
 
 EXCLUDED = {
+    # Host ops with their own tests against tf.raw_ops (test_preprocessing_ops.py).
+    "BroadcastArgs": "shape arithmetic on the host; test_preprocessing_ops.py",
+    "Bucketize": "host op; test_preprocessing_ops.py",
+    "EnsureShape": "forwards its input; test_preprocessing_ops.py",
+    "SparseToDense": "host op; test_preprocessing_ops.py",
+    "Unique": "host op; test_preprocessing_ops.py",
+    "UniqueWithCounts": "host op; test_preprocessing_ops.py",
     "AvgPoolGrad": _TRAINING,
     "BiasAddGrad": _TRAINING,
     "ConcatOffset": _TRAINING,
