@@ -10,11 +10,14 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "devices/host_ops.h"
+#include "ops/training_util.h"
 #include "plexus/graph.h"
 #include "plexus/status.h"
 
 namespace plexus {
 namespace {
+
+using training_util::IntValues;
 
 // ---- Bucketize ------------------------------------------------------------
 
@@ -55,14 +58,6 @@ absl::Status Bucketize(HostOpContext& ctx) {
 PX_REGISTER_HOST_OP("Bucketize", Bucketize);
 
 // ---- SparseToDense --------------------------------------------------------
-
-std::vector<int64_t> IntValues(const Tensor& t) {
-  std::vector<int64_t> v(static_cast<size_t>(t.num_elements()));
-  for (size_t i = 0; i < v.size(); ++i) {
-    v[i] = t.dtype() == DataType::kInt32 ? t.data<int32_t>()[i] : t.data<int64_t>()[i];
-  }
-  return v;
-}
 
 std::string IndexText(const int64_t* index, int64_t rank) {
   return absl::StrCat("[", absl::StrJoin(index, index + rank, ","), "]");

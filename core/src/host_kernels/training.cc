@@ -19,21 +19,10 @@ namespace plexus {
 namespace {
 
 using training_util::GradientReductionIndices;
+using training_util::IndexVector;
 using training_util::IntValues;
 
 std::string ShapeText(const std::vector<int64_t>& dims) { return absl::StrCat("[", absl::StrJoin(dims, ","), "]"); }
-
-absl::StatusOr<Tensor> IndexVector(DataType dtype, const std::vector<int64_t>& values) {
-  PX_ASSIGN_OR_RETURN(Tensor out, Tensor::AllocateHost(dtype, Shape{static_cast<int64_t>(values.size())}));
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (dtype == DataType::kInt32) {
-      out.data<int32_t>()[i] = static_cast<int32_t>(values[i]);
-    } else {
-      out.data<int64_t>()[i] = values[i];
-    }
-  }
-  return out;
-}
 
 // The two shapes of BroadcastGradientArgs and BroadcastArgs: int32 or int64
 // vectors of one dtype without negative dimensions.

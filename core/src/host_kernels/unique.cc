@@ -11,11 +11,14 @@
 
 #include "absl/strings/str_cat.h"
 #include "devices/host_ops.h"
+#include "ops/training_util.h"
 #include "plexus/graph.h"
 #include "plexus/status.h"
 
 namespace plexus {
 namespace {
+
+using training_util::IndexVector;
 
 // The position of each element's value among the distinct values, and the
 // element index of each distinct value's first appearance.
@@ -60,18 +63,6 @@ absl::StatusOr<Grouping> GroupValues(const HostOpContext& ctx, const Tensor& x) 
   }
 }
 
-absl::StatusOr<Tensor> IndexTensor(DataType dtype, const std::vector<int64_t>& values) {
-  PX_ASSIGN_OR_RETURN(Tensor t, Tensor::AllocateHost(dtype, Shape{static_cast<int64_t>(values.size())}));
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (dtype == DataType::kInt32) {
-      t.data<int32_t>()[i] = static_cast<int32_t>(values[i]);
-    } else {
-      t.data<int64_t>()[i] = values[i];
-    }
-  }
-  return t;
-}
-
 absl::Status Unique(HostOpContext& ctx) {
   const Tensor& x = ctx.input(0);
   if (x.dims() != 1) {
@@ -96,10 +87,10 @@ absl::Status Unique(HostOpContext& ctx) {
     }
     ctx.set_output(0, std::move(y));
   }
-  PX_ASSIGN_OR_RETURN(Tensor idx, IndexTensor(out_idx, g.index));
+  PX_ASSIGN_OR_RETURN(Tensor idx, IndexVector(out_idx, g.index));
   ctx.set_output(1, std::move(idx));
   if (ctx.node().num_outputs() > 2) {
-    PX_ASSIGN_OR_RETURN(Tensor count, IndexTensor(out_idx, g.count));
+    PX_ASSIGN_OR_RETURN(Tensor count, IndexVector(out_idx, g.count));
     ctx.set_output(2, std::move(count));
   }
   return absl::OkStatus();

@@ -1,7 +1,8 @@
-// Helpers shared by the gradient helper ops' shape functions
-// (ops/training_ops.cc) and their host kernels (host_kernels/training.cc):
-// integer vectors read from tensors, and TensorFlow's broadcast gradient
-// reduction indices.
+// Helpers shared by the shape arithmetic ops' shape functions
+// (ops/training_ops.cc) and the host kernels that read or write integer
+// vectors (host_kernels/training.cc, preprocessing.cc, unique.cc): integer
+// vectors read from and written to tensors, and TensorFlow's broadcast
+// gradient reduction indices.
 #ifndef PLEXUS_CORE_SRC_OPS_TRAINING_UTIL_H_
 #define PLEXUS_CORE_SRC_OPS_TRAINING_UTIL_H_
 
@@ -10,6 +11,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/status/statusor.h"
+#include "plexus/status.h"
 #include "plexus/tensor.h"
 
 namespace plexus {
@@ -20,6 +23,19 @@ inline std::vector<int64_t> IntValues(const Tensor& t) {
   std::vector<int64_t> out(static_cast<size_t>(t.num_elements()));
   for (size_t i = 0; i < out.size(); ++i) {
     out[i] = t.dtype() == DataType::kInt32 ? t.data<int32_t>()[i] : t.data<int64_t>()[i];
+  }
+  return out;
+}
+
+// A host int32 or int64 vector holding `values`.
+inline absl::StatusOr<Tensor> IndexVector(DataType dtype, const std::vector<int64_t>& values) {
+  PX_ASSIGN_OR_RETURN(Tensor out, Tensor::AllocateHost(dtype, Shape{static_cast<int64_t>(values.size())}));
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (dtype == DataType::kInt32) {
+      out.data<int32_t>()[i] = static_cast<int32_t>(values[i]);
+    } else {
+      out.data<int64_t>()[i] = values[i];
+    }
   }
   return out;
 }
