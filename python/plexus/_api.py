@@ -811,3 +811,8 @@ def _pool3d(op, input, ksize, strides, padding, data_format):
     if data_format != "NDHWC":
         attrs["data_format"] = data_format
     return _ex(op, [input], attrs)[0]
+
+
+# The hand-written functions of tf.strings, tf.signal and complex numbers
+# live in their own file; importing it registers them in EXPORTS.
+from plexus import _api_signal  # noqa: E402,F401

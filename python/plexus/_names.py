@@ -21,7 +21,7 @@ registered op is in exactly one of the two tables.
 """
 
 # Namespaces (modules of the package) that names may use; "" is `plexus`.
-NAMESPACES = ("", "math", "nn", "linalg", "audio", "image", "io", "strings", "state",
+NAMESPACES = ("", "math", "nn", "linalg", "audio", "image", "io", "signal", "strings", "state",
               "tensor_array", "train", "v1")
 
 NAMES = {
@@ -269,6 +269,27 @@ NAMES = {
     "RegexReplace": ["strings.regex_replace"],
     "StaticRegexReplace": ["strings.static_regex_replace"],
     "StringLength": ["strings.length"],
+    "Substr": ["strings.substr"],
+    "ReduceJoin": ["strings.reduce_join"],
+    "StringToNumber": ["strings.to_number"],
+    "StringSplit": ["v1.string_split"],
+    "FFT": ["signal.fft"],
+    "IFFT": ["signal.ifft"],
+    "FFT2D": ["signal.fft2d"],
+    "IFFT2D": ["signal.ifft2d"],
+    "FFT3D": ["signal.fft3d"],
+    "IFFT3D": ["signal.ifft3d"],
+    "RFFT": ["signal.rfft"],
+    "IRFFT": ["signal.irfft"],
+    "RFFT2D": ["signal.rfft2d"],
+    "IRFFT2D": ["signal.irfft2d"],
+    "RFFT3D": ["signal.rfft3d"],
+    "IRFFT3D": ["signal.irfft3d"],
+    "Real": ["real", "math.real"],
+    "Imag": ["imag", "math.imag"],
+    "Angle": ["angle", "math.angle"],
+    "Conj": ["conj", "math.conj"],
+    "Complex": ["complex"],
     "StringLower": ["strings.lower"],
     "StringNGrams": ["strings.string_ngrams"],
     "StringSplitV2": ["strings.string_split_v2"],
@@ -280,6 +301,13 @@ NAMES = {
 }
 
 GRAPH_ONLY = {
+    "ComplexAbs": "TensorFlow's tf.abs of a complex tensor; plexus.abs takes real tensors",
+    "SparseCross": "tf.sparse.cross and cross_hashed take and return SparseTensors, which plexus has no type for",
+    "SparseCrossV2": "tf.sparse.cross takes and returns SparseTensors, which plexus has no type for",
+    "SparseCrossHashed": "tf.sparse.cross_hashed takes and returns SparseTensors, which plexus has no type for",
+    "Assert": "runs inside imported graphs (tf.debugging.Assert); plexus has no debugging namespace yet",
+    "PrintV2": "tf.print's op inside imported graphs; it prints a string that StringFormat, which plexus lacks, makes",
+    "Print": "tf.compat.v1.Print inside imported TensorFlow 1 graphs",
     "_PlexusApplyAdam": "internal fused update behind plexus.optimizers.Adam",
     "_PlexusApplyAdamW": "internal fused update behind plexus.optimizers.AdamW",
     "_PlexusApplyGradientDescent": "internal fused update behind plexus.optimizers.SGD",

@@ -8,39 +8,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "devices/host_ops.h"
+#include "host_kernels/broadcast_index.h"
 #include "plexus/graph.h"
 #include "plexus/op_def.h"
 #include "plexus/status.h"
 
 namespace plexus {
 namespace {
-
-// For each element of `out`, the index of the element of `in` it reads
-// under broadcasting (in's dimensions aligned to the right).
-std::vector<int64_t> BroadcastIndex(const Shape& in, const Shape& out) {
-  const int64_t rank = static_cast<int64_t>(out.size());
-  const int64_t offset = rank - static_cast<int64_t>(in.size());
-  std::vector<int64_t> strides(rank, 0);
-  int64_t stride = 1;
-  for (int64_t d = rank - 1; d >= offset; --d) {
-    const int64_t size = in[d - offset];
-    strides[d] = size == 1 ? 0 : stride;
-    stride *= size;
-  }
-  const int64_t n = NumElements(out);
-  std::vector<int64_t> index(n, 0);
-  std::vector<int64_t> position(rank, 0);
-  for (int64_t i = 0; i < n; ++i) {
-    int64_t at = 0;
-    for (int64_t d = 0; d < rank; ++d) at += position[d] * strides[d];
-    index[i] = at;
-    for (int64_t d = rank - 1; d >= 0; --d) {
-      if (++position[d] < out[d]) break;
-      position[d] = 0;
-    }
-  }
-  return index;
-}
 
 absl::Status CompareStrings(HostOpContext& ctx) {
   const Tensor& a = ctx.input(0);

@@ -1,7 +1,7 @@
 // Host kernels of the tokenizing string ops (schemas in ops/string_ops.cc):
-// StringSplitV2 (a sparse result: indices, values, dense shape) and
-// StringNGrams (n-grams of the rows of a ragged string tensor), with
-// TensorFlow's rules for whitespace, maxsplit, padding and short rows.
+// StringSplitV2 and StringSplit (sparse results: indices, values, dense
+// shape) and StringNGrams (n-grams of the rows of a ragged string tensor),
+// with TensorFlow's rules for whitespace, maxsplit, padding and short rows.
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -60,43 +60,90 @@ std::vector<absl::string_view> SplitV2(absl::string_view text, absl::string_view
   return result;
 }
 
-absl::Status StringSplitV2(HostOpContext& ctx) {
+// The tokens of each row as a sparse matrix: indices [n, 2] of (row,
+// position), the tokens, and the dense shape [rows, longest row].
+absl::Status SetSparseRows(HostOpContext& ctx, const std::vector<std::vector<std::string>>& rows) {
+  int64_t n = 0, longest = 0;
+  for (const auto& row : rows) {
+    n += static_cast<int64_t>(row.size());
+    longest = std::max<int64_t>(longest, static_cast<int64_t>(row.size()));
+  }
+  PX_ASSIGN_OR_RETURN(Tensor indices, Tensor::AllocateHost(DataType::kInt64, {n, 2}));
+  std::vector<std::string> values;
+  values.reserve(static_cast<size_t>(n));
+  int64_t* index = indices.data<int64_t>();
+  for (size_t r = 0; r < rows.size(); ++r) {
+    for (size_t k = 0; k < rows[r].size(); ++k) {
+      *index++ = static_cast<int64_t>(r);
+      *index++ = static_cast<int64_t>(k);
+      values.push_back(rows[r][k]);
+    }
+  }
+  PX_ASSIGN_OR_RETURN(Tensor shape, Tensor::AllocateHost(DataType::kInt64, {2}));
+  shape.data<int64_t>()[0] = static_cast<int64_t>(rows.size());
+  shape.data<int64_t>()[1] = longest;
+  ctx.set_output(0, std::move(indices));
+  ctx.set_output(1, Tensor::FromStrings({n}, std::move(values)));
+  ctx.set_output(2, std::move(shape));
+  return absl::OkStatus();
+}
+
+absl::Status CheckSplitInputs(HostOpContext& ctx, absl::string_view sep_name) {
   const Tensor& input = ctx.input(0);
   const Tensor& sep = ctx.input(1);
   if (input.dtype() != DataType::kString || input.dims() != 1) {
     return ctx.InvalidArgument(absl::StrCat("input must be a string vector, got ", input.DebugString(0)));
   }
   if (sep.dtype() != DataType::kString || sep.dims() != 0) {
-    return ctx.InvalidArgument(absl::StrCat("sep must be a string scalar, got ", sep.DebugString(0)));
+    return ctx.InvalidArgument(absl::StrCat(sep_name, " must be a string scalar, got ", sep.DebugString(0)));
   }
-  PX_ASSIGN_OR_RETURN(int64_t maxsplit, GetAttrInt(ctx.node(), "maxsplit"));
-  const auto& rows = input.strings();
-  std::vector<std::pair<int64_t, int64_t>> positions;
-  std::vector<std::string> values;
-  int64_t max_tokens = 0;
-  for (size_t row = 0; row < rows.size(); ++row) {
-    std::vector<absl::string_view> tokens = SplitV2(rows[row], sep.strings()[0], maxsplit);
-    for (size_t k = 0; k < tokens.size(); ++k) {
-      positions.emplace_back(static_cast<int64_t>(row), static_cast<int64_t>(k));
-      values.emplace_back(tokens[k]);
-    }
-    max_tokens = std::max<int64_t>(max_tokens, static_cast<int64_t>(tokens.size()));
-  }
-  const int64_t n = static_cast<int64_t>(values.size());
-  PX_ASSIGN_OR_RETURN(Tensor indices, Tensor::AllocateHost(DataType::kInt64, {n, 2}));
-  for (int64_t i = 0; i < n; ++i) {
-    indices.data<int64_t>()[2 * i] = positions[i].first;
-    indices.data<int64_t>()[2 * i + 1] = positions[i].second;
-  }
-  PX_ASSIGN_OR_RETURN(Tensor shape, Tensor::AllocateHost(DataType::kInt64, {2}));
-  shape.data<int64_t>()[0] = static_cast<int64_t>(rows.size());
-  shape.data<int64_t>()[1] = max_tokens;
-  ctx.set_output(0, std::move(indices));
-  ctx.set_output(1, Tensor::FromStrings({n}, std::move(values)));
-  ctx.set_output(2, std::move(shape));
   return absl::OkStatus();
 }
+
+absl::Status StringSplitV2(HostOpContext& ctx) {
+  PX_RETURN_IF_ERROR(CheckSplitInputs(ctx, "sep"));
+  PX_ASSIGN_OR_RETURN(int64_t maxsplit, GetAttrInt(ctx.node(), "maxsplit"));
+  const std::string& sep = ctx.input(1).strings()[0];
+  std::vector<std::vector<std::string>> rows;
+  for (const std::string& text : ctx.input(0).strings()) {
+    std::vector<absl::string_view> tokens = SplitV2(text, sep, maxsplit);
+    rows.emplace_back(tokens.begin(), tokens.end());
+  }
+  return SetSparseRows(ctx, rows);
+}
 PX_REGISTER_HOST_OP("StringSplitV2", StringSplitV2);
+
+// --- StringSplit (tf.compat.v1.string_split) ------------------------------------
+
+// Splits on every byte that is one of `delimiters`; with no delimiters,
+// into single bytes. Empty tokens are dropped when `skip_empty`; an empty
+// text has no tokens either way, as in TensorFlow.
+std::vector<std::string> SplitOnAnyOf(absl::string_view text, absl::string_view delimiters, bool skip_empty) {
+  std::vector<std::string> tokens;
+  if (text.empty()) return tokens;
+  if (delimiters.empty()) {
+    for (char c : text) tokens.emplace_back(1, c);
+    return tokens;
+  }
+  size_t begin = 0;
+  for (size_t i = 0; i <= text.size(); ++i) {
+    if (i < text.size() && delimiters.find(text[i]) == absl::string_view::npos) continue;
+    if (!skip_empty || i > begin) tokens.emplace_back(text.substr(begin, i - begin));
+    begin = i + 1;
+  }
+  return tokens;
+}
+
+absl::Status StringSplit(HostOpContext& ctx) {
+  PX_RETURN_IF_ERROR(CheckSplitInputs(ctx, "delimiter"));
+  bool skip_empty = true;  // graphs older than the attribute skip empty tokens
+  if (auto attr = GetAttrBool(ctx.node(), "skip_empty"); attr.ok()) skip_empty = *attr;
+  const std::string& delimiters = ctx.input(1).strings()[0];
+  std::vector<std::vector<std::string>> rows;
+  for (const std::string& text : ctx.input(0).strings()) rows.push_back(SplitOnAnyOf(text, delimiters, skip_empty));
+  return SetSparseRows(ctx, rows);
+}
+PX_REGISTER_HOST_OP("StringSplit", StringSplit);
 
 // --- StringNGrams -------------------------------------------------------------
 

@@ -4,16 +4,21 @@
 // TensorFlow), AsString (printf formats as TensorFlow builds them) and
 // StringLength.
 #include <cstdint>
+#include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include <re2/re2.h>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "devices/host_ops.h"
+#include "host_kernels/broadcast_index.h"
 #include "plexus/graph.h"
 #include "plexus/op_def.h"
 #include "plexus/status.h"
@@ -188,6 +193,151 @@ absl::Status StringLength(HostOpContext& ctx) {
   return absl::OkStatus();
 }
 PX_REGISTER_HOST_OP("StringLength", StringLength);
+
+// --- Substr ---------------------------------------------------------------------
+
+bool IsTrailByte(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
+
+// Moves *pos forward (or back) over n UTF-8 characters; false when the
+// string ends first.
+bool ForwardChars(absl::string_view s, int64_t n, int64_t* pos) {
+  int64_t counted = 0;
+  while (*pos < static_cast<int64_t>(s.size()) && counted < n) {
+    do ++*pos;
+    while (*pos < static_cast<int64_t>(s.size()) && IsTrailByte(s[*pos]));
+    ++counted;
+  }
+  return counted == n || n < 0;
+}
+bool BackChars(absl::string_view s, int64_t n, int64_t* pos) {
+  int64_t counted = 0;
+  while (*pos > 0 && counted < n) {
+    do --*pos;
+    while (*pos > 0 && IsTrailByte(s[*pos]));
+    ++counted;
+  }
+  return counted == n || n < 0;
+}
+
+// The byte range [*begin, *begin + *length) of the substring at character
+// position pos of length len, as TensorFlow: a negative pos counts from
+// the end, the length is cut at the end of the string, and a negative
+// length means the rest of the string in bytes and nothing in characters.
+bool SubstrRange(absl::string_view s, int64_t pos, int64_t len, bool utf8, int64_t* begin, int64_t* length) {
+  const int64_t size = static_cast<int64_t>(s.size());
+  if (!utf8) {
+    *begin = pos < 0 ? size + pos : pos;
+    if (*begin < 0 || *begin > size) return false;
+    *length = len < 0 ? size - *begin : std::min(len, size - *begin);
+    return true;
+  }
+  if (pos >= 0) {
+    *begin = 0;
+    if (!ForwardChars(s, pos, begin)) return false;
+    int64_t end = *begin;
+    if (len > 0) ForwardChars(s, len, &end);
+    *length = end - *begin;
+    return true;
+  }
+  int64_t end = size;
+  const int64_t skip = std::max<int64_t>(0, -pos - len);
+  if (!BackChars(s, skip, &end)) return false;
+  *begin = end;
+  if (!BackChars(s, -pos - skip, begin)) return false;
+  *length = end - *begin;
+  return true;
+}
+
+int64_t IntAt(const Tensor& t, int64_t i) {
+  return t.dtype() == DataType::kInt32 ? t.data<int32_t>()[i] : t.data<int64_t>()[i];
+}
+
+absl::Status Substr(HostOpContext& ctx) {
+  PX_RETURN_IF_ERROR(CheckString(ctx, 0, "input"));
+  const Tensor& in = ctx.input(0);
+  const Tensor& pos = ctx.input(1);
+  const Tensor& len = ctx.input(2);
+  for (const Tensor* t : {&pos, &len}) {
+    if (t->dtype() != DataType::kInt32 && t->dtype() != DataType::kInt64) {
+      return ctx.InvalidArgument(absl::StrCat("pos and len must be int32 or int64, got ", DataTypeName(t->dtype())));
+    }
+  }
+  if (pos.shape() != len.shape()) {
+    return ctx.InvalidArgument(absl::StrCat("pos and len should have the same shape, got: ",
+                                            ShapeToString(pos.shape()), " vs. ", ShapeToString(len.shape())));
+  }
+  if (pos.num_elements() == 0) return ctx.InvalidArgument("received empty tensors pos and len");
+  PX_ASSIGN_OR_RETURN(std::string unit, GetAttrString(ctx.node(), "unit"));
+  if (unit != "BYTE" && unit != "UTF8_CHAR") {
+    return ctx.InvalidArgument(absl::StrCat("unit must be BYTE or UTF8_CHAR, got '", unit, "'"));
+  }
+  auto shape = BroadcastShapes(PartialShape(in.shape()), PartialShape(pos.shape()));
+  if (!shape.ok()) {
+    return ctx.InvalidArgument(absl::StrCat("Incompatible shapes: ", ShapeToString(in.shape()), " vs. ",
+                                            ShapeToString(pos.shape())));
+  }
+  const Shape out_shape = shape->dims();
+  const std::vector<int64_t> from_in = BroadcastIndex(in.shape(), out_shape);
+  const std::vector<int64_t> from_pos = BroadcastIndex(pos.shape(), out_shape);
+  std::vector<std::string> out(from_in.size());
+  for (size_t i = 0; i < out.size(); ++i) {
+    const std::string& s = in.strings()[from_in[i]];
+    const int64_t p = IntAt(pos, from_pos[i]);
+    int64_t begin = 0, length = 0;
+    if (!SubstrRange(s, p, IntAt(len, from_pos[i]), unit == "UTF8_CHAR", &begin, &length)) {
+      return ctx.InvalidArgument(absl::StrCat("pos ", p, " out of range for string b'", s, "' at index ", i));
+    }
+    out[i] = s.substr(static_cast<size_t>(begin), static_cast<size_t>(length));
+  }
+  ctx.set_output(0, Tensor::FromStrings(out_shape, std::move(out)));
+  return absl::OkStatus();
+}
+PX_REGISTER_HOST_OP("Substr", Substr);
+
+// --- StringToNumber -----------------------------------------------------------------
+
+// Parses decimal text (surrounding whitespace allowed, as TensorFlow's
+// safe_strto* functions) into `out`; false when it is not a number of
+// that type or does not fit.
+template <typename T>
+bool ParseNumber(absl::string_view text, T* out) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return std::is_same_v<T, float> ? absl::SimpleAtof(text, reinterpret_cast<float*>(out))
+                                    : absl::SimpleAtod(text, reinterpret_cast<double*>(out));
+  } else {
+    return absl::SimpleAtoi(text, out);
+  }
+}
+
+template <typename T>
+absl::Status ToNumbers(HostOpContext& ctx, DataType dtype) {
+  const Tensor& in = ctx.input(0);
+  PX_ASSIGN_OR_RETURN(Tensor out, Tensor::AllocateHost(dtype, in.shape()));
+  const auto& strings = in.strings();
+  for (size_t i = 0; i < strings.size(); ++i) {
+    if (!ParseNumber<T>(strings[i], &out.data<T>()[i])) {
+      return ctx.InvalidArgument(absl::StrCat("StringToNumberOp could not correctly convert string: ", strings[i]));
+    }
+  }
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+absl::Status StringToNumber(HostOpContext& ctx) {
+  PX_RETURN_IF_ERROR(CheckString(ctx, 0, "string_tensor"));
+  PX_ASSIGN_OR_RETURN(DataType type, GetAttrType(ctx.node(), "out_type"));
+  switch (type) {
+    case DataType::kFloat: return ToNumbers<float>(ctx, type);
+    case DataType::kDouble: return ToNumbers<double>(ctx, type);
+    case DataType::kInt32: return ToNumbers<int32_t>(ctx, type);
+    case DataType::kInt64: return ToNumbers<int64_t>(ctx, type);
+    case DataType::kUInt32: return ToNumbers<uint32_t>(ctx, type);
+    case DataType::kUInt64: return ToNumbers<uint64_t>(ctx, type);
+    default:
+      return ctx.InvalidArgument(absl::StrCat("out_type ", DataTypeName(type), " is not supported"));
+  }
+}
+PX_REGISTER_HOST_OP("StringToNumber", StringToNumber);
 
 }  // namespace
 }  // namespace plexus

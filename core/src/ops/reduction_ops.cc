@@ -10,65 +10,6 @@
 namespace plexus {
 namespace {
 
-// Reads an integer host tensor (int16, int32 or int64) as int64s.
-bool ReadIntValues(const Tensor* t, std::vector<int64_t>* values) {
-  if (t == nullptr || !t->host_readable()) return false;
-  const int64_t n = t->num_elements();
-  values->resize(static_cast<size_t>(n));
-  switch (t->dtype()) {
-    case DataType::kInt32:
-      for (int64_t i = 0; i < n; ++i) (*values)[i] = t->data<int32_t>()[i];
-      return true;
-    case DataType::kInt64:
-      for (int64_t i = 0; i < n; ++i) (*values)[i] = t->data<int64_t>()[i];
-      return true;
-    case DataType::kInt16:
-      for (int64_t i = 0; i < n; ++i) (*values)[i] = t->data<int16_t>()[i];
-      return true;
-    default:
-      return false;
-  }
-}
-
-// Input 0 reduced over the axes in input 1 (keep_dims keeps them as 1s).
-absl::Status ReductionShape(InferenceContext& ctx) {
-  const PartialShape& input = ctx.input(0);
-  PX_ASSIGN_OR_RETURN(bool keep_dims, GetAttrBool(ctx.node(), "keep_dims"));
-  std::vector<int64_t> axes;
-  if (!ReadIntValues(ctx.input_value(1), &axes)) {
-    // Axes unknown: with keep_dims the rank survives.
-    if (keep_dims && input.rank_known()) {
-      ctx.set_output(0, PartialShape::UnknownOfRank(input.rank()));
-    } else {
-      ctx.set_output(0, PartialShape::Unknown());
-    }
-    return absl::OkStatus();
-  }
-  if (!input.rank_known()) {
-    ctx.set_output(0, PartialShape::Unknown());
-    return absl::OkStatus();
-  }
-  const int64_t rank = input.rank();
-  std::vector<bool> reduced(static_cast<size_t>(rank), false);
-  for (int64_t axis : axes) {
-    if (axis < -rank || axis >= rank) {
-      return ctx.Error(absl::StrCat("Invalid reduction dimension (", axis, " for input with ",
-                                    rank, " dimension(s)"));
-    }
-    reduced[axis < 0 ? axis + rank : axis] = true;
-  }
-  Shape out;
-  for (int64_t d = 0; d < rank; ++d) {
-    if (!reduced[d]) {
-      out.push_back(input.dim(d));
-    } else if (keep_dims) {
-      out.push_back(1);
-    }
-  }
-  ctx.set_output(0, PartialShape(out));
-  return absl::OkStatus();
-}
-
 // Input 0 without the dimension named by input 1 (a scalar).
 absl::Status ArgReductionShape(InferenceContext& ctx) {
   const PartialShape& input = ctx.input(0);

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "plexus/graph.h"
@@ -24,6 +25,12 @@ inline constexpr char kFloatTypes[] = "T: {half, bfloat16, float, double}";
 absl::Status UnchangedShape(InferenceContext& ctx);
 // Output 0 is the NumPy broadcast of inputs 0 and 1.
 absl::Status BroadcastShape(InferenceContext& ctx);
+// Input 0 reduced over the axes in input 1 (the keep_dims attribute keeps
+// them as 1s), as far as the axes are known.
+absl::Status ReductionShape(InferenceContext& ctx);
+// Reads an integer host tensor (int16, int32 or int64) as int64s; false when
+// it is unknown or not an integer tensor.
+bool ReadIntValues(const Tensor* t, std::vector<int64_t>* values);
 
 
 // The attributes of a 2-D windowed op (convolution, pooling and their

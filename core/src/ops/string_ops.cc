@@ -67,6 +67,28 @@ PX_REGISTER_OP(OpDefBuilder("StringSplitV2")
                      return absl::OkStatus();
                    }));
 
+// tf.compat.v1.string_split: splits on any byte of `delimiter`.
+PX_REGISTER_OP(OpDefBuilder("StringSplit")
+                   .Input("input: string")
+                   .Input("delimiter: string")
+                   .Output("indices: int64")
+                   .Output("values: string")
+                   .Output("shape: int64")
+                   .Attr("skip_empty: bool = true")
+                   .SetShapeFn([](InferenceContext& ctx) {
+                     if (ctx.input(0).rank_known() && ctx.input(0).rank() != 1) {
+                       return ctx.Error(absl::StrCat("input must be a vector, got shape ", ctx.input(0).ToString()));
+                     }
+                     if (ctx.input(1).rank_known() && ctx.input(1).rank() != 0) {
+                       return ctx.Error(absl::StrCat("delimiter must be a scalar, got shape ",
+                                                     ctx.input(1).ToString()));
+                     }
+                     ctx.set_output(0, PartialShape(Shape{-1, 2}));
+                     ctx.set_output(1, PartialShape(Shape{-1}));
+                     ctx.set_output(2, PartialShape(Shape{2}));
+                     return absl::OkStatus();
+                   }));
+
 PX_REGISTER_OP(OpDefBuilder("StringNGrams")
                    .Input("data: string")
                    .Input("data_splits: Tsplits")
@@ -120,6 +142,40 @@ PX_REGISTER_OP(OpDefBuilder("StringLength")
                    .Input("input: string")
                    .Output("output: int32")
                    .Attr("unit: string = \"BYTE\"")  // BYTE or UTF8_CHAR (the kernel checks)
+                   .SetShapeFn(UnchangedShape));
+
+// Substrings at `pos` of length `len` (bytes or UTF-8 characters); pos
+// and len broadcast against input.
+PX_REGISTER_OP(OpDefBuilder("Substr")
+                   .Input("input: string")
+                   .Input("pos: T")
+                   .Input("len: T")
+                   .Output("output: string")
+                   .Attr("T: {int32, int64}")
+                   .Attr("unit: string = \"BYTE\"")  // BYTE or UTF8_CHAR (the kernel checks)
+                   .SetShapeFn([](InferenceContext& ctx) {
+                     if (ctx.input(1).rank_known() && ctx.input(2).rank_known() &&
+                         ctx.input(1).rank() != ctx.input(2).rank()) {
+                       return ctx.Error(absl::StrCat("pos and len must have the same rank, got ",
+                                                     ctx.input(1).ToString(), " and ", ctx.input(2).ToString()));
+                     }
+                     return BroadcastShape(ctx);
+                   }));
+
+// Joins the strings along the given axes (the first axis listed varies
+// fastest); no axes means no reduction.
+PX_REGISTER_OP(OpDefBuilder("ReduceJoin")
+                   .Input("inputs: string")
+                   .Input("reduction_indices: int32")
+                   .Output("output: string")
+                   .Attr("keep_dims: bool = false")
+                   .Attr("separator: string = \"\"")
+                   .SetShapeFn(ReductionShape));
+
+PX_REGISTER_OP(OpDefBuilder("StringToNumber")
+                   .Input("string_tensor: string")
+                   .Output("output: out_type")
+                   .Attr("out_type: {float, double, int32, int64, uint32, uint64} = DT_FLOAT")
                    .SetShapeFn(UnchangedShape));
 
 // UTF-8 only (the kernels refuse other encodings); errors is strict,

@@ -1,0 +1,9 @@
+"""Signal processing ops, like tf.signal: Fourier transforms.
+
+Filled at import from the op registry (see plexus/_names.py and _api.py).
+"""
+
+from plexus._ops import _populate
+
+_populate(__name__)
+del _populate
