@@ -811,3 +811,7 @@ def _pool3d(op, input, ksize, strides, padding, data_format):
     if data_format != "NDHWC":
         attrs["data_format"] = data_format
     return _ex(op, [input], attrs)[0]
+
+
+# plexus.random.stateless_* (tf.random.stateless_*), in a module of their own.
+from plexus import _api_random  # noqa: E402,F401
