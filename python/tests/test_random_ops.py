@@ -13,7 +13,10 @@ conversions and samplers. Tolerances:
     with the same C library as TensorFlow (the usual case) they are exact,
     and the tests also count the exact matches;
   - the stateful ops (seed/seed2 attributes) follow TensorFlow's stream per
-    kernel: run k of a node gives TensorFlow's run k of its kernel.
+    kernel: run k of a node gives TensorFlow's run k of its kernel;
+  - Keras 3 random layers saved in training mode: exact where the output is
+    the draw moved around, within a float rounding step (1e-4 of a 0..255
+    image) where the layer also averages or blurs.
 Bad inputs fail with InvalidArgumentError naming the op and saying what is
 wrong.
 """
@@ -309,6 +312,55 @@ def test_unseeded_stateful_op_differs_between_streams():
     b = np.asarray(R.RandomUniform(np.array([64], np.int32), dtype=px.float32))
     assert a.shape == (64,) and ((a >= 0) & (a < 1)).all()
     assert not np.array_equal(a, b)
+
+
+# ---- Keras random layers in training mode -----------------------------------------------
+
+# Layers whose output is their random draw moved around (exact), and layers
+# that also average or blur in float (a rounding step of a 0..255 image).
+KERAS_EXACT = {
+    "RandomFlip": lambda k: k.layers.RandomFlip(seed=1),
+    "RandomBrightness": lambda k: k.layers.RandomBrightness(0.3, seed=2),
+    "RandomCrop": lambda k: k.layers.RandomCrop(5, 6, seed=4),
+    "RandomErasing": lambda k: k.layers.RandomErasing(seed=6),
+    "MixUp": lambda k: k.layers.MixUp(seed=5),  # Beta draws: StatelessRandomGammaV3
+    "CutMix": lambda k: k.layers.CutMix(seed=7),
+    "Solarization": lambda k: k.layers.Solarization(addition_factor=0.5, threshold_factor=0.5, seed=8),
+    "RandomGrayscale": lambda k: k.layers.RandomGrayscale(0.5, seed=9),
+    "GaussianNoise": lambda k: k.layers.GaussianNoise(0.5, seed=15),
+    "Dropout": lambda k: k.layers.Dropout(0.5, seed=16),
+}
+KERAS_CLOSE = {
+    "RandomContrast": lambda k: k.layers.RandomContrast(0.4, seed=3),
+    "RandomGaussianBlur": lambda k: k.layers.RandomGaussianBlur(0.5, value_range=(0, 255), seed=13),
+}
+
+
+@pytest.mark.parametrize("name", sorted(KERAS_EXACT) + sorted(KERAS_CLOSE))
+def test_keras_random_layers_in_training_mode_match_tensorflow(name, tmp_path):
+    """The zoo runs these layers in inference mode (where they pass their
+    input through); here they draw: a SavedModel of layer(x, training=True),
+    run twice (the seed generator's state advances between runs) by
+    TensorFlow and by Plexus."""
+    keras = pytest.importorskip("keras")
+    x = np.random.RandomState(0).uniform(0, 255, (2, 8, 8, 3)).astype(np.float32)
+    layer = {**KERAS_EXACT, **KERAS_CLOSE}[name](keras)
+    layer(tf.constant(x), training=True)  # builds it and its seed generator
+    holder = tf.Module()
+    holder.layer = layer
+    holder.variables_list = list(layer.variables)  # the seed generator's state
+    holder.f = tf.function(lambda images: layer(images, training=True),
+                           input_signature=[tf.TensorSpec(x.shape, tf.float32)])
+    tf.saved_model.save(holder, str(tmp_path), signatures={"serving_default": holder.f})
+    theirs = tf.saved_model.load(str(tmp_path)).signatures["serving_default"]
+    ours = px.saved_model.load(str(tmp_path))
+    for _ in range(2):
+        want = list(theirs(images=tf.constant(x)).values())[0].numpy()
+        got = np.asarray(list(ours(images=x).values())[0])
+        if name in KERAS_EXACT:
+            np.testing.assert_array_equal(got, want)
+        else:
+            np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-4)
 
 
 # ---- Errors ----------------------------------------------------------------------------
