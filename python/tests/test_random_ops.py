@@ -270,6 +270,24 @@ def test_stateless_uniform_argument_errors():
         px.random.stateless_uniform([2], seed=[1, 2], alg="mersenne")
 
 
+def test_gradients_flow_around_the_draws():
+    """The random ops are not differentiable (as in TensorFlow): gradients
+    reach the variables through the arithmetic around the draws."""
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    v, tv = px.Variable(x), tf.Variable(x)
+    m, tm = px.Variable(np.float32(0.5)), tf.Variable(0.5)
+    with px.GradientTape() as tape:
+        y = px.reduce_sum(v * px.random.stateless_normal([2, 3], seed=[1, 2], mean=m, stddev=m)
+                          + px.random.stateless_uniform([2, 3], seed=[3, 4]))
+    got = tape.gradient(y, [v, m])
+    with tf.GradientTape() as tape:
+        y = tf.reduce_sum(tv * tf.random.stateless_normal([2, 3], seed=[1, 2], mean=tm, stddev=tm)
+                          + tf.random.stateless_uniform([2, 3], seed=[3, 4]))
+    want = tape.gradient(y, [tv, tm])
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(np.asarray(g), w.numpy(), rtol=1e-6)
+
+
 # ---- Stateful ops (seed and seed2 attributes) ------------------------------------------
 
 @pytest.mark.parametrize("op", ["RandomUniform", "RandomStandardNormal", "TruncatedNormal"])

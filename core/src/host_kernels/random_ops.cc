@@ -381,7 +381,14 @@ absl::StatusOr<std::shared_ptr<RandomStream>> NodeStream(HostOpContext& ctx) {
   if (ctx.state() == nullptr) return ctx.Error(absl::StatusCode::kInternal, "no session state for the stream");
   PX_ASSIGN_OR_RETURN(int64_t seed, GetAttrInt(ctx.node(), "seed"));
   PX_ASSIGN_OR_RETURN(int64_t seed2, GetAttrInt(ctx.node(), "seed2"));
-  const std::string key = absl::StrCat("random_stream/node:", ctx.node().name);
+  // Keyed by the node and its attributes: eager ops of one name but other
+  // seeds or types get streams of their own, as TensorFlow's eager kernel
+  // cache (keyed by the attributes) gives them kernels of their own.
+  const bool is_int = ctx.node().op == "RandomUniformInt";
+  PX_ASSIGN_OR_RETURN(DataType dtype, GetAttrType(ctx.node(), is_int ? "Tout" : "dtype"));
+  PX_ASSIGN_OR_RETURN(DataType shape_type, GetAttrType(ctx.node(), "T"));
+  const std::string key = absl::StrCat("random_stream/node:", ctx.node().name, "/", ctx.node().op, "/", seed, "/",
+                                       seed2, "/", DataTypeName(dtype), "/", DataTypeName(shape_type));
   PX_ASSIGN_OR_RETURN(std::shared_ptr<ResourceBase> resource,
                       ctx.state()->LookupOrCreate(key, [&]() -> absl::StatusOr<std::shared_ptr<ResourceBase>> {
                         uint64_t s = static_cast<uint64_t>(seed), s2 = static_cast<uint64_t>(seed2);
