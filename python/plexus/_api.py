@@ -816,3 +816,6 @@ def _pool3d(op, input, ksize, strides, padding, data_format):
 # The hand-written functions of tf.strings, tf.signal and complex numbers
 # live in their own file; importing it registers them in EXPORTS.
 from plexus import _api_signal  # noqa: E402,F401
+
+# plexus.random.stateless_* (tf.random.stateless_*), in a module of their own.
+from plexus import _api_random  # noqa: E402,F401

@@ -22,7 +22,7 @@ registered op is in exactly one of the two tables.
 
 # Namespaces (modules of the package) that names may use; "" is `plexus`.
 NAMESPACES = ("", "math", "nn", "linalg", "audio", "image", "io", "signal", "strings", "state",
-              "tensor_array", "train", "v1")
+              "tensor_array", "train", "v1", "random")
 
 NAMES = {
     "AvgPoolGrad": ["nn.avg_pool_grad"],
@@ -298,6 +298,10 @@ NAMES = {
     "StringUpper": ["strings.upper"],
     "UnicodeDecode": ["strings.unicode_decode_raw"],
     "UnicodeEncode": ["strings.unicode_encode_raw"],
+    "StatelessRandomUniformV2": ["random.stateless_uniform"],
+    "StatelessRandomNormalV2": ["random.stateless_normal"],
+    "StatelessTruncatedNormalV2": ["random.stateless_truncated_normal"],
+    "StatelessRandomGammaV3": ["random.stateless_gamma"],
 }
 
 GRAPH_ONLY = {
@@ -359,6 +363,38 @@ GRAPH_ONLY = {
              "runs SelectV2 when x and y are given)",
     "RaggedTensorToTensor": "takes a ragged tensor as its row partitions; made by graph import "
                             "(RaggedTensor.to_tensor)",
+    "StatelessRandomGetKeyCounter": "turns a seed into the key and counter inputs of the V2 random "
+                                    "ops; run by plexus.random.stateless_*, tf.raw_ops only in "
+                                    "TensorFlow",
+    "StatelessRandomGetKeyCounterAlg": "a seed's key, counter and algorithm (Philox); tf.raw_ops "
+                                       "only in TensorFlow",
+    "StatelessRandomGetAlg": "the algorithm the V2 random ops pick on a device (Philox); "
+                             "tf.raw_ops only in TensorFlow",
+    "StatelessRandomUniformIntV2": "the integer form of plexus.random.stateless_uniform "
+                                   "(dtype int32/int64 with minval and maxval)",
+    "StatelessRandomUniformFullIntV2": "the integer form of plexus.random.stateless_uniform "
+                                       "without bounds (every bit random)",
+    "StatelessRandomUniform": "seed-input form superseded by StatelessRandomUniformV2 "
+                              "(plexus.random.stateless_uniform); in graphs of older exports",
+    "StatelessRandomNormal": "seed-input form superseded by StatelessRandomNormalV2 "
+                             "(plexus.random.stateless_normal); in graphs of older exports",
+    "StatelessTruncatedNormal": "seed-input form superseded by StatelessTruncatedNormalV2 "
+                                "(plexus.random.stateless_truncated_normal); in graphs of older "
+                                "exports",
+    "StatelessRandomUniformInt": "seed-input form superseded by StatelessRandomUniformIntV2; in "
+                                 "graphs of older exports",
+    "StatelessRandomUniformFullInt": "seed-input form superseded by "
+                                     "StatelessRandomUniformFullIntV2; in graphs of older exports",
+    "StatelessRandomGammaV2": "seed-input form superseded by StatelessRandomGammaV3 "
+                              "(plexus.random.stateless_gamma); in graphs of older exports",
+    "RandomUniform": "TensorFlow 1 stateful op of seed/seed2 attributes (a stream per node); "
+                     "tf.random.uniform's global and op seeds are Python state Plexus lacks",
+    "RandomStandardNormal": "TensorFlow 1 stateful op of seed/seed2 attributes (a stream per "
+                            "node); tf.random.normal's seeding is Python state Plexus lacks",
+    "TruncatedNormal": "TensorFlow 1 stateful op of seed/seed2 attributes (a stream per node); "
+                       "tf.random.truncated_normal's seeding is Python state Plexus lacks",
+    "RandomUniformInt": "TensorFlow 1 stateful op of seed/seed2 attributes (a stream per node); "
+                        "tf.random.uniform's seeding is Python state Plexus lacks",
 }
 
 

@@ -1735,6 +1735,8 @@ _CONTROL = "control flow or function call: graph-only, tested by the graph/funct
 _STATE = "stateful (variables, TensorArrays): has its own state tests"
 _TRAINING = ("gradient and training ops (issue 8): cpu against reference kernels in tests/ops/*_grad_test.cc and tests/ops/optimizer_test.cc, gradients against finite differences in gradients_test and test_training.py")
 
+_RANDOM = "random host op; test_random_ops.py compares it with TensorFlow's own stream"
+
 EXCLUDED = {
     # Host ops with their own tests against tf.raw_ops (test_preprocessing_ops.py).
     "BroadcastArgs": "shape arithmetic on the host; test_preprocessing_ops.py",
@@ -1743,6 +1745,26 @@ EXCLUDED = {
     "SparseToDense": "host op; test_preprocessing_ops.py",
     "Unique": "host op; test_preprocessing_ops.py",
     "UniqueWithCounts": "host op; test_preprocessing_ops.py",
+    # Random ops (host ops): TensorFlow's bits, tested against tf.raw_ops and tf.random.
+    "StatelessRandomUniform": _RANDOM,
+    "StatelessRandomNormal": _RANDOM,
+    "StatelessTruncatedNormal": _RANDOM,
+    "StatelessRandomUniformInt": _RANDOM,
+    "StatelessRandomUniformFullInt": _RANDOM,
+    "StatelessRandomGammaV2": _RANDOM,
+    "StatelessRandomGetKeyCounter": _RANDOM,
+    "StatelessRandomGetKeyCounterAlg": _RANDOM,
+    "StatelessRandomGetAlg": _RANDOM,
+    "StatelessRandomUniformV2": _RANDOM,
+    "StatelessRandomNormalV2": _RANDOM,
+    "StatelessTruncatedNormalV2": _RANDOM,
+    "StatelessRandomUniformIntV2": _RANDOM,
+    "StatelessRandomUniformFullIntV2": _RANDOM,
+    "StatelessRandomGammaV3": _RANDOM,
+    "RandomUniform": _RANDOM,
+    "RandomStandardNormal": _RANDOM,
+    "TruncatedNormal": _RANDOM,
+    "RandomUniformInt": _RANDOM,
     "AvgPoolGrad": _TRAINING,
     "BiasAddGrad": _TRAINING,
     "ConcatOffset": _TRAINING,
