@@ -51,16 +51,50 @@ def case(name: str, covers, make: Callable, ins, description: str,
     def build() -> Built:
         rng = np.random.default_rng(zlib.crc32(name.encode()))
         inputs = [keras.Input(i.shape, name=i.name, dtype=i.dtype) for i in ins]
-        outputs = make(*inputs)
-        model = keras.Model(inputs, outputs, name="zoo_" + name.lower())
+        arrays = {i.name: i.sample(rng) for i in ins}
+        try:
+            model = keras.Model(inputs, make(*inputs), name="zoo_" + name.lower())
+        except ValueError as e:
+            if "part of a cycle" not in str(e):
+                raise
+            # Keras cannot trace some layers (Equalization) into a
+            # functional model; a subclassed one holding the layer exports.
+            return _subclassed(name, make, ins, arrays, prepare, rng)
         if prepare is not None:
             prepare(model, rng)
-        arrays = {i.name: i.sample(rng) for i in ins}
         return Built(obj=model, inputs=arrays, keras_model=model)
 
     assert name not in COVERED, name
     CASES.append(Case(name=name, kind="keras", build=build, description=description, tolerance=tolerance))
     COVERED[name] = covers
+
+
+def _subclassed(name: str, make: Callable, ins, arrays: dict, prepare, rng) -> Built:
+    """The case as a subclassed Keras model (built by one call on the sample
+    inputs), with a serving function of the inputs' specs."""
+    import tensorflow as tf
+
+    class Wrapped(keras.Model):
+        def call(self, x):
+            return make(*x) if isinstance(x, (list, tuple)) else make(x)
+
+    def pack(values):
+        return values[0] if len(values) == 1 else list(values)
+
+    model = Wrapped(name="zoo_" + name.lower())
+    model(pack([arrays[i.name] for i in ins]))
+    if prepare is not None:
+        prepare(model, rng)
+    specs = [tf.TensorSpec((None,) + tuple(i.shape), i.dtype if i.dtype != "string" else tf.string, name=i.name)
+             for i in ins]
+
+    @tf.function(input_signature=specs)
+    def serve(*args):
+        y = model(pack(args), training=False)
+        return {f"output_{k}": t for k, t in enumerate(tf.nest.flatten(y))}
+
+    return Built(obj=model, inputs=arrays, fn=serve, keras_model=model,
+                 notes=["a subclassed model: Keras cannot trace the layer into a functional one"])
 
 
 def one(name: str, class_name: str, kwargs: dict, ins, tolerance=None, prepare=None, note: str = "") -> None:
