@@ -270,6 +270,16 @@ NAMES = {
     "StaticRegexReplace": ["strings.static_regex_replace"],
     "StringLength": ["strings.length"],
     "Substr": ["strings.substr"],
+    "DecodeJpeg": ["io.decode_jpeg", "image.decode_jpeg"],
+    "DecodeAndCropJpeg": ["io.decode_and_crop_jpeg", "image.decode_and_crop_jpeg"],
+    "DecodePng": ["io.decode_png", "image.decode_png"],
+    "DecodeImage": ["io.decode_image", "image.decode_image"],
+    "ExtractJpegShape": ["io.extract_jpeg_shape", "image.extract_jpeg_shape"],
+    "EncodePng": ["io.encode_png", "image.encode_png"],
+    "EncodeJpeg": ["io.encode_jpeg", "image.encode_jpeg"],
+    "EncodeBase64": ["io.encode_base64"],
+    "DecodeBase64": ["io.decode_base64"],
+    "DecodeRaw": ["io.decode_raw"],
     "ReduceJoin": ["strings.reduce_join"],
     "StringToNumber": ["strings.to_number"],
     "StringSplit": ["v1.string_split"],
@@ -305,6 +315,8 @@ NAMES = {
 }
 
 GRAPH_ONLY = {
+    "EncodeJpegVariableQuality": "the op of tf.image.adjust_jpeg_quality inside imported graphs; "
+                                 "plexus.io.encode_jpeg takes the quality as an attribute",
     "ComplexAbs": "TensorFlow's tf.abs of a complex tensor; plexus.abs takes real tensors",
     "SparseCross": "tf.sparse.cross and cross_hashed take and return SparseTensors, which plexus has no type for",
     "SparseCrossV2": "tf.sparse.cross takes and returns SparseTensors, which plexus has no type for",
