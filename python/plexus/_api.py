@@ -819,3 +819,4 @@ from plexus import _api_signal  # noqa: E402,F401
 
 # plexus.random.stateless_* (tf.random.stateless_*), in a module of their own.
 from plexus import _api_random  # noqa: E402,F401
+from plexus import _api_image  # noqa: E402,F401

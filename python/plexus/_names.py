@@ -270,6 +270,8 @@ NAMES = {
     "StaticRegexReplace": ["strings.static_regex_replace"],
     "StringLength": ["strings.length"],
     "Substr": ["strings.substr"],
+    "ExtractImagePatches": ["image.extract_patches"],
+    "CombinedNonMaxSuppression": ["image.combined_non_max_suppression"],
     "DecodeJpeg": ["io.decode_jpeg", "image.decode_jpeg"],
     "DecodeAndCropJpeg": ["io.decode_and_crop_jpeg", "image.decode_and_crop_jpeg"],
     "DecodePng": ["io.decode_png", "image.decode_png"],
