@@ -309,6 +309,7 @@ NAMES = {
     "StringToHashBucketStrong": ["strings.to_hash_bucket_strong"],
     "StringUpper": ["strings.upper"],
     "UnicodeDecode": ["strings.unicode_decode_raw"],
+    "UnicodeDecodeWithOffsets": ["strings.unicode_decode_with_offsets_raw"],
     "UnicodeEncode": ["strings.unicode_encode_raw"],
     "StatelessRandomUniformV2": ["random.stateless_uniform"],
     "StatelessRandomNormalV2": ["random.stateless_normal"],

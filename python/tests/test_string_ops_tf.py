@@ -234,3 +234,13 @@ def test_public_string_names_match_tensorflow():
                                   tf.strings.to_number([b"1.25", b"-3"]).numpy())
     np.testing.assert_array_equal(px.strings.to_number([b"7"], out_type=px.int64).numpy(), [7])
     same(px.strings.substr(words, 1, 1), tf.strings.substr(words, 1, 1))
+
+
+@pytest.mark.parametrize("errors_mode", ["replace", "ignore"])
+def test_unicode_decode_with_offsets(errors_mode):
+    words = ["h\u00e9llo".encode(), b"", b"ab\xffc", "\u20ac\U0001F600x".encode()]
+    ours = R.UnicodeDecodeWithOffsets(input=px.constant(np.array(words, dtype=object).astype(bytes)),
+                                      input_encoding="UTF-8", errors=errors_mode)
+    theirs = tf.raw_ops.UnicodeDecodeWithOffsets(input=tf.constant(words), input_encoding="UTF-8", errors=errors_mode)
+    for o, t in zip(ours, theirs):
+        np.testing.assert_array_equal(o.numpy(), t.numpy())

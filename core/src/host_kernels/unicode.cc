@@ -1,4 +1,4 @@
-// Host kernels of UnicodeDecode and UnicodeEncode (schemas in
+// Host kernels of UnicodeDecode, UnicodeDecodeWithOffsets and UnicodeEncode (schemas in
 // ops/string_ops.cc): strings to code points and back (tf.strings.
 // unicode_split, Keras's TextVectorization(split="character")). Decoding
 // reads UTF-8 and, like TensorFlow (ICU), treats each maximal ill-formed
@@ -101,10 +101,12 @@ absl::Status UnicodeDecode(HostOpContext& ctx) {
   if (input.dtype() != DataType::kString) return ctx.InvalidArgument("input must be string");
   std::vector<int64_t> splits{0};
   std::vector<int32_t> chars;
+  std::vector<int64_t> starts;  // UnicodeDecodeWithOffsets: each character's first byte
   for (const std::string& s : input.strings()) {
     const auto* bytes = reinterpret_cast<const unsigned char*>(s.data());
     for (size_t i = 0; i < s.size();) {
       int32_t cp;
+      const size_t start = i;
       i += DecodeOne(bytes + i, s.size() - i, &cp);
       if (cp < 0) {
         if (on_error == OnError::kStrict) return ctx.InvalidArgument("Invalid formatting on input string");
@@ -114,6 +116,7 @@ absl::Status UnicodeDecode(HostOpContext& ctx) {
         cp = static_cast<int32_t>(replacement);
       }
       chars.push_back(cp);
+      starts.push_back(static_cast<int64_t>(start));
     }
     splits.push_back(static_cast<int64_t>(chars.size()));
   }
@@ -121,9 +124,15 @@ absl::Status UnicodeDecode(HostOpContext& ctx) {
   PX_ASSIGN_OR_RETURN(Tensor values, Tensor::AllocateHost(DataType::kInt32, {static_cast<int64_t>(chars.size())}));
   for (size_t i = 0; i < chars.size(); ++i) values.data<int32_t>()[i] = chars[i];
   ctx.set_output(1, std::move(values));
+  if (node.num_outputs() == 3) {
+    PX_ASSIGN_OR_RETURN(Tensor offsets, Tensor::AllocateHost(DataType::kInt64, {static_cast<int64_t>(starts.size())}));
+    for (size_t i = 0; i < starts.size(); ++i) offsets.data<int64_t>()[i] = starts[i];
+    ctx.set_output(2, std::move(offsets));
+  }
   return absl::OkStatus();
 }
 PX_REGISTER_HOST_OP("UnicodeDecode", UnicodeDecode);
+PX_REGISTER_HOST_OP("UnicodeDecodeWithOffsets", UnicodeDecode);
 
 bool IsScalarValue(int64_t cp) { return cp >= 0 && cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF); }
 

@@ -197,6 +197,25 @@ PX_REGISTER_OP(OpDefBuilder("UnicodeDecode")
                      ctx.set_output(1, PartialShape(Shape{-1}));
                      return absl::OkStatus();
                    }));
+PX_REGISTER_OP(OpDefBuilder("UnicodeDecodeWithOffsets")
+                   .Input("input: string")
+                   .Output("row_splits: Tsplits")
+                   .Output("char_values: int32")
+                   .Output("char_to_byte_starts: int64")
+                   .Attr("input_encoding: string")
+                   .Attr("errors: string = \"replace\"")
+                   .Attr("replacement_char: int = 65533")
+                   .Attr("replace_control_characters: bool = false")
+                   .Attr("Tsplits: {int32, int64} = DT_INT64")
+                   .SetShapeFn([](InferenceContext& ctx) {
+                     const PartialShape& in = ctx.input(0);
+                     int64_t n = -1;
+                     if (in.fully_defined()) n = NumElements(in.dims());
+                     ctx.set_output(0, PartialShape(Shape{n < 0 ? -1 : n + 1}));
+                     ctx.set_output(1, PartialShape(Shape{-1}));
+                     ctx.set_output(2, PartialShape(Shape{-1}));
+                     return absl::OkStatus();
+                   }));
 PX_REGISTER_OP(OpDefBuilder("UnicodeEncode")
                    .Input("input_values: int32")
                    .Input("input_splits: Tsplits")
