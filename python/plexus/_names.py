@@ -270,6 +270,7 @@ NAMES = {
     "StaticRegexReplace": ["strings.static_regex_replace"],
     "StringLength": ["strings.length"],
     "Substr": ["strings.substr"],
+    "CTCGreedyDecoder": ["nn.ctc_greedy_decoder_raw"],
     "ExtractImagePatches": ["image.extract_patches"],
     "CombinedNonMaxSuppression": ["image.combined_non_max_suppression"],
     "DecodeJpeg": ["io.decode_jpeg", "image.decode_jpeg"],

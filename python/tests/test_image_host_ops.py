@@ -66,3 +66,21 @@ def test_public_extract_patches_matches_tensorflow():
     args = ([1, 2, 2, 1], [1, 2, 2, 1], [1, 1, 1, 1], "VALID")
     np.testing.assert_array_equal(px.image.extract_patches(images, *args).numpy(),
                                   tf.image.extract_patches(images, *args).numpy())
+
+
+@pytest.mark.parametrize("merge", [False, True])
+@pytest.mark.parametrize("blank", [-1, 0])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_ctc_greedy_decoder(merge, blank, dtype):
+    # Few classes so that repeats and blanks happen.
+    logits = RNG.standard_normal((12, 4, 3)).astype(dtype)
+    lengths = np.array([12, 7, 0, 3], np.int32)
+    ours = R.CTCGreedyDecoder(inputs=px.constant(logits), sequence_length=lengths, merge_repeated=merge,
+                              blank_index=blank)
+    theirs = tf.raw_ops.CTCGreedyDecoder(inputs=tf.constant(logits), sequence_length=lengths,
+                                         merge_repeated=merge, blank_index=blank)
+    for o, t in zip(ours[:3], theirs[:3]):
+        np.testing.assert_array_equal(o.numpy(), t.numpy())
+    np.testing.assert_allclose(ours[3].numpy(), theirs[3].numpy(), rtol=1e-6)
+    with pytest.raises(errors.InvalidArgumentError, match="sequence_length"):
+        R.CTCGreedyDecoder(inputs=px.constant(logits), sequence_length=np.array([13, 1, 1, 1], np.int32))
