@@ -698,47 +698,6 @@ def divide(x, y, name=None):
     return _ex("RealDiv", [x, y], None)[0]
 
 
-_RESIZE_OPS = {"bilinear": "ResizeBilinear", "nearest": "ResizeNearestNeighbor",
-               "bicubic": "ResizeBicubic"}
-
-
-@_export("image.resize")
-def resize(images, size, method="bilinear", preserve_aspect_ratio=False, antialias=False,
-           name=None):
-    """Resizes [batch, height, width, channels] (or one [height, width, channels])
-    images to `size` = [new_height, new_width] as tf.image.resize: half-pixel
-    centers, method "bilinear" (op ResizeBilinear), "nearest"
-    (ResizeNearestNeighbor) or "bicubic" (ResizeBicubic). Bilinear and bicubic
-    give float32, nearest keeps the dtype. preserve_aspect_ratio needs the
-    images' static height and width; antialias and the other methods are not
-    supported."""
-    op = _RESIZE_OPS.get(str(method).lower())
-    if op is None:
-        raise NotImplementedError(f"image.resize: method {method!r} is not supported "
-                                  f"(supported: {', '.join(_RESIZE_OPS)})")
-    if antialias:
-        raise NotImplementedError("image.resize: antialias=True is not supported")
-    images = _tensor(images)
-    shape = _shape_of(images)
-    if shape is not None and len(shape) not in (3, 4):
-        raise ValueError(f"image.resize: images must be 3-D or 4-D, got shape {shape}")
-    single = shape is not None and len(shape) == 3
-    if single:
-        images = expand_dims(images, 0)
-        shape = (1,) + tuple(shape)
-    if preserve_aspect_ratio:
-        if shape is None or shape[1] is None or shape[2] is None:
-            raise ValueError("image.resize: preserve_aspect_ratio needs a static height and width")
-        wanted = [int(v) for v in _np.asarray(size).reshape(-1)]
-        f = _np.float32
-        scale = min(f(wanted[0]) / f(shape[1]), f(wanted[1]) / f(shape[2]))
-        size = [int(_np.round(scale * f(shape[1]))), int(_np.round(scale * f(shape[2])))]
-    if not isinstance(size, _TENSOR_TYPES):
-        size = _ints([int(v) for v in _np.asarray(size).reshape(-1)])
-    out = _ex(op, [images, size], {"half_pixel_centers": True})[0]
-    return squeeze(out, [0]) if single else out
-
-
 @_export("image.crop_and_resize")
 def crop_and_resize(image, boxes, box_indices, crop_size, method="bilinear",
                     extrapolation_value=0.0, name=None):
@@ -819,4 +778,6 @@ from plexus import _api_signal  # noqa: E402,F401
 
 # plexus.random.stateless_* (tf.random.stateless_*), in a module of their own.
 from plexus import _api_random  # noqa: E402,F401
-from plexus import _api_image  # noqa: E402,F401
+
+# image.resize, convert_image_dtype and the colour adjustments (tf.image).
+from plexus import _image_api  # noqa: E402,F401  (registers into EXPORTS)

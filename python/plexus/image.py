@@ -1,4 +1,6 @@
-"""Image ops: resizing (bilinear, nearest neighbour, bicubic), as tf.image.
+"""Image ops as tf.image: resizing (every tf.image.resize method), cropping,
+non-max suppression, colour conversions and adjustments, projective
+transforms.
 
 Filled at import from the op registry (see plexus/_names.py and _api.py).
 """

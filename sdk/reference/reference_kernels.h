@@ -38,6 +38,15 @@ PX_Status* RegisterAudioKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar*
 PX_Status* RegisterImageKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 // CropAndResize and non-max suppression (image_boxes.cc).
 PX_Status* RegisterImageBoxKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
+// ImageProjectiveTransformV2/V3, ResizeArea, ScaleAndTranslate(Grad)
+// (image_transform.cc); RGBToHSV, HSVToRGB and the colour adjustments
+// (image_color.cc); DepthToSpace, SpaceToDepth (depth_space.cc); LRN,
+// LRNGrad (lrn.cc).
+PX_Status* RegisterImageTransformKernels(sdk::RegistrationInfo* info,
+                                         PX_KernelRegistrar* registrar);
+PX_Status* RegisterImageColorKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
+PX_Status* RegisterDepthSpaceKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
+PX_Status* RegisterLrnKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 // Conv3D, MaxPool3D and AvgPool3D (nn3d.cc).
 PX_Status* RegisterNn3dKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 PX_Status* RegisterBasicKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);

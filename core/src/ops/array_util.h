@@ -75,8 +75,11 @@ inline absl::Status Check(const InferenceContext& ctx, const std::string& error)
 inline absl::Status CheckRank(const InferenceContext& ctx, int i, int64_t rank, const char* what) {
   const PartialShape& s = ctx.input(i);
   if (s.rank_known() && s.rank() != rank) {
-    return ctx.Error(absl::StrCat(what, " must be ", rank == 0 ? "a scalar" : rank == 1 ? "a vector" : "a matrix",
-                                  ", got shape ", s.ToString()));
+    const std::string want = rank == 0   ? "a scalar"
+                             : rank == 1 ? "a vector"
+                             : rank == 2 ? "a matrix"
+                                         : absl::StrCat(rank, "-D");
+    return ctx.Error(absl::StrCat(what, " must be ", want, ", got shape ", s.ToString()));
   }
   return absl::OkStatus();
 }

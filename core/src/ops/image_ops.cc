@@ -1,6 +1,8 @@
-// Image ops: ResizeBilinear, ResizeNearestNeighbor, ResizeBicubic and the
-// gradients ResizeBilinearGrad and ResizeNearestNeighborGrad, on NHWC
-// images; CropAndResize; NonMaxSuppressionV3, V4 and V5. The size inputs
+// Image ops: ResizeBilinear, ResizeNearestNeighbor, ResizeBicubic,
+// ResizeArea, ScaleAndTranslate and the gradients ResizeBilinearGrad,
+// ResizeNearestNeighborGrad and ScaleAndTranslateGrad, on NHWC images;
+// ImageProjectiveTransformV2 and V3; CropAndResize; NonMaxSuppressionV3, V4
+// and V5. The size inputs
 // ([new_height, new_width], int32) and NMS's scalars are read on the host;
 // the kernels check the values (positive sizes, nonempty images, thresholds)
 // and the attributes as TensorFlow's do, and the shape functions check what
@@ -34,17 +36,18 @@ absl::Status CheckImage(const InferenceContext& ctx, int i, const char* what) {
 }
 
 // The [batch, size[0], size[1], channels] output of a resize (and of
-// ResizeNearestNeighborGrad), input 0 the images and input 1 the size.
-absl::Status SizedImageShape(InferenceContext& ctx, const char* images) {
+// ResizeNearestNeighborGrad), input 0 the images and input `size_input`
+// (1 unless given) the size.
+absl::Status SizedImageShape(InferenceContext& ctx, const char* images, int size_input = 1) {
   PX_RETURN_IF_ERROR(CheckImage(ctx, 0, images));
-  const PartialShape& size = ctx.input(1);
+  const PartialShape& size = ctx.input(size_input);
   if (size.rank_known() && (size.rank() != 1 || (size.dim(0) >= 0 && size.dim(0) != 2))) {
     return ctx.Error(absl::StrCat("size must be a vector of 2 elements, got shape ",
                                   size.ToString()));
   }
   int64_t height = -1, width = -1;
   array_util::Dims values;
-  if (array_util::KnownInts(ctx, 1, &values)) {
+  if (array_util::KnownInts(ctx, size_input, &values)) {
     if (values.size() != 2) {
       return ctx.Error(absl::StrCat("size must have 2 elements, got ", values.size()));
     }
@@ -103,6 +106,122 @@ PX_REGISTER_OP(OpDefBuilder("ResizeNearestNeighborGrad")
                    .Attr("align_corners: bool = false")
                    .Attr("half_pixel_centers: bool = false")
                    .SetShapeFn([](InferenceContext& ctx) { return SizedImageShape(ctx, "grads"); }));
+
+PX_REGISTER_OP(OpDefBuilder("ResizeArea")
+                   .Input("images: T")
+                   .Input("size: int32")
+                   .Output("resized_images: float")
+                   .Attr(kResizeTypes)
+                   .Attr("align_corners: bool = false")
+                   .SetShapeFn([](InferenceContext& ctx) { return SizedImageShape(ctx, "images"); }));
+
+// Fails unless input i is a vector of two elements (when known).
+absl::Status CheckPair(const InferenceContext& ctx, int i, const char* what) {
+  const PartialShape& s = ctx.input(i);
+  if (s.rank_known() && (s.rank() != 1 || (s.dim(0) >= 0 && s.dim(0) != 2))) {
+    return ctx.Error(absl::StrCat(what, " must be a vector of 2 elements, got shape ",
+                                  s.ToString()));
+  }
+  return absl::OkStatus();
+}
+
+// ScaleAndTranslate(Grad)'s kernel_type, one of TensorFlow's sampling
+// kernels (the spec parser has no string sets).
+absl::Status CheckKernelType(const InferenceContext& ctx) {
+  PX_ASSIGN_OR_RETURN(std::string kernel, GetAttrString(ctx.node(), "kernel_type"));
+  for (const char* k : {"lanczos1", "lanczos3", "lanczos5", "gaussian", "box", "triangle",
+                        "keyscubic", "mitchellcubic"}) {
+    if (kernel == k) return absl::OkStatus();
+  }
+  return ctx.Error(absl::StrCat("Unrecognized kernel type: ", kernel));
+}
+
+PX_REGISTER_OP(OpDefBuilder("ScaleAndTranslate")
+                   .Input("images: T")
+                   .Input("size: int32")
+                   .Input("scale: float")
+                   .Input("translation: float")
+                   .Output("resized_images: float")
+                   .Attr("T: {int8, uint8, int16, uint16, int32, int64, bfloat16, half, float, "
+                         "double}")
+                   .Attr("kernel_type: string = \"lanczos3\"")
+                   .Attr("antialias: bool = true")
+                   .SetShapeFn([](InferenceContext& ctx) {
+                     PX_RETURN_IF_ERROR(CheckKernelType(ctx));
+                     PX_RETURN_IF_ERROR(CheckPair(ctx, 2, "scale"));
+                     PX_RETURN_IF_ERROR(CheckPair(ctx, 3, "translation"));
+                     return SizedImageShape(ctx, "images");
+                   }));
+
+// ScaleAndTranslateGrad: the original image's shape.
+PX_REGISTER_OP(OpDefBuilder("ScaleAndTranslateGrad")
+                   .Input("grads: T")
+                   .Input("original_image: T")
+                   .Input("scale: float")
+                   .Input("translation: float")
+                   .Output("output: T")
+                   .Attr("T: {float}")
+                   .Attr("kernel_type: string = \"lanczos3\"")
+                   .Attr("antialias: bool = true")
+                   .SetShapeFn([](InferenceContext& ctx) {
+                     PX_RETURN_IF_ERROR(CheckKernelType(ctx));
+                     PX_RETURN_IF_ERROR(CheckImage(ctx, 0, "grads"));
+                     PX_RETURN_IF_ERROR(CheckImage(ctx, 1, "original_image"));
+                     PX_RETURN_IF_ERROR(CheckPair(ctx, 2, "scale"));
+                     PX_RETURN_IF_ERROR(CheckPair(ctx, 3, "translation"));
+                     ctx.set_output(0, ctx.input(1));
+                     return absl::OkStatus();
+                   }));
+
+// ImageProjectiveTransformV2/V3: [batch, output_shape[0], output_shape[1],
+// channels]; transforms [1 or batch, 8]; V3's fill_value a scalar.
+absl::Status ProjectiveTransformShape(InferenceContext& ctx, bool v3) {
+  PX_ASSIGN_OR_RETURN(std::string interpolation, GetAttrString(ctx.node(), "interpolation"));
+  if (interpolation != "NEAREST" && interpolation != "BILINEAR") {
+    return ctx.Error(absl::StrCat("interpolation must be NEAREST or BILINEAR, got '",
+                                  interpolation, "'"));
+  }
+  PX_ASSIGN_OR_RETURN(std::string mode, GetAttrString(ctx.node(), "fill_mode"));
+  if (mode != "REFLECT" && mode != "WRAP" && mode != "CONSTANT" && mode != "NEAREST") {
+    return ctx.Error(absl::StrCat("fill_mode must be REFLECT, WRAP, CONSTANT or NEAREST, got '",
+                                  mode, "'"));
+  }
+  PX_RETURN_IF_ERROR(array_util::CheckRank(ctx, 1, 2, "transforms"));
+  const PartialShape& t = ctx.input(1);
+  if (t.rank_known() && t.dim(1) >= 0 && t.dim(1) != 8) {
+    return ctx.Error(absl::StrCat("transforms must have 8 columns, got shape ", t.ToString()));
+  }
+  if (v3) PX_RETURN_IF_ERROR(array_util::CheckRank(ctx, 3, 0, "fill_value"));
+  return SizedImageShape(ctx, "images", 2);
+}
+
+constexpr char kProjectiveTypes[] =
+    "dtype: {uint8, int32, int64, half, bfloat16, float, double}";
+
+PX_REGISTER_OP(OpDefBuilder("ImageProjectiveTransformV2")
+                   .Input("images: dtype")
+                   .Input("transforms: float")
+                   .Input("output_shape: int32")
+                   .Output("transformed_images: dtype")
+                   .Attr(kProjectiveTypes)
+                   .Attr("interpolation: string")
+                   .Attr("fill_mode: string = \"CONSTANT\"")
+                   .SetShapeFn([](InferenceContext& ctx) {
+                     return ProjectiveTransformShape(ctx, false);
+                   }));
+
+PX_REGISTER_OP(OpDefBuilder("ImageProjectiveTransformV3")
+                   .Input("images: dtype")
+                   .Input("transforms: float")
+                   .Input("output_shape: int32")
+                   .Input("fill_value: float")
+                   .Output("transformed_images: dtype")
+                   .Attr(kProjectiveTypes)
+                   .Attr("interpolation: string")
+                   .Attr("fill_mode: string = \"CONSTANT\"")
+                   .SetShapeFn([](InferenceContext& ctx) {
+                     return ProjectiveTransformShape(ctx, true);
+                   }));
 
 // CropAndResize: [num_boxes, crop_height, crop_width, depth] floats.
 absl::Status CropAndResizeShape(InferenceContext& ctx) {

@@ -544,6 +544,24 @@ absl::Status MatrixBandPartGrad(GradientContext& g, const GradientOp& op, const 
 }
 PX_REGISTER_GRADIENT("MatrixBandPart", MatrixBandPartGrad);
 
+// DepthToSpace and SpaceToDepth: each the other's gradient, with the same
+// block_size and data_format (array_grad.py).
+absl::Status DepthToSpaceGrad(GradientContext& g, const GradientOp& op, const GradientList& dy,
+                              GradientList* dx) {
+  PX_G_ASSIGN((*dx)[0], g.Op("SpaceToDepth", {*dy[0]},
+                             Copy(Attrs(), op, {"T", "block_size", "data_format"})));
+  return absl::OkStatus();
+}
+PX_REGISTER_GRADIENT("DepthToSpace", DepthToSpaceGrad);
+
+absl::Status SpaceToDepthGrad(GradientContext& g, const GradientOp& op, const GradientList& dy,
+                              GradientList* dx) {
+  PX_G_ASSIGN((*dx)[0], g.Op("DepthToSpace", {*dy[0]},
+                             Copy(Attrs(), op, {"T", "block_size", "data_format"})));
+  return absl::OkStatus();
+}
+PX_REGISTER_GRADIENT("SpaceToDepth", SpaceToDepthGrad);
+
 // ---- Ops without a gradient --------------------------------------------------------
 
 PX_NO_GRADIENT("InvertPermutation");

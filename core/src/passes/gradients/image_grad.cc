@@ -1,9 +1,11 @@
 // Gradients of the image resize ops, as TensorFlow's image_grad.py:
 // ResizeBilinear through ResizeBilinearGrad (against the original image),
 // ResizeNearestNeighbor through ResizeNearestNeighborGrad (with the
-// original height and width as its size). The size input has no gradient.
-// ResizeBicubic and CropAndResize have none either: their gradient ops are
-// not implemented. Non-max suppression selects indices: not differentiable,
+// original height and width as its size), ScaleAndTranslate through
+// ScaleAndTranslateGrad (float images only, as TensorFlow's kernel). The
+// size, scale and translation inputs have no gradient. ResizeBicubic,
+// CropAndResize, RGBToHSV and ImageProjectiveTransformV2/V3 have none
+// either: their gradients are not implemented. Non-max suppression selects indices: not differentiable,
 // as in TensorFlow.
 #include "passes/gradients/grad_util.h"
 #include "plexus/gradients.h"
@@ -45,6 +47,15 @@ absl::Status ResizeNearestNeighborGradFn(GradientContext& g, const GradientOp& o
   return absl::OkStatus();
 }
 PX_REGISTER_GRADIENT("ResizeNearestNeighbor", ResizeNearestNeighborGradFn);
+
+absl::Status ScaleAndTranslateGradFn(GradientContext& g, const GradientOp& op,
+                                     const GradientList& dy, GradientList* dx) {
+  PX_G_ASSIGN((*dx)[0], g.Op("ScaleAndTranslateGrad",
+                             {*dy[0], op.inputs[0], op.inputs[2], op.inputs[3]},
+                             Copy(Attrs(), op, {"T", "kernel_type", "antialias"})));
+  return absl::OkStatus();
+}
+PX_REGISTER_GRADIENT("ScaleAndTranslate", ScaleAndTranslateGradFn);
 
 PX_NO_GRADIENT("NonMaxSuppressionV3");
 PX_NO_GRADIENT("NonMaxSuppressionV4");

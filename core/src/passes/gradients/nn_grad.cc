@@ -1,6 +1,6 @@
 // Gradients of the neural-network ops: activations, softmax, bias, 2-D
 // convolutions, pooling, the fused cross-entropy losses, batch
-// normalization and L2Loss. They follow TensorFlow's nn_grad.py and
+// normalization, L2Loss and LRN. They follow TensorFlow's nn_grad.py and
 // math_grad.py, using TensorFlow's own gradient ops (ReluGrad,
 // Conv2DBackpropInput, MaxPoolGrad, ...) where TensorFlow does.
 //
@@ -322,6 +322,17 @@ absl::Status FusedBatchNormGradFn(GradientContext& g, const GradientOp& op, cons
 PX_REGISTER_GRADIENT("FusedBatchNorm", FusedBatchNormGradFn);
 PX_REGISTER_GRADIENT("FusedBatchNormV2", FusedBatchNormGradFn);
 PX_REGISTER_GRADIENT("FusedBatchNormV3", FusedBatchNormGradFn);
+
+// ---- Local response normalization --------------------------------------------
+
+// LRN through LRNGrad(dy, input, output), as TensorFlow's nn_grad.py.
+absl::Status LrnGradFn(GradientContext& g, const GradientOp& op, const GradientList& dy,
+                       GradientList* dx) {
+  PX_G_ASSIGN((*dx)[0], g.Op("LRNGrad", {*dy[0], op.inputs[0], op.outputs[0]},
+                             Copy(Attrs(), op, {"T", "depth_radius", "bias", "alpha", "beta"})));
+  return absl::OkStatus();
+}
+PX_REGISTER_GRADIENT("LRN", LrnGradFn);
 
 }  // namespace
 }  // namespace plexus

@@ -27,6 +27,15 @@ PX_Status* RegisterMatrixBandFamily(sdk::RegistrationInfo* info, PX_KernelRegist
 PX_Status* RegisterImageFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 // CropAndResize and non-max suppression (image_boxes.cc).
 PX_Status* RegisterImageBoxFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
+// ImageProjectiveTransformV2/V3, ResizeArea, ScaleAndTranslate(Grad)
+// (image_transform.cc); RGBToHSV, HSVToRGB and the colour adjustments
+// (image_color.cc); DepthToSpace and SpaceToDepth (depth_space.cc); LRN and
+// LRNGrad (lrn.cc).
+PX_Status* RegisterImageTransformFamily(sdk::RegistrationInfo* info,
+                                        PX_KernelRegistrar* registrar);
+PX_Status* RegisterImageColorFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
+PX_Status* RegisterDepthSpaceFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
+PX_Status* RegisterLrnFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 // Conv3D, MaxPool3D and AvgPool3D (nn3d.cc).
 PX_Status* RegisterNn3dFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 // _FusedMatMul and _FusedConv2D (fused_matmul.cc, fused_conv.cc).

@@ -355,6 +355,26 @@ inline constexpr OpSignature kResizeBilinearGrad{"ResizeBilinearGrad", {"T"}};
 inline constexpr OpSignature kResizeNearestNeighborGrad{"ResizeNearestNeighborGrad", {"T"}, {1}};
 
 inline constexpr OpSignature kCropAndResize{"CropAndResize", {"T"}, {3}};
+// Filtered resizes and projective transforms: sizes, scales, translations
+// and fill values are read on the host; the transforms stay on the device.
+inline constexpr OpSignature kResizeArea{"ResizeArea", {"T"}, {1}};
+inline constexpr OpSignature kScaleAndTranslate{"ScaleAndTranslate", {"T"}, {1, 2, 3}};
+inline constexpr OpSignature kScaleAndTranslateGrad{"ScaleAndTranslateGrad", {"T"}, {2, 3}};
+inline constexpr OpSignature kImageProjectiveTransformV2{"ImageProjectiveTransformV2", {"dtype"},
+                                                         {2}};
+inline constexpr OpSignature kImageProjectiveTransformV3{"ImageProjectiveTransformV3", {"dtype"},
+                                                         {2, 3}};
+// Colour: the scalar factors are read on the host.
+inline constexpr OpSignature kRGBToHSV{"RGBToHSV", {"T"}};
+inline constexpr OpSignature kHSVToRGB{"HSVToRGB", {"T"}};
+inline constexpr OpSignature kAdjustContrastv2{"AdjustContrastv2", {"T"}, {1}};
+inline constexpr OpSignature kAdjustSaturation{"AdjustSaturation", {"T"}, {1}};
+inline constexpr OpSignature kAdjustHue{"AdjustHue", {"T"}, {1}};
+// Depth and space, local response normalization
+inline constexpr OpSignature kDepthToSpace{"DepthToSpace", {"T"}};
+inline constexpr OpSignature kSpaceToDepth{"SpaceToDepth", {"T"}};
+inline constexpr OpSignature kLRN{"LRN", {"T"}};
+inline constexpr OpSignature kLRNGrad{"LRNGrad", {"T"}};
 
 // Non-max suppression: the scalar arguments are read on the host; the
 // number of selected boxes (the outputs' size) is known only at run time.
@@ -402,6 +422,9 @@ inline constexpr const OpSignature* kAllSignatures[] = {
     &kResizeNearestNeighbor, &kResizeBicubic, &kResizeBilinearGrad, &kResizeNearestNeighborGrad,
     &kCropAndResize, &kNonMaxSuppressionV3, &kNonMaxSuppressionV4, &kNonMaxSuppressionV5,
     &kConv3D, &kMaxPool3D, &kAvgPool3D,
+    &kResizeArea, &kScaleAndTranslate, &kScaleAndTranslateGrad, &kImageProjectiveTransformV2,
+    &kImageProjectiveTransformV3, &kRGBToHSV, &kHSVToRGB, &kAdjustContrastv2, &kAdjustSaturation,
+    &kAdjustHue, &kDepthToSpace, &kSpaceToDepth, &kLRN, &kLRNGrad,
 };
 
 }  // namespace sig
