@@ -12,6 +12,8 @@ PX_Status* RegisterAllKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* r
       RegisterSegmentKernels,   RegisterScatterKernels,  RegisterCastKernels,
       RegisterScanKernels,      RegisterReverseKernels,  RegisterMatrixBandKernels,
       RegisterImageKernels,     RegisterImageBoxKernels, RegisterNn3dKernels,
+      RegisterBitwiseKernels,   RegisterMatrixDiagKernels, RegisterMatrixSolveKernels,
+      RegisterNn3dGradKernels,
   };
   for (RegisterFamilyFn family : families) {
     if (PX_Status* s = family(info, registrar)) return s;

@@ -28,6 +28,8 @@ PX_Status* RegisterKernels(void* plugin, PX_KernelRegistrar* registrar) {
       RegisterSegmentFamily,   RegisterTensorScatterFamily, RegisterScanFamily,
       RegisterMatrixBandFamily,
       RegisterImageFamily,     RegisterImageBoxFamily,  RegisterNn3dFamily,
+      RegisterBitwiseFamily,   RegisterMatrixDiagFamily, RegisterMatrixSolveFamily,
+      RegisterNn3dGradFamily,
   };
   for (FamilyFn family : families) {
     if (PX_Status* s = family(info, registrar)) return s;
