@@ -62,7 +62,11 @@ void UnaryFloating(Un op, const C* x, C* y, int64_t n) {
     case Un::kExpm1: Y = X.expm1(); return;
     case Un::kFloor: Y = X.floor(); return;
     case Un::kCeil: Y = X.ceil(); return;
-    case Un::kRound: case Un::kRint: Y = X.rint(); return;  // ties to even, as TensorFlow
+    case Un::kRound: case Un::kRint:
+      // Ties to even, as TensorFlow. (Eigen's vectorized rint loses the
+      // sign of -0.0; rint keeps it, -0.4 rounding to -0.0 too.)
+      for (int64_t i = 0; i < n; ++i) y[i] = std::nearbyint(x[i]);
+      return;
     // Eigen's special functions, which TensorFlow's kernels use too.
     case Un::kLgamma: Y = X.lgamma(); return;
     case Un::kDigamma: Y = X.digamma(); return;
