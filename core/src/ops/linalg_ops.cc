@@ -305,6 +305,9 @@ absl::Status MatrixSolveShape(InferenceContext& ctx) {
   if (a.rank_known() && a.rank() < 2) {
     return ctx.Error(absl::StrCat("Input tensor 0 must have rank >= 2, got ", a.ToString()));
   }
+  if (a.rank_known() && b.rank_known() && a.rank() != b.rank()) {
+    return ctx.Error("All input tensors must have the same rank.");
+  }
   if (b.rank_known() && b.rank() < 2) {
     return ctx.Error(absl::StrCat("Input tensor 1 must have rank >= 2, got ", b.ToString()));
   }
@@ -312,7 +315,6 @@ absl::Status MatrixSolveShape(InferenceContext& ctx) {
     ctx.set_output(0, b.rank_known() ? b : PartialShape::Unknown());
     return absl::OkStatus();
   }
-  if (a.rank() != b.rank()) return ctx.Error("All input tensors must have the same rank.");
   const int64_t r = a.rank();
   Shape out = b.dims();
   for (int64_t i = 0; i < r; ++i) {
