@@ -95,7 +95,7 @@ def test_truncate_float_specials(dtype):
 def test_integer_division_by_zero(dtype):
     x = np.array([[1, 2], [3, 4]], dtype)
     for y in (np.array([1, 0], dtype), np.array(0, dtype)):
-        with pytest.raises(errors.InvalidArgumentError, match="TruncateDiv.*Integer division by zero"):
+        with pytest.raises(errors.InvalidArgumentError, match="TruncateDiv.*division by zero"):
             px.truncatediv(x, y).numpy()
         with pytest.raises(tf.errors.OpError):  # TensorFlow 2.21: InternalError
             tf.truncatediv(x, y)

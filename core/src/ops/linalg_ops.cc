@@ -325,7 +325,9 @@ absl::Status MatrixSolveShape(InferenceContext& ctx) {
     if (i < r - 2 && db < 0) out[i] = da;
   }
   const int64_t m0 = a.dim(r - 2), m1 = a.dim(r - 1);
-  if (m0 >= 0 && m1 >= 0 && m0 != m1) return ctx.Error("First input (lhs) must be a square matrix.");
+  if (m0 >= 0 && m1 >= 0 && m0 != m1) {
+    return ctx.Error("First input (lhs) must be a square matrix.");
+  }
   const int64_t m = m0 >= 0 ? m0 : m1;
   if (m >= 0 && out[r - 2] >= 0 && out[r - 2] != m) {
     return ctx.Error("Input matrix and rhs are incompatible.");

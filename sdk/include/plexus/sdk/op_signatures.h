@@ -398,7 +398,8 @@ inline constexpr OpSignature kNonMaxSuppressionV5{"NonMaxSuppressionV5", {"T"}, 
 inline constexpr OpSignature kConv3D{"Conv3D", {"T"}};
 inline constexpr OpSignature kMaxPool3D{"MaxPool3D", {"T"}};
 inline constexpr OpSignature kAvgPool3D{"AvgPool3D", {"T"}};
-inline constexpr OpSignature kConv3DBackpropInputV2{"Conv3DBackpropInputV2", {"T", "Tshape"}, {0}};
+inline constexpr OpSignature kConv3DBackpropInputV2{
+    "Conv3DBackpropInputV2", {"T", "Tshape"}, {0}};
 inline constexpr OpSignature kConv3DBackpropFilterV2{"Conv3DBackpropFilterV2", {"T"}, {1}};
 
 // Every signature above, for tools and tests that walk the table.
