@@ -156,6 +156,7 @@ if _os.environ.get("PLEXUS_NO_ENTRY_POINTS") != "1":
 from . import _ops  # noqa: E402
 from ._ops import *  # noqa: E402,F401,F403  (every op under its public names)
 from . import raw_ops, nn, math, linalg, audio, image, io, signal, strings, state, tensor_array, train, v1, random  # noqa: E402,F401,E501
+from . import bitwise  # noqa: E402,F401
 from . import _tensor_methods  # noqa: E402
 
 _tensor_methods.install((Tensor, GraphTensor))

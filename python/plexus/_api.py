@@ -740,38 +740,6 @@ def non_max_suppression_with_scores(boxes, scores, max_output_size, iou_threshol
     return out[0], out[1]
 
 
-@_export("nn.conv3d")
-def conv3d(input, filters, strides, padding, data_format="NDHWC", dilations=None, name=None):
-    """3-D convolution (op Conv3D); filters [depth, height, width, in, out];
-    strides and dilations: an int or a list of 1, 3 or 5 ints."""
-    attrs = {"strides": _spatial(strides, 3, data_format, "strides"), "padding": padding}
-    if data_format != "NDHWC":
-        attrs["data_format"] = data_format
-    if dilations is not None:
-        attrs["dilations"] = _spatial(dilations, 3, data_format, "dilations")
-    return _ex("Conv3D", [input, filters], attrs)[0]
-
-
-@_export("nn.max_pool3d")
-def max_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None):
-    """3-D max pooling (op MaxPool3D); ksize and strides: an int or 1, 3 or 5 ints."""
-    return _pool3d("MaxPool3D", input, ksize, strides, padding, data_format)
-
-
-@_export("nn.avg_pool3d")
-def avg_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None):
-    """3-D average pooling (op AvgPool3D); ksize and strides: an int or 1, 3 or 5 ints."""
-    return _pool3d("AvgPool3D", input, ksize, strides, padding, data_format)
-
-
-def _pool3d(op, input, ksize, strides, padding, data_format):
-    attrs = {"ksize": _spatial(ksize, 3, data_format, "ksize"),
-             "strides": _spatial(strides, 3, data_format, "strides"), "padding": padding}
-    if data_format != "NDHWC":
-        attrs["data_format"] = data_format
-    return _ex(op, [input], attrs)[0]
-
-
 # The hand-written functions of tf.strings, tf.signal and complex numbers
 # live in their own file; importing it registers them in EXPORTS.
 from plexus import _api_signal  # noqa: E402,F401
@@ -781,3 +749,7 @@ from plexus import _api_random  # noqa: E402,F401
 
 # image.resize, convert_image_dtype and the colour adjustments (tf.image).
 from plexus import _image_api  # noqa: E402,F401  (registers into EXPORTS)
+
+# Hand-written functions of other families, in their own modules (they
+# register into EXPORTS with _export like the ones above).
+from plexus import _api_linalg, _api_nn3d  # noqa: E402,F401

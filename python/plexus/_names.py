@@ -3,7 +3,7 @@
 NAMES maps a TensorFlow op name to the public names it gets, each written as
 "namespace.name" ("name" alone for the top-level `plexus` namespace). The
 names are the ones a TensorFlow user would guess (tf.*, tf.math.*, tf.nn.*,
-tf.linalg.*, tf.io.*, tf.strings.*), plus NumPy spellings at the top level
+tf.linalg.*, tf.io.*, tf.strings.*, tf.bitwise.*), plus NumPy spellings at the top level
 where they are obvious (`plexus.power`, `plexus.negative`, ...). Superseded
 versions of an op (Add, Concat, Select, ...) live in `plexus.v1`, like
 tf.compat.v1; resource, variable and TensorArray ops, which TensorFlow only
@@ -22,7 +22,7 @@ registered op is in exactly one of the two tables.
 
 # Namespaces (modules of the package) that names may use; "" is `plexus`.
 NAMESPACES = ("", "math", "nn", "linalg", "audio", "image", "io", "signal", "strings", "state",
-              "tensor_array", "train", "v1", "random")
+              "tensor_array", "train", "v1", "random", "bitwise")
 
 NAMES = {
     "AvgPoolGrad": ["nn.avg_pool_grad"],
@@ -147,6 +147,33 @@ NAMES = {
     "Atanh": ["atanh", "math.atanh"],
     "Atan2": ["atan2", "math.atan2"],
     "DivNoNan": ["math.divide_no_nan"],
+    "MulNoNan": ["math.multiply_no_nan"],
+    "TruncateDiv": ["truncatediv"],
+    "TruncateMod": ["truncatemod"],
+    "Rint": ["math.rint"],
+    "Lgamma": ["math.lgamma"],
+    "Digamma": ["math.digamma"],
+    "Softsign": ["nn.softsign", "math.softsign"],
+    "SoftsignGrad": ["train.softsign_grad"],
+    "BitwiseAnd": ["bitwise.bitwise_and"],
+    "BitwiseOr": ["bitwise.bitwise_or"],
+    "BitwiseXor": ["bitwise.bitwise_xor"],
+    "Invert": ["bitwise.invert"],
+    "LeftShift": ["bitwise.left_shift"],
+    "RightShift": ["bitwise.right_shift"],
+    "PopulationCount": ["bitwise.population_count"],
+    "MatrixSolve": ["linalg.solve"],
+    "MatrixDiag": ["v1.matrix_diag"],
+    "MatrixDiagV2": ["v1.matrix_diag_v2"],
+    "MatrixDiagV3": ["linalg.diag"],
+    "MatrixDiagPart": ["v1.matrix_diag_part"],
+    "MatrixDiagPartV2": ["v1.matrix_diag_part_v2"],
+    "MatrixDiagPartV3": ["linalg.diag_part"],
+    "MatrixSetDiag": ["v1.matrix_set_diag"],
+    "MatrixSetDiagV2": ["v1.matrix_set_diag_v2"],
+    "MatrixSetDiagV3": ["linalg.set_diag"],
+    "Conv3DBackpropInputV2": ["nn.conv3d_backprop_input_v2"],
+    "Conv3DBackpropFilterV2": ["nn.conv3d_backprop_filter_v2"],
     "BroadcastArgs": ["broadcast_dynamic_shape"],
     "EnsureShape": ["ensure_shape"],
     "Unique": ["unique"],

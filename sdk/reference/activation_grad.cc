@@ -1,7 +1,7 @@
 // Reference kernels: gradients of the activations and of the unary math ops
 // (see reference_kernels.h), and UnsortedSegmentSum.
 //
-// ReluGrad, Relu6Grad, EluGrad, SeluGrad, LeakyReluGrad, SoftplusGrad take
+// ReluGrad, Relu6Grad, EluGrad, SeluGrad, LeakyReluGrad, SoftplusGrad, SoftsignGrad take
 // (gradients, features-or-outputs); SigmoidGrad, TanhGrad, RsqrtGrad,
 // SqrtGrad, ReciprocalGrad, InvGrad take (y, dy). Both inputs have one shape.
 #include <cmath>
@@ -19,7 +19,7 @@ namespace {
 using sdk::Shape;
 
 enum class Grad {
-  kRelu, kRelu6, kElu, kSelu, kLeakyRelu, kSoftplus,
+  kRelu, kRelu6, kElu, kSelu, kLeakyRelu, kSoftplus, kSoftsign,
   kSigmoid, kTanh, kRsqrt, kSqrt, kReciprocal,
 };
 
@@ -31,6 +31,7 @@ Grad GradFromName(const std::string& op) {
       {"SigmoidGrad", Grad::kSigmoid},     {"TanhGrad", Grad::kTanh},
       {"RsqrtGrad", Grad::kRsqrt},         {"SqrtGrad", Grad::kSqrt},
       {"ReciprocalGrad", Grad::kReciprocal}, {"InvGrad", Grad::kReciprocal},
+      {"SoftsignGrad", Grad::kSoftsign},
   };
   for (const auto& e : kOps) {
     if (op == e.name) return e.grad;
@@ -82,6 +83,10 @@ class ActivationGradKernel : public sdk::OpKernel {
         }
         case Grad::kLeakyRelu: return b > C(0) ? a : a * static_cast<C>(alpha_);
         case Grad::kSoftplus: return a / (std::exp(-b) + C(1));
+        case Grad::kSoftsign: {
+          const C d = C(1) + std::fabs(b);
+          return a / (d * d);
+        }
         case Grad::kSigmoid: return b * a * (C(1) - a);
         case Grad::kTanh: return b * (C(1) - a * a);
         case Grad::kRsqrt: return C(-0.5) * b * (a * a * a);
@@ -180,9 +185,9 @@ PX_Status* RegisterActivationGradKernels(sdk::RegistrationInfo* info, PX_KernelR
   }
   for (const sdk::OpSignature* op :
        {&sdk::sig::kEluGrad, &sdk::sig::kSeluGrad, &sdk::sig::kLeakyReluGrad,
-        &sdk::sig::kSoftplusGrad, &sdk::sig::kSigmoidGrad, &sdk::sig::kTanhGrad,
-        &sdk::sig::kRsqrtGrad, &sdk::sig::kSqrtGrad, &sdk::sig::kReciprocalGrad,
-        &sdk::sig::kInvGrad}) {
+        &sdk::sig::kSoftplusGrad, &sdk::sig::kSoftsignGrad, &sdk::sig::kSigmoidGrad,
+        &sdk::sig::kTanhGrad, &sdk::sig::kRsqrtGrad, &sdk::sig::kSqrtGrad,
+        &sdk::sig::kReciprocalGrad, &sdk::sig::kInvGrad}) {
     if (PX_Status* s = sdk::RegisterKernel<ActivationGradKernel>(info, registrar, *op, {kFloat})) {
       return s;
     }

@@ -1,5 +1,5 @@
 // Reference kernels: the activations family (see reference_kernels.h).
-// Relu, Relu6, Elu, Selu, LeakyRelu, Softplus, Gelu elementwise; Softmax and
+// Relu, Relu6, Elu, Selu, LeakyRelu, Softplus, Softsign, Gelu elementwise; Softmax and
 // LogSoftmax over the last axis, with the row sums accumulated in double.
 #include <algorithm>
 #include <cmath>
@@ -15,13 +15,13 @@ namespace {
 
 using sdk::Shape;
 
-enum class Act { kRelu, kRelu6, kElu, kSelu, kLeakyRelu, kSoftplus, kGelu };
+enum class Act { kRelu, kRelu6, kElu, kSelu, kLeakyRelu, kSoftplus, kSoftsign, kGelu };
 
 Act ActFromName(const std::string& op) {
   static const struct { const char* name; Act act; } kOps[] = {
       {"Relu", Act::kRelu},         {"Relu6", Act::kRelu6},        {"Elu", Act::kElu},
       {"Selu", Act::kSelu},         {"LeakyRelu", Act::kLeakyRelu}, {"Softplus", Act::kSoftplus},
-      {"Gelu", Act::kGelu},
+      {"Gelu", Act::kGelu},         {"Softsign", Act::kSoftsign},
   };
   for (const auto& e : kOps) {
     if (op == e.name) return e.act;
@@ -71,6 +71,7 @@ class ActivationKernel : public sdk::OpKernel {
         case Act::kSoftplus:
           // log(1 + e^x) without overflow: max(x, 0) + log1p(e^-|x|).
           return std::max(x, C(0)) + std::log1p(std::exp(-std::fabs(x)));
+        case Act::kSoftsign: return x / (std::fabs(x) + C(1));
         case Act::kGelu:
           if (approximate_) {
             const C k = C(0.7978845608028654);  // sqrt(2 / pi)
@@ -136,7 +137,8 @@ PX_Status* RegisterActivationKernels(sdk::RegistrationInfo* info, PX_KernelRegis
     }
   }
   for (const sdk::OpSignature* op : {&sdk::sig::kElu, &sdk::sig::kSelu, &sdk::sig::kLeakyRelu,
-                                     &sdk::sig::kSoftplus, &sdk::sig::kGelu}) {
+                                     &sdk::sig::kSoftplus, &sdk::sig::kSoftsign,
+                                     &sdk::sig::kGelu}) {
     if (PX_Status* s = sdk::RegisterKernel<ActivationKernel>(info, registrar, *op, {kFloat})) {
       return s;
     }

@@ -9,51 +9,15 @@
 #include <type_traits>
 #include <vector>
 
+#include "broadcast.h"
 #include "plexus/sdk/op_signatures.h"
 #include "reference_kernels.h"
+#include "special_functions.h"
 
 namespace plexus::reference {
 namespace {
 
 using sdk::Shape;
-
-// ---------------------------------------------------------------------------
-// Broadcasting
-// ---------------------------------------------------------------------------
-
-Shape BroadcastShape(const Shape& a, const Shape& b) {
-  size_t rank = std::max(a.size(), b.size());
-  Shape out(rank);
-  for (size_t i = 0; i < rank; ++i) {
-    int64_t da = i + a.size() >= rank ? a[i + a.size() - rank] : 1;
-    int64_t db = i + b.size() >= rank ? b[i + b.size() - rank] : 1;
-    if (da == db || db == 1) {
-      out[i] = da;
-    } else if (da == 1) {
-      out[i] = db;
-    } else {
-      throw sdk::KernelError(PX_CODE_INVALID_ARGUMENT,
-                             "Incompatible shapes: " + sdk::ShapeString(a) + " vs. " +
-                                 sdk::ShapeString(b));
-    }
-  }
-  return out;
-}
-
-// The flat index into `in` (broadcast to `out`) of output element `flat`.
-int64_t SourceIndex(const Shape& in, const Shape& out, int64_t flat) {
-  int64_t index = 0, stride = 1;
-  for (int64_t d = static_cast<int64_t>(out.size()) - 1; d >= 0; --d) {
-    int64_t coord = flat % out[d];
-    flat /= out[d];
-    int64_t in_d = d - static_cast<int64_t>(out.size() - in.size());
-    if (in_d >= 0) {
-      if (in[in_d] != 1) index += coord * stride;
-      stride *= in[in_d];
-    }
-  }
-  return index;
-}
 
 // ---------------------------------------------------------------------------
 // Scalar semantics
@@ -104,12 +68,13 @@ C TruncMod(C x, C y) {
 
 enum class Bin {
   kAdd, kSub, kMul, kDiv, kRealDiv, kFloorDiv, kFloorMod, kMax, kMin, kPow, kSqDiff, kAtan2,
-  kDivNoNan, kLess, kLessEqual, kGreater, kGreaterEqual, kEqual, kNotEqual, kLogicalAnd, kLogicalOr,
+  kDivNoNan, kMulNoNan, kTruncDiv, kTruncMod, kLess, kLessEqual, kGreater, kGreaterEqual, kEqual, kNotEqual, kLogicalAnd, kLogicalOr,
 };
 
 bool IsComparison(Bin op) { return op >= Bin::kLess; }
 bool IsDivision(Bin op) {
-  return op == Bin::kDiv || op == Bin::kRealDiv || op == Bin::kFloorDiv || op == Bin::kFloorMod;
+  return op == Bin::kDiv || op == Bin::kRealDiv || op == Bin::kFloorDiv || op == Bin::kFloorMod ||
+         op == Bin::kTruncDiv || op == Bin::kTruncMod;
 }
 
 template <typename C>
@@ -119,7 +84,8 @@ C Arith(Bin op, C x, C y) {
       case Bin::kAdd: return WrapAdd(x, y);
       case Bin::kSub: return WrapSub(x, y);
       case Bin::kMul: return WrapMul(x, y);
-      case Bin::kDiv: case Bin::kRealDiv: return TruncDiv(x, y);
+      case Bin::kDiv: case Bin::kRealDiv: case Bin::kTruncDiv: return TruncDiv(x, y);
+      case Bin::kTruncMod: return TruncMod(x, y);
       case Bin::kFloorDiv: {
         C q = TruncDiv(x, y);
         if (TruncMod(x, y) != 0 && ((x < 0) != (y < 0))) q = WrapSub(q, C(1));
@@ -165,6 +131,9 @@ C Arith(Bin op, C x, C y) {
       case Bin::kSqDiff: return (x - y) * (x - y);
       case Bin::kAtan2: return std::atan2(x, y);  // x is Atan2's y input
       case Bin::kDivNoNan: return y == C(0) ? C(0) : x / y;
+      case Bin::kMulNoNan: return y == C(0) ? C(0) : x * y;
+      case Bin::kTruncDiv: return std::trunc(x / y);
+      case Bin::kTruncMod: return std::fmod(x, y);
       default: return 0;
     }
   }
@@ -195,7 +164,8 @@ Bin BinFromName(const std::string& op) {
       {"GreaterEqual", Bin::kGreaterEqual}, {"Equal", Bin::kEqual},
       {"NotEqual", Bin::kNotEqual}, {"LogicalAnd", Bin::kLogicalAnd},
       {"LogicalOr", Bin::kLogicalOr}, {"Atan2", Bin::kAtan2},
-      {"DivNoNan", Bin::kDivNoNan},
+      {"DivNoNan", Bin::kDivNoNan}, {"MulNoNan", Bin::kMulNoNan},
+      {"TruncateDiv", Bin::kTruncDiv}, {"TruncateMod", Bin::kTruncMod},
   };
   for (const auto& e : kOps) {
     if (op == e.name) return e.op;
@@ -277,7 +247,7 @@ class BinaryKernel : public sdk::OpKernel {
 enum class Un {
   kNeg, kAbs, kSign, kExp, kLog, kLog1p, kSqrt, kRsqrt, kSquare, kReciprocal, kTanh,
   kSigmoid, kErf, kFloor, kCeil, kRound, kLogicalNot, kErfc, kSin, kCos, kTan, kSinh, kCosh,
-  kAsin, kAcos, kAtan, kAsinh, kAcosh, kAtanh, kExpm1,
+  kAsin, kAcos, kAtan, kAsinh, kAcosh, kAtanh, kExpm1, kRint, kLgamma, kDigamma,
 };
 
 Un UnFromName(const std::string& op) {
@@ -290,7 +260,8 @@ Un UnFromName(const std::string& op) {
       {"Erfc", Un::kErfc}, {"Sin", Un::kSin}, {"Cos", Un::kCos}, {"Tan", Un::kTan},
       {"Sinh", Un::kSinh}, {"Cosh", Un::kCosh}, {"Asin", Un::kAsin}, {"Acos", Un::kAcos},
       {"Atan", Un::kAtan}, {"Asinh", Un::kAsinh}, {"Acosh", Un::kAcosh}, {"Atanh", Un::kAtanh},
-      {"Expm1", Un::kExpm1},
+      {"Expm1", Un::kExpm1}, {"Rint", Un::kRint}, {"Lgamma", Un::kLgamma},
+      {"Digamma", Un::kDigamma},
   };
   for (const auto& e : kOps) {
     if (op == e.name) return e.op;
@@ -341,7 +312,9 @@ C UnaryValue(Un op, C x) {
       case Un::kExpm1: return std::expm1(x);
       case Un::kFloor: return std::floor(x);
       case Un::kCeil: return std::ceil(x);
-      case Un::kRound: return std::nearbyint(x);  // ties to even
+      case Un::kRound: case Un::kRint: return std::nearbyint(x);  // ties to even
+      case Un::kLgamma: return static_cast<C>(std::lgamma(static_cast<double>(x)));
+      case Un::kDigamma: return static_cast<C>(Digamma(static_cast<double>(x)));
       default: return 0;
     }
   }
@@ -500,7 +473,21 @@ PX_Status* RegisterElementwiseKernels(sdk::RegistrationInfo* info, PX_KernelRegi
                                                        sdk::sig::kSquaredDifference, {kSqDiff})) {
     return s;
   }
-  for (const sdk::OpSignature* op : {&sdk::sig::kAtan2, &sdk::sig::kDivNoNan}) {
+  static const std::vector<PX_DataType> kTruncDiv = {
+      PX_DT_FLOAT, PX_DT_DOUBLE, PX_DT_HALF,  PX_DT_BFLOAT16, PX_DT_INT8,   PX_DT_INT16,
+      PX_DT_INT32, PX_DT_INT64,  PX_DT_UINT8, PX_DT_UINT16,   PX_DT_UINT32, PX_DT_UINT64};
+  static const std::vector<PX_DataType> kTruncMod = {PX_DT_FLOAT, PX_DT_DOUBLE, PX_DT_HALF,
+                                                     PX_DT_BFLOAT16, PX_DT_INT32, PX_DT_INT64};
+  if (PX_Status* s = sdk::RegisterKernel<BinaryKernel>(info, registrar, sdk::sig::kTruncateDiv,
+                                                       {kTruncDiv})) {
+    return s;
+  }
+  if (PX_Status* s = sdk::RegisterKernel<BinaryKernel>(info, registrar, sdk::sig::kTruncateMod,
+                                                       {kTruncMod})) {
+    return s;
+  }
+  for (const sdk::OpSignature* op :
+       {&sdk::sig::kAtan2, &sdk::sig::kDivNoNan, &sdk::sig::kMulNoNan}) {
     if (PX_Status* s = sdk::RegisterKernel<BinaryKernel>(info, registrar, *op, {kFloat})) return s;
   }
   for (const sdk::OpSignature* op : {&sdk::sig::kLogicalAnd, &sdk::sig::kLogicalOr}) {
@@ -519,7 +506,8 @@ PX_Status* RegisterElementwiseKernels(sdk::RegistrationInfo* info, PX_KernelRegi
       {&sdk::sig::kAsin, &kFloat},    {&sdk::sig::kAcos, &kFloat},    {&sdk::sig::kAtan, &kFloat},
       {&sdk::sig::kAsinh, &kFloat},   {&sdk::sig::kAcosh, &kFloat},   {&sdk::sig::kAtanh, &kFloat},
       {&sdk::sig::kExpm1, &kFloat},   {&sdk::sig::kFloor, &kFloat},   {&sdk::sig::kCeil, &kFloat},
-      {&sdk::sig::kRound, &kSigned},
+      {&sdk::sig::kRound, &kSigned},  {&sdk::sig::kRint, &kFloat},    {&sdk::sig::kLgamma, &kFloat},
+      {&sdk::sig::kDigamma, &kFloat},
   };
   for (const Entry& e : unary) {
     if (PX_Status* s = sdk::RegisterKernel<UnaryKernel>(info, registrar, *e.op, {*e.types})) {

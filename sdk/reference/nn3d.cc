@@ -5,6 +5,10 @@
 // types do not occur: TensorFlow's types are the floats). Positions outside
 // the input (SAME padding) are skipped: AvgPool3D divides by the number of
 // positions inside, as TensorFlow's does.
+//
+// Conv3D's gradients walk the same windows: Conv3DBackpropInputV2 adds
+// dy * filter to every input position a window tap read, and
+// Conv3DBackpropFilterV2 adds x * dy to every tap, in double.
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -129,7 +133,72 @@ class Pool3DKernel : public sdk::OpKernel {
   sdk::Window3D window_;
 };
 
+// Conv3DBackpropInputV2 (kFilter false: input 0 is input_sizes) and
+// Conv3DBackpropFilterV2 (input 1 is filter_sizes).
+template <bool kFilter>
+class Conv3DBackpropKernel : public sdk::OpKernel {
+ public:
+  static constexpr const char* kOp = kFilter ? "Conv3DBackpropFilterV2" : "Conv3DBackpropInputV2";
+  void Init(sdk::Attrs& attrs) override { window_.Read(attrs, kOp, false); }
+  void Compute(sdk::Call& call) override {
+    const sdk::Shape dys = call.input_shape(2);
+    const sdk::Shape xs = kFilter ? call.input_shape(0) : SizesOf(call, 0, "input_sizes");
+    const sdk::Shape fs = kFilter ? SizesOf(call, 1, "filter_sizes") : call.input_shape(1);
+    const sdk::Geometry3D g = sdk::Conv3DBackpropGeometryOf(kOp, window_, xs, fs, dys);
+    sdk::VisitFloat(call.input_dtype(2), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* data = call.input<T>(kFilter ? 0 : 1);  // x, or the filter
+      const T* dy = call.input<T>(2);
+      T* out = call.AllocateOutput<T>(0, kFilter ? fs : xs);
+      std::vector<double> acc(static_cast<size_t>(sdk::NumElements(kFilter ? fs : xs)), 0.0);
+      for (int64_t n = 0; n < g.n; ++n) {
+        for (int64_t oz = 0; oz < g.out[0]; ++oz) {
+          for (int64_t oy = 0; oy < g.out[1]; ++oy) {
+            for (int64_t ox = 0; ox < g.out[2]; ++ox) {
+              const T* d = dy + At(n, oz, oy, ox, 0, g.out, g.out_c);
+              ForEachTap(g, window_, oz, oy, ox, [&](int64_t z, int64_t yy, int64_t xx, int64_t tap) {
+                for (int64_t c = 0; c < g.c; ++c) {
+                  const int64_t xi = At(n, z, yy, xx, c, g.in, g.c);
+                  const int64_t fi = (tap * g.c + c) * g.out_c;
+                  for (int64_t o = 0; o < g.out_c; ++o) {
+                    if constexpr (kFilter) {
+                      acc[fi + o] += ToDouble(data[xi]) * ToDouble(d[o]);
+                    } else {
+                      acc[xi] += ToDouble(d[o]) * ToDouble(data[fi + o]);
+                    }
+                  }
+                }
+              });
+            }
+          }
+        }
+      }
+      for (size_t i = 0; i < acc.size(); ++i) out[i] = static_cast<T>(acc[i]);
+    });
+  }
+
+ private:
+  // The shape held by a sizes input (input_sizes, filter_sizes).
+  static sdk::Shape SizesOf(sdk::Call& call, int index, const char* name) {
+    const sdk::Shape s = call.input_shape(index);
+    PX_SDK_CHECK(s.size() == 1 && s[0] == 5, "%s: %s must be a vector of 5 elements, got shape %s",
+                 kOp, name, sdk::ShapeString(s).c_str());
+    return call.input_int_values(index);
+  }
+
+  sdk::Window3D window_;
+};
+
 }  // namespace
+
+PX_Status* RegisterNn3dGradKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar) {
+  PX_Status* s = sdk::RegisterKernel<Conv3DBackpropKernel<false>>(
+      info, registrar, sdk::sig::kConv3DBackpropInputV2,
+      {sdk::FloatTypes(), {PX_DT_INT32, PX_DT_INT64}});
+  if (s != nullptr) return s;
+  return sdk::RegisterKernel<Conv3DBackpropKernel<true>>(
+      info, registrar, sdk::sig::kConv3DBackpropFilterV2, {sdk::FloatTypes()});
+}
 
 PX_Status* RegisterNn3dKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar) {
   const std::vector<PX_DataType> max_types = {PX_DT_HALF, PX_DT_BFLOAT16, PX_DT_FLOAT};

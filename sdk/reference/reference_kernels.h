@@ -23,6 +23,10 @@ using RegisterFamilyFn = PX_Status* (*)(sdk::RegistrationInfo*, PX_KernelRegistr
 // One function per family file.
 PX_Status* RegisterElementwiseKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 PX_Status* RegisterCastKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
+// BitwiseAnd/Or/Xor, LeftShift, RightShift, Invert, PopulationCount (bitwise.cc).
+PX_Status* RegisterBitwiseKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
+// MatrixDiag, MatrixDiagPart and MatrixSetDiag, V1 to V3 (matrix_diag.cc).
+PX_Status* RegisterMatrixDiagKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 // Cumsum and Cumprod (scan.cc), ReverseV2 (reverse.cc), MatrixBandPart
 // (matrix_band.cc).
 PX_Status* RegisterScanKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
@@ -47,8 +51,12 @@ PX_Status* RegisterImageTransformKernels(sdk::RegistrationInfo* info,
 PX_Status* RegisterImageColorKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 PX_Status* RegisterDepthSpaceKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 PX_Status* RegisterLrnKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
-// Conv3D, MaxPool3D and AvgPool3D (nn3d.cc).
+// Conv3D, MaxPool3D and AvgPool3D (nn3d.cc); Conv3DBackpropInputV2 and
+// Conv3DBackpropFilterV2 (nn3d.cc).
 PX_Status* RegisterNn3dKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
+PX_Status* RegisterNn3dGradKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
+// MatrixSolve (matrix_solve.cc).
+PX_Status* RegisterMatrixSolveKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 PX_Status* RegisterBasicKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 // _FusedMatMul, _FusedConv2D and _FusedDepthwiseConv2dNative (fused.cc).
 PX_Status* RegisterFusedKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);

@@ -14,6 +14,8 @@ PX_Status* RegisterAllKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* r
       RegisterImageKernels,     RegisterImageBoxKernels, RegisterNn3dKernels,
       RegisterImageTransformKernels, RegisterImageColorKernels, RegisterDepthSpaceKernels,
       RegisterLrnKernels,
+      RegisterBitwiseKernels,   RegisterMatrixDiagKernels, RegisterMatrixSolveKernels,
+      RegisterNn3dGradKernels,
   };
   for (RegisterFamilyFn family : families) {
     if (PX_Status* s = family(info, registrar)) return s;

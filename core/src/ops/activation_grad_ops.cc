@@ -105,6 +105,14 @@ PX_REGISTER_OP(OpDefBuilder("SoftplusGrad")
                    .Attr(kFloatTypes)
                    .SetShapeFn(MergeBothInputsShape));
 
+// SoftsignGrad: gradients / (1 + |features|)^2.
+PX_REGISTER_OP(OpDefBuilder("SoftsignGrad")
+                   .Input("gradients: T")
+                   .Input("features: T")
+                   .Output("backprops: T")
+                   .Attr(kFloatTypes)
+                   .SetShapeFn(MergeBothInputsShape));
+
 // ---------------------------------------------------------------------------
 // Unary math gradients (math_ops.cc): z = f'(x) * dy written with y = f(x).
 // TensorFlow also allows complex types, which Plexus does not have.

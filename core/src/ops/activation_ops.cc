@@ -1,4 +1,4 @@
-// Activations: Relu, Relu6, Elu, Selu, LeakyRelu, Softplus, Gelu, Softmax,
+// Activations: Relu, Relu6, Elu, Selu, LeakyRelu, Softplus, Softsign, Gelu, Softmax,
 // LogSoftmax. Names, arguments, attributes and type sets follow TensorFlow's
 // nn_ops.cc.
 #include "absl/strings/str_cat.h"
@@ -32,6 +32,8 @@ PX_ACTIVATION_OP("Relu6", kRealTypes);
 PX_ACTIVATION_OP("Elu", kFloatTypes);
 PX_ACTIVATION_OP("Selu", kFloatTypes);
 PX_ACTIVATION_OP("Softplus", kFloatTypes);
+// features / (1 + |features|).
+PX_ACTIVATION_OP("Softsign", kFloatTypes);
 
 PX_REGISTER_OP(OpDefBuilder("LeakyRelu")
                    .Input("features: T")

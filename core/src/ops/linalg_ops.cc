@@ -1,4 +1,4 @@
-// Linear algebra: MatMul, BatchMatMul, Einsum, MatrixBandPart.
+// Linear algebra: MatMul, BatchMatMul, Einsum, MatrixBandPart, MatrixSolve.
 #include <algorithm>
 #include <map>
 #include <string>
@@ -296,6 +296,54 @@ absl::Status MatrixBandPartShape(InferenceContext& ctx) {
   ctx.set_output(0, in);
   return absl::OkStatus();
 }
+
+// MatrixSolve: matrix [..., m, m], rhs [..., m, k] with the same batch
+// dimensions; the output has rhs's shape. Messages are TensorFlow's.
+absl::Status MatrixSolveShape(InferenceContext& ctx) {
+  const PartialShape& a = ctx.input(0);
+  const PartialShape& b = ctx.input(1);
+  if (a.rank_known() && a.rank() < 2) {
+    return ctx.Error(absl::StrCat("Input tensor 0 must have rank >= 2, got ", a.ToString()));
+  }
+  if (a.rank_known() && b.rank_known() && a.rank() != b.rank()) {
+    return ctx.Error("All input tensors must have the same rank.");
+  }
+  if (b.rank_known() && b.rank() < 2) {
+    return ctx.Error(absl::StrCat("Input tensor 1 must have rank >= 2, got ", b.ToString()));
+  }
+  if (!a.rank_known() || !b.rank_known()) {
+    ctx.set_output(0, b.rank_known() ? b : PartialShape::Unknown());
+    return absl::OkStatus();
+  }
+  const int64_t r = a.rank();
+  Shape out = b.dims();
+  for (int64_t i = 0; i < r; ++i) {
+    const int64_t da = a.dim(i), db = b.dim(i);
+    if (i < r - 2 && da >= 0 && db >= 0 && da != db) {
+      return ctx.Error("All input tensors must have the same outer dimensions.");
+    }
+    if (i < r - 2 && db < 0) out[i] = da;
+  }
+  const int64_t m0 = a.dim(r - 2), m1 = a.dim(r - 1);
+  if (m0 >= 0 && m1 >= 0 && m0 != m1) {
+    return ctx.Error("First input (lhs) must be a square matrix.");
+  }
+  const int64_t m = m0 >= 0 ? m0 : m1;
+  if (m >= 0 && out[r - 2] >= 0 && out[r - 2] != m) {
+    return ctx.Error("Input matrix and rhs are incompatible.");
+  }
+  if (out[r - 2] < 0) out[r - 2] = m;
+  ctx.set_output(0, PartialShape(out));
+  return absl::OkStatus();
+}
+
+PX_REGISTER_OP(OpDefBuilder("MatrixSolve")
+                   .Input("matrix: T")
+                   .Input("rhs: T")
+                   .Output("output: T")
+                   .Attr("adjoint: bool = false")
+                   .Attr("T: {double, float, half, complex64, complex128}")
+                   .SetShapeFn(MatrixSolveShape));
 
 PX_REGISTER_OP(OpDefBuilder("MatrixBandPart")
                    .Input("input: T")

@@ -164,6 +164,13 @@ PX_BINARY_OP("SquaredDifference",
              "T: {bfloat16, half, float, double, int32, int64, complex64, complex128}");
 // x / y, and 0 where y is 0 (whatever x is, NaN included).
 PX_BINARY_OP("DivNoNan", "T: {half, float, bfloat16, double, complex64, complex128}");
+// x / y rounded toward zero (integers: C's division, which the kernels
+// refuse for a zero divisor; floats: trunc(x / y)), and the remainder of that
+// division (floats: fmod).
+PX_BINARY_OP("TruncateDiv", kBinaryMoreTypes);
+PX_BINARY_OP("TruncateMod", "T: {int32, int64, bfloat16, half, float, double}");
+// x * y, and 0 where y is 0 (whatever x is, NaN and inf included).
+PX_BINARY_OP("MulNoNan", "T: {bfloat16, half, float, double, complex64, complex128}");
 // atan(y / x) in the quadrant of (x, y); TensorFlow names the inputs y, x.
 PX_REGISTER_OP(OpDefBuilder("Atan2")
                    .Input("y: T")
@@ -206,6 +213,12 @@ PX_UNARY_OP("Expm1", kUnaryComplexTypes);
 PX_UNARY_OP("Floor", kUnaryRealTypes);
 PX_UNARY_OP("Ceil", kUnaryRealTypes);
 PX_UNARY_OP("Round", kUnaryTypes);
+// The nearest integer, ties to even (the same as Round for floats).
+PX_UNARY_OP("Rint", kUnaryRealTypes);
+// The logarithm of the absolute value of the gamma function, and its
+// derivative (NaN at 0 and the negative integers).
+PX_UNARY_OP("Lgamma", kUnaryRealTypes);
+PX_UNARY_OP("Digamma", kUnaryRealTypes);
 
 // ---------------------------------------------------------------------------
 // Comparisons and logic

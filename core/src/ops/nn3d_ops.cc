@@ -1,4 +1,5 @@
-// 3-D convolution and pooling: Conv3D, MaxPool3D, AvgPool3D (inference).
+// 3-D convolution and pooling: Conv3D, MaxPool3D, AvgPool3D, and the
+// gradients of Conv3D, Conv3DBackpropInputV2 and Conv3DBackpropFilterV2.
 // Input [batch, depth, height, width, channels] (NDHWC; NCDHW is accepted
 // here and refused by the kernels, as TensorFlow's CPU kernels refuse it),
 // filter [kd, kh, kw, in_channels, out_channels], SAME or VALID padding.
@@ -7,6 +8,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "ops/array_util.h"
 #include "plexus/graph.h"
 #include "plexus/op_def.h"
 #include "plexus/status.h"
@@ -96,6 +98,73 @@ absl::Status Window3DShape(InferenceContext& ctx, bool pooling) {
   ctx.set_output(0, PartialShape(out));
   return absl::OkStatus();
 }
+
+// Conv3DBackpropInputV2 and Conv3DBackpropFilterV2: the output's shape is
+// the value of the sizes input (`sizes`: input_sizes or filter_sizes), 5
+// dimensions; the window attributes are checked as Conv3D's.
+absl::Status Conv3DBackpropShape(InferenceContext& ctx, int sizes) {
+  PX_ASSIGN_OR_RETURN(std::string format, GetAttrString(ctx.node(), "data_format"));
+  if (format != "NDHWC" && format != "NCDHW") {
+    return ctx.Error(absl::StrCat("data_format must be NDHWC or NCDHW, got '", format, "'"));
+  }
+  PX_ASSIGN_OR_RETURN(std::string padding, GetAttrString(ctx.node(), "padding"));
+  if (padding != "SAME" && padding != "VALID") {
+    return ctx.Error(absl::StrCat("padding must be SAME or VALID, got '", padding, "'"));
+  }
+  int64_t strides[3], dilations[3];
+  PX_RETURN_IF_ERROR(ReadList5(ctx, "strides", format == "NCDHW", {}, strides));
+  PX_RETURN_IF_ERROR(ReadList5(ctx, "dilations", format == "NCDHW", {1, 1, 1, 1, 1}, dilations));
+  const int tensor = sizes == 0 ? 1 : 0;  // the filter, or the input
+  for (int i : {tensor, 2}) {
+    const PartialShape& s = ctx.input(i);
+    if (s.rank_known() && s.rank() != 5) {
+      return ctx.Error(absl::StrCat(i == 2 ? "out_backprop" : sizes == 0 ? "filter" : "input",
+                                    " must be 5-D, got shape ", s.ToString()));
+    }
+  }
+  const PartialShape& sizes_shape = ctx.input(sizes);
+  if (sizes_shape.rank_known() &&
+      (sizes_shape.rank() != 1 || (sizes_shape.dim(0) >= 0 && sizes_shape.dim(0) != 5))) {
+    return ctx.Error(absl::StrCat(sizes == 0 ? "input_sizes" : "filter_sizes",
+                                  " must be a vector of 5 elements, got shape ",
+                                  sizes_shape.ToString()));
+  }
+  array_util::Dims values;
+  if (array_util::KnownInts(ctx, sizes, &values)) {
+    for (int64_t v : values) {
+      if (v < 0) return ctx.Error(absl::StrCat("the output sizes must not be negative, got ", v));
+    }
+    ctx.set_output(0, PartialShape(values));
+  } else {
+    ctx.set_output(0, PartialShape::UnknownOfRank(5));
+  }
+  return absl::OkStatus();
+}
+
+PX_REGISTER_OP(OpDefBuilder("Conv3DBackpropInputV2")
+                   .Input("input_sizes: Tshape")
+                   .Input("filter: T")
+                   .Input("out_backprop: T")
+                   .Output("output: T")
+                   .Attr("T: {half, bfloat16, float, double}")
+                   .Attr("strides: list(int) >= 5")
+                   .Attr("padding: string")
+                   .Attr("data_format: string = \"NDHWC\"")
+                   .Attr("dilations: list(int) = [1, 1, 1, 1, 1]")
+                   .Attr("Tshape: {int32, int64} = DT_INT32")
+                   .SetShapeFn([](InferenceContext& ctx) { return Conv3DBackpropShape(ctx, 0); }));
+
+PX_REGISTER_OP(OpDefBuilder("Conv3DBackpropFilterV2")
+                   .Input("input: T")
+                   .Input("filter_sizes: int32")
+                   .Input("out_backprop: T")
+                   .Output("output: T")
+                   .Attr("T: {half, bfloat16, float, double}")
+                   .Attr("strides: list(int) >= 5")
+                   .Attr("padding: string")
+                   .Attr("data_format: string = \"NDHWC\"")
+                   .Attr("dilations: list(int) = [1, 1, 1, 1, 1]")
+                   .SetShapeFn([](InferenceContext& ctx) { return Conv3DBackpropShape(ctx, 1); }));
 
 PX_REGISTER_OP(OpDefBuilder("Conv3D")
                    .Input("input: T")

@@ -30,6 +30,8 @@ PX_Status* RegisterKernels(void* plugin, PX_KernelRegistrar* registrar) {
       RegisterImageFamily,     RegisterImageBoxFamily,  RegisterNn3dFamily,
       RegisterImageTransformFamily, RegisterImageColorFamily, RegisterDepthSpaceFamily,
       RegisterLrnFamily,
+      RegisterBitwiseFamily,   RegisterMatrixDiagFamily, RegisterMatrixSolveFamily,
+      RegisterNn3dGradFamily,
   };
   for (FamilyFn family : families) {
     if (PX_Status* s = family(info, registrar)) return s;

@@ -1,5 +1,6 @@
 // Cases for the activation family: Relu, Relu6, Elu, Selu, LeakyRelu,
-// Softplus, Gelu (elementwise) and Softmax, LogSoftmax (over the last axis).
+// Softplus, Softsign, Gelu (elementwise) and Softmax, LogSoftmax (over the
+// last axis); SoftsignGrad.
 // Adapted from tests/ops/activation_test.cc. Sigmoid and Tanh are in
 // elementwise.cc with the other unary math ops.
 #include <cmath>
@@ -64,7 +65,7 @@ PX_CONFORMANCE_CASES("Relu", "Relu6")(const CaseContext& ctx) {
   return cases;
 }
 
-PX_CONFORMANCE_CASES("Elu", "Selu", "Softplus")(const CaseContext& ctx) {
+PX_CONFORMANCE_CASES("Elu", "Selu", "Softplus", "Softsign")(const CaseContext& ctx) {
   std::vector<Case> cases;
   const DataType t = ctx.dtype;
   if (!IsFloatType(t)) return cases;
@@ -73,6 +74,30 @@ PX_CONFORMANCE_CASES("Elu", "Selu", "Softplus")(const CaseContext& ctx) {
   cases.push_back(Act(ctx, "exact values and large inputs",
                       MakeTensor(t, {7}, {-1, 0, 2, 100, -100, 20, -20})));
   cases.push_back(Act(ctx, "NaN, inf, -0.0 and large values", Specials(t)));
+  return cases;
+}
+
+// SoftsignGrad(gradients, features): gradients / (1 + |features|)^2, both
+// of one shape.
+PX_CONFORMANCE_CASES("SoftsignGrad")(const CaseContext& ctx) {
+  std::vector<Case> cases;
+  const DataType t = ctx.dtype;
+  if (!IsFloatType(t)) return cases;
+  for (const Shape& s : {Shape{2, 3}, Shape{}, Shape{0}, Shape{1500}}) {
+    cases.push_back(Case(ctx.op, "random " + ShapeToString(s))
+                        .Input(RandomTensor(t, s, ctx.rng, -3, 3))
+                        .Input(RandomTensor(t, s, ctx.rng, -8, 8))
+                        .Attr("T", t));
+  }
+  cases.push_back(Case(ctx.op, "NaN, inf, -0.0 and large features")
+                      .Input(MakeTensor(t, {12}, std::vector<double>(12, 1.5)))
+                      .Input(Specials(t))
+                      .Attr("T", t));
+  cases.push_back(Case(ctx.op, "error: shapes differ")
+                      .Input(RandomTensor(t, {2, 3}, ctx.rng))
+                      .Input(RandomTensor(t, {3}, ctx.rng))
+                      .Attr("T", t)
+                      .ExpectError(absl::StatusCode::kInvalidArgument));
   return cases;
 }
 

@@ -1,5 +1,6 @@
 // Cases for the elementwise family: binary arithmetic, comparisons and logic
 // (with NumPy broadcasting), unary math, IsFinite / IsNan / IsInf, Atan2,
+// DivNoNan, MulNoNan, TruncateDiv, TruncateMod, Rint, Lgamma, Digamma,
 // Select / SelectV2 and Cast. Adapted from tests/ops/elementwise_test.cc.
 #include <cmath>
 #include <cstdint>
@@ -149,7 +150,10 @@ PX_CONFORMANCE_CASES("Add", "AddV2", "Sub", "Mul", "Maximum", "Minimum",
   return cases;
 }
 
-PX_CONFORMANCE_CASES("Div", "RealDiv", "FloorDiv", "FloorMod")(const CaseContext& ctx) {
+// TruncateDiv and TruncateMod: Div and C's remainder for integers (the same
+// errors), trunc(x / y) and fmod for floats.
+PX_CONFORMANCE_CASES("Div", "RealDiv", "FloorDiv", "FloorMod", "TruncateDiv",
+                     "TruncateMod")(const CaseContext& ctx) {
   std::vector<Case> cases;
   if (!IsRealType(ctx.dtype)) return cases;
   const bool is_float = IsFloatType(ctx.dtype);
@@ -308,7 +312,7 @@ Case UnarySpecials(const CaseContext& ctx) {
   return Unary(ctx, "NaN, inf, -0.0 and large values", MakeTensor(ctx.dtype, Dim(v.size()), v));
 }
 
-PX_CONFORMANCE_CASES("Neg", "Abs", "Sign", "Round", "Square", "Reciprocal",
+PX_CONFORMANCE_CASES("Neg", "Abs", "Sign", "Round", "Rint", "Square", "Reciprocal",
                      "Inv")(const CaseContext& ctx) {
   std::vector<Case> cases;
   const DataType t = ctx.dtype;
@@ -323,7 +327,7 @@ PX_CONFORMANCE_CASES("Neg", "Abs", "Sign", "Round", "Square", "Reciprocal",
   }
   if (IsFloatType(t)) {
     cases.push_back(UnarySpecials(ctx));
-    // Round is banker's rounding (ties to even).
+    // Round and Rint are banker's rounding (ties to even).
     cases.push_back(Unary(ctx, "halves (ties)",
                           MakeTensor(t, {8}, {0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 2.25, 3.5})));
   } else {
@@ -381,9 +385,29 @@ PX_CONFORMANCE_CASES("IsFinite", "IsNan", "IsInf")(const CaseContext& ctx) {
   return cases;
 }
 
+// Lgamma and Digamma: random values on both sides of 0 (Digamma's poles at
+// 0 and the negative integers give NaN, Lgamma's +inf), exact integers and
+// halves, and the special values. Both are computed in float by a plugin and
+// in double by the reference: near a root (Digamma at 1.4616, Lgamma at 1
+// and 2) only the absolute error is small.
+PX_CONFORMANCE_CASES("Lgamma", "Digamma")(const CaseContext& ctx) {
+  std::vector<Case> cases;
+  const DataType t = ctx.dtype;
+  if (!IsFloatType(t)) return cases;
+  AddUnaryShapes(ctx, -6, 12, 0, cases);
+  cases.push_back(UnarySpecials(ctx));
+  cases.push_back(Unary(ctx, "poles, integers and halves",
+                        MakeTensor(t, {12}, {0, -1, -2, 1, 2, 3, 0.5, -0.5, -1.5, 10, 1e-3, -30})));
+  Tolerance tol = DefaultTolerance(t);
+  if (t == DataType::kFloat) tol = {1e-5, 1e-5};
+  for (Case& c : cases) c.WithTolerance(tol);
+  return cases;
+}
+
 // Atan2(y, x): every quadrant, the signed zeros and infinities, broadcasting.
 // DivNoNan(x, y): x / y, or 0 where y is 0 (the special pairs hold zeros).
-PX_CONFORMANCE_CASES("Atan2", "DivNoNan")(const CaseContext& ctx) {
+// MulNoNan(x, y): x * y, or 0 where y is 0 (NaN and inf in x included).
+PX_CONFORMANCE_CASES("Atan2", "DivNoNan", "MulNoNan")(const CaseContext& ctx) {
   std::vector<Case> cases;
   if (!IsFloatType(ctx.dtype)) return cases;
   AddBroadcastCases(ctx, Ranges{-3, 3, -3, 3, 0}, cases);

@@ -1,7 +1,7 @@
 // Cases for the image family: ResizeBilinear, ResizeNearestNeighbor,
 // ResizeBicubic, ResizeBilinearGrad, ResizeNearestNeighborGrad,
 // CropAndResize, NonMaxSuppressionV3/V4/V5, and the 3-D window ops Conv3D,
-// MaxPool3D, AvgPool3D. The same ops are compared with TensorFlow's outputs
+// MaxPool3D, AvgPool3D, Conv3DBackpropInputV2, Conv3DBackpropFilterV2. The same ops are compared with TensorFlow's outputs
 // in python/tests/test_image_ops.py and test_boxes_3d_ops.py.
 #include <cstdint>
 #include <limits>
@@ -228,6 +228,59 @@ PX_CONFORMANCE_CASES("Conv3D", "MaxPool3D", "AvgPool3D")(const CaseContext& ctx)
       c.WithTolerance(tol);
     } else {
       c.Attr("ksize", Spatial3(g.k[0], g.k[1], g.k[2]));
+    }
+    cases.push_back(std::move(c));
+  }
+  return cases;
+}
+
+// Conv3DBackpropInputV2(input_sizes, filter, dy) and
+// Conv3DBackpropFilterV2(input, filter_sizes, dy): the geometries of the
+// Conv3D cases, dy shaped as Conv3D's output; int64 input_sizes once; an
+// out_backprop of the wrong shape is an error.
+PX_CONFORMANCE_CASES("Conv3DBackpropInputV2", "Conv3DBackpropFilterV2")(const CaseContext& ctx) {
+  std::vector<Case> cases;
+  const DataType t = ctx.dtype;
+  if (!IsFloatType(t)) return cases;
+  const bool filter = ctx.op == "Conv3DBackpropFilterV2";
+  struct Geo {
+    const char* padding;
+    Ints x, k, s, dil, dy;
+    const char* label;
+  };
+  const std::vector<Geo> geos = {
+      {"SAME", {2, 4, 5, 6, 3}, {3, 3, 3, 3, 4}, {1, 1, 1}, {1, 1, 1}, {2, 4, 5, 6, 4}, "SAME 3x3x3"},
+      {"VALID", {1, 5, 6, 4, 2}, {2, 3, 2, 2, 3}, {2, 1, 2}, {1, 1, 1}, {1, 2, 4, 2, 3},
+       "VALID 2x3x2 strides 2,1,2"},
+      {"SAME", {1, 6, 5, 5, 2}, {2, 2, 2, 2, 2}, {2, 2, 2}, {1, 1, 1}, {1, 3, 3, 3, 2}, "SAME stride 2"},
+      {"VALID", {1, 6, 6, 6, 2}, {2, 2, 2, 2, 2}, {1, 1, 1}, {2, 1, 2}, {1, 4, 5, 4, 2},
+       "VALID dilations 2,1,2"},
+      {"SAME", {0, 3, 3, 3, 2}, {2, 2, 2, 2, 2}, {1, 1, 1}, {1, 1, 1}, {0, 3, 3, 3, 2}, "zero-size batch"},
+      {"SAME", {1, 3, 3, 3, 2}, {2, 2, 2, 2, 2}, {1, 1, 1}, {1, 1, 1}, {1, 3, 3, 2, 2},
+       "error: out_backprop of the wrong shape"},
+  };
+  for (const Geo& g : geos) {
+    Case c(ctx.op, g.label);
+    const Shape x(g.x.begin(), g.x.end()), k(g.k.begin(), g.k.end());
+    const bool wide = g.x[0] == 2;  // int64 input_sizes once
+    if (filter) {
+      c.Input(RandomTensor(t, x, ctx.rng, -2, 2)).Input(IntTensor(DataType::kInt32, {5}, g.k));
+    } else {
+      c.Input(IntTensor(wide ? DataType::kInt64 : DataType::kInt32, {5}, g.x))
+          .Input(RandomTensor(t, k, ctx.rng, -2, 2))
+          .Attr("Tshape", wide ? DataType::kInt64 : DataType::kInt32);
+    }
+    c.Input(RandomTensor(t, Shape(g.dy.begin(), g.dy.end()), ctx.rng, -2, 2))
+        .Attr("T", t)
+        .Attr("padding", g.padding)
+        .Attr("strides", Spatial3(g.s[0], g.s[1], g.s[2]))
+        .Attr("dilations", Spatial3(g.dil[0], g.dil[1], g.dil[2]));
+    Tolerance tol = DefaultTolerance(t);
+    if (t == DataType::kFloat) tol.atol = 2e-4;
+    if (t == DataType::kHalf || t == DataType::kBFloat16) tol.atol *= 8;
+    c.WithTolerance(tol);
+    if (std::string(g.label).rfind("error", 0) == 0) {
+      c.ExpectError(absl::StatusCode::kInvalidArgument);
     }
     cases.push_back(std::move(c));
   }

@@ -1,5 +1,6 @@
 // Cases for the linalg family: MatMul, BatchMatMul, BatchMatMulV2,
-// BatchMatMulV3 and Einsum. The source is tests/ops/linalg_test.cc.
+// BatchMatMulV3, Einsum and MatrixSolve. The source is
+// tests/ops/linalg_test.cc.
 #include <cmath>
 #include <limits>
 #include <string>
@@ -232,6 +233,61 @@ PX_CONFORMANCE_CASES("Einsum")(const CaseContext& ctx) {
         .WithTolerance(ProductTolerance(t));
     cases.push_back(std::move(c));
   }
+  return cases;
+}
+
+// MatrixSolve: well-conditioned random systems (diagonally dominant, so
+// that float solutions stay close to the reference's double ones), the
+// adjoint, batches, several and zero right-hand sides, empty matrices, and
+// TensorFlow's errors: a singular matrix, a non-square one, rows that do
+// not match, batch dimensions that differ.
+Tensor DominantMatrices(DataType t, int64_t batch, int64_t m, std::mt19937& rng) {
+  Tensor x = RandomTensor(t, {batch, m, m}, rng, -1, 1);
+  std::vector<double> v(x.num_elements());
+  for (size_t i = 0; i < v.size(); ++i) v[i] = ElementAsDouble(x, i);
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t i = 0; i < m; ++i) v[(b * m + i) * m + i] += (i % 2 ? -1 : 1) * (m + 1.0);
+  }
+  return MakeTensor(t, {batch, m, m}, v);
+}
+
+PX_CONFORMANCE_CASES("MatrixSolve")(const CaseContext& ctx) {
+  std::vector<Case> cases;
+  const DataType t = ctx.dtype;
+  if (t != DataType::kFloat && t != DataType::kDouble) return cases;
+  auto add = [&](const std::string& label, Tensor a, Tensor b, bool adjoint) {
+    Case c(ctx.op, label);
+    c.Input(std::move(a)).Input(std::move(b)).Attr("T", t).Attr("adjoint", adjoint);
+    Tolerance tol = DefaultTolerance(t);
+    if (t == DataType::kFloat) tol = {1e-5, 1e-4};
+    c.WithTolerance(tol);
+    return c;
+  };
+  for (bool adjoint : {false, true}) {
+    const std::string adj = adjoint ? " adjoint" : "";
+    cases.push_back(add("[3,3] x [3,2]" + adj, DominantMatrices(t, 1, 3, ctx.rng),
+                        RandomTensor(t, {1, 3, 2}, ctx.rng), adjoint));
+    cases.push_back(add("batch [4,5,5] x [4,5,3]" + adj, DominantMatrices(t, 4, 5, ctx.rng),
+                        RandomTensor(t, {4, 5, 3}, ctx.rng), adjoint));
+  }
+  cases.push_back(add("a permutation (pivoting)", MakeTensor(t, {3, 3}, {0, 2, 0, 0, 0, 3, 1, 0, 0}),
+                      MakeTensor(t, {3, 1}, {1, 2, 3}), false));
+  cases.push_back(add("zero right-hand sides", DominantMatrices(t, 2, 3, ctx.rng),
+                      RandomTensor(t, {2, 3, 0}, ctx.rng), false));
+  cases.push_back(add("empty matrices", RandomTensor(t, {2, 0, 0}, ctx.rng),
+                      RandomTensor(t, {2, 0, 3}, ctx.rng), false));
+  cases.push_back(add("error: singular", MakeTensor(t, {2, 2}, {1, 2, 2, 4}),
+                      MakeTensor(t, {2, 1}, {1, 1}), false)
+                      .ExpectError(absl::StatusCode::kInvalidArgument));
+  cases.push_back(add("error: not square", RandomTensor(t, {2, 3}, ctx.rng),
+                      RandomTensor(t, {2, 1}, ctx.rng), false)
+                      .ExpectError(absl::StatusCode::kInvalidArgument));
+  cases.push_back(add("error: rows differ", DominantMatrices(t, 1, 3, ctx.rng),
+                      RandomTensor(t, {1, 4, 1}, ctx.rng), false)
+                      .ExpectError(absl::StatusCode::kInvalidArgument));
+  cases.push_back(add("error: batch dimensions differ", DominantMatrices(t, 2, 3, ctx.rng),
+                      RandomTensor(t, {3, 3, 1}, ctx.rng), false)
+                      .ExpectError(absl::StatusCode::kInvalidArgument));
   return cases;
 }
 

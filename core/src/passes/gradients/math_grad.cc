@@ -83,6 +83,19 @@ absl::Status DivNoNanGrad(GradientContext& g, const GradientOp& op, const Gradie
 }
 PX_REGISTER_GRADIENT("DivNoNan", DivNoNanGrad);
 
+// MulNoNan: MulNoNan(dy, y) and MulNoNan(x, dy), as TensorFlow's math_grad.py.
+absl::Status MulNoNanGrad(GradientContext& g, const GradientOp& op, const GradientList& dy,
+                          GradientList* dx) {
+  const Endpoint& x = op.inputs[0];
+  const Endpoint& y = op.inputs[1];
+  PX_G_ASSIGN(Endpoint gx, g.Op("MulNoNan", {*dy[0], y}));
+  PX_G_ASSIGN((*dx)[0], g.SumToShapeOf(gx, x, y));
+  PX_G_ASSIGN(Endpoint gy, g.Op("MulNoNan", {x, *dy[0]}));
+  PX_G_ASSIGN((*dx)[1], g.SumToShapeOf(gy, y, x));
+  return absl::OkStatus();
+}
+PX_REGISTER_GRADIENT("MulNoNan", MulNoNanGrad);
+
 // Maximum / Minimum: the gradient goes to the input that was selected (x on
 // ties, as TensorFlow does).
 absl::Status SelectByComparison(GradientContext& g, const GradientOp& op, const GradientList& dy,
@@ -288,6 +301,16 @@ PX_REGISTER_GRADIENT("Sign", ZeroGrad);
 PX_REGISTER_GRADIENT("Floor", ZeroGrad);
 PX_REGISTER_GRADIENT("Ceil", ZeroGrad);
 PX_REGISTER_GRADIENT("Round", ZeroGrad);
+PX_REGISTER_GRADIENT("Rint", ZeroGrad);
+
+// d/dx lgamma(x) = digamma(x). (Digamma's own gradient, polygamma(1, x),
+// needs the Polygamma op, which Plexus does not have.)
+absl::Status LgammaGrad(GradientContext& g, const GradientOp& op, const GradientList& dy, GradientList* dx) {
+  PX_G_ASSIGN(Endpoint psi, g.Op("Digamma", {op.inputs[0]}));
+  PX_G_ASSIGN((*dx)[0], g.Op("Mul", {*dy[0], psi}));
+  return absl::OkStatus();
+}
+PX_REGISTER_GRADIENT("Lgamma", LgammaGrad);
 
 absl::Status IdentityGrad(GradientContext&, const GradientOp&, const GradientList& dy, GradientList* dx) {
   (*dx)[0] = dy[0];
@@ -523,6 +546,14 @@ PX_NO_GRADIENT("ArgMax");
 PX_NO_GRADIENT("ArgMin");
 PX_NO_GRADIENT("FloorDiv");
 PX_NO_GRADIENT("FloorMod");
+PX_NO_GRADIENT("TruncateDiv");
+PX_NO_GRADIENT("BitwiseAnd");
+PX_NO_GRADIENT("BitwiseOr");
+PX_NO_GRADIENT("BitwiseXor");
+PX_NO_GRADIENT("Invert");
+PX_NO_GRADIENT("LeftShift");
+PX_NO_GRADIENT("RightShift");
+PX_NO_GRADIENT("PopulationCount");
 PX_NO_GRADIENT("All");
 PX_NO_GRADIENT("Any");
 PX_NO_GRADIENT("OneHot");

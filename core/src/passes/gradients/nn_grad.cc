@@ -1,5 +1,5 @@
-// Gradients of the neural-network ops: activations, softmax, bias, 2-D
-// convolutions, pooling, the fused cross-entropy losses, batch
+// Gradients of the neural-network ops: activations, softmax, bias, 2-D and
+// 3-D convolutions, pooling, the fused cross-entropy losses, batch
 // normalization, L2Loss and LRN. They follow TensorFlow's nn_grad.py and
 // math_grad.py, using TensorFlow's own gradient ops (ReluGrad,
 // Conv2DBackpropInput, MaxPoolGrad, ...) where TensorFlow does.
@@ -72,6 +72,10 @@ PX_REGISTER_GRADIENT("Elu", EluGradFn);
 PX_REGISTER_GRADIENT("Selu", SeluGradFn);
 PX_REGISTER_GRADIENT("LeakyRelu", LeakyReluGradFn);
 PX_REGISTER_GRADIENT("Softplus", SoftplusGradFn);
+absl::Status SoftsignGradFn(GradientContext& g, const GradientOp& op, const GradientList& dy, GradientList* dx) {
+  return ActivationGradOp(g, op, dy, dx, "SoftsignGrad", /*of_outputs=*/false);
+}
+PX_REGISTER_GRADIENT("Softsign", SoftsignGradFn);
 
 // Gelu, composed from elementwise ops.
 //   exact:  gelu(x) = x * Phi(x), Phi(x) = 0.5 * (1 + erf(x / sqrt(2)));
@@ -183,6 +187,39 @@ absl::Status DepthwiseConv2dGradFn(GradientContext& g, const GradientOp& op, con
 }
 PX_REGISTER_GRADIENT("Conv2D", Conv2DGradFn);
 PX_REGISTER_GRADIENT("DepthwiseConv2dNative", DepthwiseConv2dGradFn);
+
+const std::vector<std::string> kConv3DAttrs = {"strides", "padding", "data_format", "dilations"};
+absl::Status Conv3DGradFn(GradientContext& g, const GradientOp& op, const GradientList& dy, GradientList* dx) {
+  return ConvGrad(g, op, dy, dx, "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2", kConv3DAttrs);
+}
+PX_REGISTER_GRADIENT("Conv3D", Conv3DGradFn);
+
+// The gradients of Conv3D's gradients (TensorFlow's nn_grad.py): each is
+// linear in its two tensor inputs, so its gradient wrt one is the other
+// gradient op or Conv3D itself applied to dy.
+absl::Status Conv3DBackpropInputGradFn(GradientContext& g, const GradientOp& op, const GradientList& dy,
+                                       GradientList* dx) {
+  const Endpoint& filter = op.inputs[1];
+  const Endpoint& out_backprop = op.inputs[2];
+  PX_G_ASSIGN(Endpoint filter_shape, g.ShapeOf(filter));
+  PX_G_ASSIGN((*dx)[1], g.Op("Conv3DBackpropFilterV2", {*dy[0], filter_shape, out_backprop},
+                             Copy(Attrs(), op, kConv3DAttrs)));
+  PX_G_ASSIGN((*dx)[2], g.Op("Conv3D", {*dy[0], filter}, Copy(Attrs(), op, kConv3DAttrs)));
+  return absl::OkStatus();
+}
+PX_REGISTER_GRADIENT("Conv3DBackpropInputV2", Conv3DBackpropInputGradFn);
+
+absl::Status Conv3DBackpropFilterGradFn(GradientContext& g, const GradientOp& op, const GradientList& dy,
+                                        GradientList* dx) {
+  const Endpoint& input = op.inputs[0];
+  const Endpoint& out_backprop = op.inputs[2];
+  PX_G_ASSIGN(Endpoint input_shape, g.ShapeOf(input));
+  PX_G_ASSIGN((*dx)[0], g.Op("Conv3DBackpropInputV2", {input_shape, *dy[0], out_backprop},
+                             Copy(Attrs(), op, kConv3DAttrs)));
+  PX_G_ASSIGN((*dx)[2], g.Op("Conv3D", {input, *dy[0]}, Copy(Attrs(), op, kConv3DAttrs)));
+  return absl::OkStatus();
+}
+PX_REGISTER_GRADIENT("Conv3DBackpropFilterV2", Conv3DBackpropFilterGradFn);
 
 // ---- Pooling -------------------------------------------------------------------------
 

@@ -27,7 +27,7 @@ Act ActFromName(const std::string& op) {
   static const struct { const char* name; Act act; } kOps[] = {
       {"Relu", Act::kRelu},         {"Relu6", Act::kRelu6},         {"Elu", Act::kElu},
       {"Selu", Act::kSelu},         {"LeakyRelu", Act::kLeakyRelu}, {"Softplus", Act::kSoftplus},
-      {"Gelu", Act::kGelu},
+      {"Gelu", Act::kGelu},         {"Softsign", Act::kSoftsign},
   };
   for (const auto& e : kOps) {
     if (op == e.name) return e.act;
@@ -111,7 +111,8 @@ PX_Status* RegisterActivationFamily(sdk::RegistrationInfo* info, PX_KernelRegist
     }
   }
   for (const sdk::OpSignature* op : {&sdk::sig::kElu, &sdk::sig::kSelu, &sdk::sig::kLeakyRelu,
-                                     &sdk::sig::kSoftplus, &sdk::sig::kGelu}) {
+                                     &sdk::sig::kSoftplus, &sdk::sig::kSoftsign,
+                                     &sdk::sig::kGelu}) {
     if (PX_Status* s = sdk::RegisterKernel<ActivationKernel>(info, registrar, *op, {kFloat})) {
       return s;
     }

@@ -47,7 +47,7 @@ void ForChunks(int64_t n, const F& f) {
 }
 
 enum class Grad {
-  kRelu, kRelu6, kElu, kSelu, kLeakyRelu, kSoftplus,
+  kRelu, kRelu6, kElu, kSelu, kLeakyRelu, kSoftplus, kSoftsign,
   kSigmoid, kTanh, kRsqrt, kSqrt, kReciprocal,
 };
 
@@ -59,6 +59,7 @@ Grad GradFromName(const std::string& op) {
       {"SigmoidGrad", Grad::kSigmoid},     {"TanhGrad", Grad::kTanh},
       {"RsqrtGrad", Grad::kRsqrt},         {"SqrtGrad", Grad::kSqrt},
       {"ReciprocalGrad", Grad::kReciprocal}, {"InvGrad", Grad::kReciprocal},
+      {"SoftsignGrad", Grad::kSoftsign},
   };
   for (const auto& e : kOps) {
     if (op == e.name) return e.grad;
@@ -83,6 +84,9 @@ inline C GradValue(C a, C b, C alpha) {
     return b < C(0) ? a * (b + scale_alpha) : a * scale;
   } else if constexpr (G == Grad::kLeakyRelu) {
     return b > C(0) ? a : a * alpha;
+  } else if constexpr (G == Grad::kSoftsign) {
+    const C d = C(1) + (b < C(0) ? -b : b);
+    return a / (d * d);
   } else if constexpr (G == Grad::kSigmoid) {
     return b * a * (C(1) - a);
   } else if constexpr (G == Grad::kTanh) {
@@ -123,6 +127,7 @@ void FloatGrad(Grad grad, const C* a, const C* b, C* out, int64_t n, C alpha) {
     case Grad::kSelu: return GradLoop<Grad::kSelu>(a, b, out, n, alpha);
     case Grad::kLeakyRelu: return GradLoop<Grad::kLeakyRelu>(a, b, out, n, alpha);
     case Grad::kSoftplus: return SoftplusGradLoop(a, b, out, n);
+    case Grad::kSoftsign: return GradLoop<Grad::kSoftsign>(a, b, out, n, alpha);
     case Grad::kSigmoid: return GradLoop<Grad::kSigmoid>(a, b, out, n, alpha);
     case Grad::kTanh: return GradLoop<Grad::kTanh>(a, b, out, n, alpha);
     case Grad::kRsqrt: return GradLoop<Grad::kRsqrt>(a, b, out, n, alpha);
@@ -339,9 +344,9 @@ PX_Status* RegisterActivationGradFamily(sdk::RegistrationInfo* info, PX_KernelRe
   }
   for (const sdk::OpSignature* op :
        {&sdk::sig::kEluGrad, &sdk::sig::kSeluGrad, &sdk::sig::kLeakyReluGrad,
-        &sdk::sig::kSoftplusGrad, &sdk::sig::kSigmoidGrad, &sdk::sig::kTanhGrad,
-        &sdk::sig::kRsqrtGrad, &sdk::sig::kSqrtGrad, &sdk::sig::kReciprocalGrad,
-        &sdk::sig::kInvGrad}) {
+        &sdk::sig::kSoftplusGrad, &sdk::sig::kSoftsignGrad, &sdk::sig::kSigmoidGrad,
+        &sdk::sig::kTanhGrad, &sdk::sig::kRsqrtGrad, &sdk::sig::kSqrtGrad,
+        &sdk::sig::kReciprocalGrad, &sdk::sig::kInvGrad}) {
     if (PX_Status* s = sdk::RegisterKernel<ActivationGradKernel>(info, registrar, *op, {kFloat})) {
       return s;
     }

@@ -22,11 +22,16 @@ using ew::Plan;
 using ew::Un;
 using sdk::Shape;
 
-// The dtypes of this family: float, double, half, bfloat16, int8/16/32/64,
-// uint8 and bool.
+// The dtypes of this family: float, double, half, bfloat16, the integers and
+// bool (most ops register fewer: uint16/32/64 only TruncateDiv).
 template <typename F>
 void VisitTypes(PX_DataType t, F&& f) {
-  sdk::VisitRealOrBool(t, std::forward<F>(f), "elementwise");
+  switch (t) {
+    case PX_DT_UINT16: f(sdk::TypeTag<uint16_t>{}); return;
+    case PX_DT_UINT32: f(sdk::TypeTag<uint32_t>{}); return;
+    case PX_DT_UINT64: f(sdk::TypeTag<uint64_t>{}); return;
+    default: sdk::VisitRealOrBool(t, std::forward<F>(f), "elementwise");
+  }
 }
 
 [[noreturn]] void IncompatibleShapes(const Shape& a, const Shape& b) {
@@ -49,6 +54,8 @@ Bin BinFromName(const std::string& op) {
       {"GreaterEqual", Bin::kGreaterEqual}, {"Equal", Bin::kEqual},
       {"NotEqual", Bin::kNotEqual}, {"LogicalAnd", Bin::kLogicalAnd},
       {"LogicalOr", Bin::kLogicalOr}, {"Atan2", Bin::kAtan2}, {"DivNoNan", Bin::kDivNoNan},
+      {"MulNoNan", Bin::kMulNoNan}, {"TruncateDiv", Bin::kTruncDiv},
+      {"TruncateMod", Bin::kTruncMod},
   };
   for (const auto& e : kOps) {
     if (op == e.name) return e.op;
@@ -102,7 +109,8 @@ class BinaryKernel : public sdk::OpKernel {
       const T* y = call.input<T>(1);
       if constexpr (ew::kIsInt<T>) {
         const int64_t ny = sdk::NumElements(shapes[1]);
-        if (op_ == Bin::kDiv || op_ == Bin::kFloorDiv || op_ == Bin::kFloorMod) {
+        if (op_ == Bin::kDiv || op_ == Bin::kFloorDiv || op_ == Bin::kFloorMod ||
+            op_ == Bin::kTruncDiv || op_ == Bin::kTruncMod) {
           bool zero = false;
           for (int64_t i = 0; i < ny; ++i) zero |= y[i] == 0;
           PX_SDK_CHECK(!zero, "Integer division by zero");
@@ -137,7 +145,8 @@ Un UnFromName(const std::string& op) {
       {"Erfc", Un::kErfc}, {"Sin", Un::kSin}, {"Cos", Un::kCos}, {"Tan", Un::kTan},
       {"Sinh", Un::kSinh}, {"Cosh", Un::kCosh}, {"Asin", Un::kAsin}, {"Acos", Un::kAcos},
       {"Atan", Un::kAtan}, {"Asinh", Un::kAsinh}, {"Acosh", Un::kAcosh}, {"Atanh", Un::kAtanh},
-      {"Expm1", Un::kExpm1}, {"Ceil", Un::kCeil}, {"Round", Un::kRound},
+      {"Expm1", Un::kExpm1}, {"Ceil", Un::kCeil}, {"Round", Un::kRound}, {"Rint", Un::kRint},
+      {"Lgamma", Un::kLgamma}, {"Digamma", Un::kDigamma},
   };
   for (const auto& e : kOps) {
     if (op == e.name) return e.op;
@@ -442,6 +451,11 @@ const std::vector<PX_DataType> kAll = {PX_DT_FLOAT, PX_DT_DOUBLE, PX_DT_HALF,  P
                                        PX_DT_UINT8, PX_DT_BOOL};
 const std::vector<PX_DataType> kSqDiff = {PX_DT_FLOAT, PX_DT_DOUBLE, PX_DT_HALF,
                                           PX_DT_BFLOAT16, PX_DT_INT32, PX_DT_INT64};
+const std::vector<PX_DataType> kTruncDiv = {
+    PX_DT_FLOAT, PX_DT_DOUBLE, PX_DT_HALF,  PX_DT_BFLOAT16, PX_DT_INT8,   PX_DT_INT16,
+    PX_DT_INT32, PX_DT_INT64,  PX_DT_UINT8, PX_DT_UINT16,   PX_DT_UINT32, PX_DT_UINT64};
+const std::vector<PX_DataType> kTruncMod = {PX_DT_FLOAT, PX_DT_DOUBLE, PX_DT_HALF,
+                                            PX_DT_BFLOAT16, PX_DT_INT32, PX_DT_INT64};
 
 }  // namespace
 
@@ -461,6 +475,8 @@ PX_Status* RegisterElementwiseFamily(sdk::RegistrationInfo* info, PX_KernelRegis
       {&sdk::sig::kGreaterEqual, &kReal}, {&sdk::sig::kEqual, &kAll},
       {&sdk::sig::kNotEqual, &kAll},      {&sdk::sig::kSquaredDifference, &kSqDiff},
       {&sdk::sig::kAtan2, &kFloat},       {&sdk::sig::kDivNoNan, &kFloat},
+      {&sdk::sig::kMulNoNan, &kFloat},    {&sdk::sig::kTruncateDiv, &kTruncDiv},
+      {&sdk::sig::kTruncateMod, &kTruncMod},
   };
   for (const Entry& e : binary) {
     if (PX_Status* s = sdk::RegisterKernel<BinaryKernel>(info, registrar, *e.op, {*e.types})) {
@@ -483,7 +499,8 @@ PX_Status* RegisterElementwiseFamily(sdk::RegistrationInfo* info, PX_KernelRegis
       {&sdk::sig::kAsin, &kFloat},    {&sdk::sig::kAcos, &kFloat},    {&sdk::sig::kAtan, &kFloat},
       {&sdk::sig::kAsinh, &kFloat},   {&sdk::sig::kAcosh, &kFloat},   {&sdk::sig::kAtanh, &kFloat},
       {&sdk::sig::kExpm1, &kFloat},   {&sdk::sig::kFloor, &kFloat},   {&sdk::sig::kCeil, &kFloat},
-      {&sdk::sig::kRound, &kSigned},
+      {&sdk::sig::kRound, &kSigned},  {&sdk::sig::kRint, &kFloat},    {&sdk::sig::kLgamma, &kFloat},
+      {&sdk::sig::kDigamma, &kFloat},
   };
   for (const Entry& e : unary) {
     if (PX_Status* s = sdk::RegisterKernel<UnaryKernel>(info, registrar, *e.op, {*e.types})) {

@@ -6,6 +6,7 @@
 #define PLEXUS_PLUGINS_CPU_KERNELS_ELEMENTWISE_EIGEN_H_
 
 #include <Eigen/Core>
+#include <unsupported/Eigen/SpecialFunctions>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -61,7 +62,14 @@ void UnaryFloating(Un op, const C* x, C* y, int64_t n) {
     case Un::kExpm1: Y = X.expm1(); return;
     case Un::kFloor: Y = X.floor(); return;
     case Un::kCeil: Y = X.ceil(); return;
-    case Un::kRound: Y = X.rint(); return;  // ties to even, as TensorFlow
+    case Un::kRound: case Un::kRint:
+      // Ties to even, as TensorFlow. (Eigen's vectorized rint loses the
+      // sign of -0.0; rint keeps it, -0.4 rounding to -0.0 too.)
+      for (int64_t i = 0; i < n; ++i) y[i] = std::nearbyint(x[i]);
+      return;
+    // Eigen's special functions, which TensorFlow's kernels use too.
+    case Un::kLgamma: Y = X.lgamma(); return;
+    case Un::kDigamma: Y = X.digamma(); return;
   }
 }
 
@@ -111,6 +119,7 @@ void ActivationFloating(Act act, float alpha, bool approximate, const C* x, C* y
       // log(1 + e^x) = max(x, 0) + log1p(e^-|x|), which cannot overflow.
       Y = X.max(C(0)) + (-X.abs()).exp().log1p();
       return;
+    case Act::kSoftsign: Y = X / (X.abs() + C(1)); return;
     case Act::kGelu:
       if (approximate) {
         const C k = C(0.7978845608028654);  // sqrt(2 / pi)

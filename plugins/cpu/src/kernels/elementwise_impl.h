@@ -139,17 +139,17 @@ void RunPlan2(const Plan<2>& p, const TA* a, const TB* b, TO* out, F f) {
 
 enum class Bin {
   kAdd, kSub, kMul, kDiv, kFloorDiv, kFloorMod, kMax, kMin, kPow, kSqDiff, kAtan2, kDivNoNan,
-  kLess, kLessEqual, kGreater, kGreaterEqual, kEqual, kNotEqual, kLogicalAnd, kLogicalOr,
+  kMulNoNan, kTruncDiv, kTruncMod, kLess, kLessEqual, kGreater, kGreaterEqual, kEqual, kNotEqual, kLogicalAnd, kLogicalOr,
 };
 inline bool IsComparison(Bin op) { return op >= Bin::kLess; }
 
 enum class Un {
   kNeg, kAbs, kSign, kExp, kLog, kLog1p, kSqrt, kRsqrt, kSquare, kReciprocal, kTanh,
   kSigmoid, kErf, kFloor, kCeil, kRound, kErfc, kSin, kCos, kTan, kSinh, kCosh, kAsin, kAcos,
-  kAtan, kAsinh, kAcosh, kAtanh, kExpm1,
+  kAtan, kAsinh, kAcosh, kAtanh, kExpm1, kRint, kLgamma, kDigamma,
 };
 
-enum class Act { kRelu, kRelu6, kElu, kSelu, kLeakyRelu, kSoftplus, kGelu };
+enum class Act { kRelu, kRelu6, kElu, kSelu, kLeakyRelu, kSoftplus, kSoftsign, kGelu };
 
 // ---------------------------------------------------------------------------
 // Scalar semantics shared by the per-dtype files
@@ -230,7 +230,8 @@ void RunBinaryImpl(Bin op, const Plan<2>& p, const T* a, const T* b, void* out) 
       case Bin::kAdd: return arith([](C x, C y) { return WrapAdd(x, y); });
       case Bin::kSub: return arith([](C x, C y) { return WrapSub(x, y); });
       case Bin::kMul: return arith([](C x, C y) { return WrapMul(x, y); });
-      case Bin::kDiv: return arith([](C x, C y) { return IntDiv(x, y); });
+      case Bin::kDiv: case Bin::kTruncDiv: return arith([](C x, C y) { return IntDiv(x, y); });
+      case Bin::kTruncMod: return arith([](C x, C y) { return IntMod(x, y); });
       case Bin::kFloorDiv:
         return arith([](C x, C y) {
           C q = IntDiv(x, y);
@@ -282,6 +283,9 @@ void RunBinaryImpl(Bin op, const Plan<2>& p, const T* a, const T* b, void* out) 
         });
       case Bin::kAtan2: return arith([](C y, C x) { return std::atan2(y, x); });
       case Bin::kDivNoNan: return arith([](C x, C y) { return y == C(0) ? C(0) : x / y; });
+      case Bin::kMulNoNan: return arith([](C x, C y) { return y == C(0) ? C(0) : x * y; });
+      case Bin::kTruncDiv: return arith([](C x, C y) { return std::trunc(x / y); });
+      case Bin::kTruncMod: return arith([](C x, C y) { return std::fmod(x, y); });
       default: break;
     }
   }
@@ -304,6 +308,9 @@ PX_EW_DECLARE(int16_t);
 PX_EW_DECLARE(int32_t);
 PX_EW_DECLARE(int64_t);
 PX_EW_DECLARE(uint8_t);
+PX_EW_DECLARE(uint16_t);
+PX_EW_DECLARE(uint32_t);
+PX_EW_DECLARE(uint64_t);
 void RunBinary(Bin op, const Plan<2>& plan, const bool* a, const bool* b, void* out);
 
 // Activations, defined in activation_family_<dtype>.cc (the 16-bit floats

@@ -46,6 +46,9 @@ PX_EW_DEFINE(int16_t)
 PX_EW_DEFINE(int32_t)
 PX_EW_DEFINE(int64_t)
 PX_EW_DEFINE(uint8_t)
+PX_EW_DEFINE(uint16_t)
+PX_EW_DEFINE(uint32_t)
+PX_EW_DEFINE(uint64_t)
 void RunBinary(Bin op, const Plan<2>& plan, const bool* a, const bool* b, void* out) {
   RunBinaryImpl<bool>(op, plan, a, b, out);
 }

@@ -38,6 +38,14 @@ PX_Status* RegisterDepthSpaceFamily(sdk::RegistrationInfo* info, PX_KernelRegist
 PX_Status* RegisterLrnFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 // Conv3D, MaxPool3D and AvgPool3D (nn3d.cc).
 PX_Status* RegisterNn3dFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
+// Conv3DBackpropInputV2 and Conv3DBackpropFilterV2 (nn3d.cc).
+PX_Status* RegisterNn3dGradFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
+// BitwiseAnd/Or/Xor, LeftShift, RightShift, Invert, PopulationCount (bitwise.cc).
+PX_Status* RegisterBitwiseFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
+// MatrixDiag, MatrixDiagPart, MatrixSetDiag, V1 to V3 (matrix_diag.cc).
+PX_Status* RegisterMatrixDiagFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
+// MatrixSolve (matrix_solve.cc).
+PX_Status* RegisterMatrixSolveFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 // _FusedMatMul and _FusedConv2D (fused_matmul.cc, fused_conv.cc).
 PX_Status* RegisterFusedFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 // Gradient kernels and optimizer updates (training).

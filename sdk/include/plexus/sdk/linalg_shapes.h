@@ -58,6 +58,23 @@ inline BatchMatMulShape BatchMatMulShapes(const char* op, const Shape& xs, const
   return g;
 }
 
+// MatrixSolve: matrix [..., m, m] and rhs [..., m, k] with the same batch
+// dimensions (no broadcasting, as TensorFlow's linear-algebra kernels).
+// Returns the number of matrices; throws INVALID_ARGUMENT with TensorFlow's
+// messages.
+inline int64_t MatrixSolveShapes(const Shape& a, const Shape& b) {
+  PX_SDK_CHECK(a.size() >= 2, "Input tensor 0 must have rank >= 2, got %s", ShapeString(a).c_str());
+  PX_SDK_CHECK(a.size() == b.size(), "All input tensors must have the same rank.");
+  PX_SDK_CHECK(std::equal(a.begin(), a.end() - 2, b.begin()),
+               "All input tensors must have the same outer dimensions.");
+  const size_t r = a.size();
+  PX_SDK_CHECK(a[r - 2] == a[r - 1], "First input (lhs) must be a square matrix.");
+  PX_SDK_CHECK(b[r - 2] == a[r - 2], "Input matrix and rhs are incompatible.");
+  int64_t batches = 1;
+  for (size_t i = 0; i + 2 < r; ++i) batches *= a[i];
+  return batches;
+}
+
 }  // namespace plexus::sdk
 
 #endif  // PLEXUS_SDK_LINALG_SHAPES_H_

@@ -175,6 +175,12 @@ inline constexpr OpSignature kAtanh{"Atanh", {"T"}};
 inline constexpr OpSignature kExpm1{"Expm1", {"T"}};
 inline constexpr OpSignature kAtan2{"Atan2", {"T"}};
 inline constexpr OpSignature kDivNoNan{"DivNoNan", {"T"}};
+inline constexpr OpSignature kMulNoNan{"MulNoNan", {"T"}};
+inline constexpr OpSignature kTruncateDiv{"TruncateDiv", {"T"}};
+inline constexpr OpSignature kTruncateMod{"TruncateMod", {"T"}};
+inline constexpr OpSignature kRint{"Rint", {"T"}};
+inline constexpr OpSignature kLgamma{"Lgamma", {"T"}};
+inline constexpr OpSignature kDigamma{"Digamma", {"T"}};
 inline constexpr OpSignature kIsFinite{"IsFinite", {"T"}};
 inline constexpr OpSignature kIsNan{"IsNan", {"T"}};
 inline constexpr OpSignature kIsInf{"IsInf", {"T"}};
@@ -186,6 +192,15 @@ inline constexpr OpSignature kSelect{"Select", {"T"}};
 inline constexpr OpSignature kSelectV2{"SelectV2", {"T"}};
 inline constexpr OpSignature kCast{"Cast", {"SrcT", "DstT"}};
 
+// Bitwise (integers)
+inline constexpr OpSignature kBitwiseAnd{"BitwiseAnd", {"T"}};
+inline constexpr OpSignature kBitwiseOr{"BitwiseOr", {"T"}};
+inline constexpr OpSignature kBitwiseXor{"BitwiseXor", {"T"}};
+inline constexpr OpSignature kLeftShift{"LeftShift", {"T"}};
+inline constexpr OpSignature kRightShift{"RightShift", {"T"}};
+inline constexpr OpSignature kInvert{"Invert", {"T"}};
+inline constexpr OpSignature kPopulationCount{"PopulationCount", {"T"}};
+
 // Activations
 inline constexpr OpSignature kRelu{"Relu", {"T"}};
 inline constexpr OpSignature kRelu6{"Relu6", {"T"}};
@@ -194,6 +209,7 @@ inline constexpr OpSignature kSelu{"Selu", {"T"}};
 inline constexpr OpSignature kLeakyRelu{"LeakyRelu", {"T"}};
 inline constexpr OpSignature kSoftplus{"Softplus", {"T"}};
 inline constexpr OpSignature kGelu{"Gelu", {"T"}};
+inline constexpr OpSignature kSoftsign{"Softsign", {"T"}};
 
 // Softmax and reductions
 inline constexpr OpSignature kSoftmax{"Softmax", {"T"}};
@@ -219,6 +235,19 @@ inline constexpr OpSignature kBatchMatMulV2{"BatchMatMulV2", {"T"}};
 inline constexpr OpSignature kBatchMatMulV3{"BatchMatMulV3", {"Ta", "Tb", "Tout"}};
 inline constexpr OpSignature kEinsum{"Einsum", {"T"}};
 inline constexpr OpSignature kMatrixBandPart{"MatrixBandPart", {"T", "Tindex"}, {1, 2}};
+inline constexpr OpSignature kMatrixSolve{"MatrixSolve", {"T"}};
+
+// Matrix diagonals: k, num_rows, num_cols and padding_value are read on the
+// host.
+inline constexpr OpSignature kMatrixDiag{"MatrixDiag", {"T"}};
+inline constexpr OpSignature kMatrixDiagV2{"MatrixDiagV2", {"T"}, {1, 2, 3, 4}};
+inline constexpr OpSignature kMatrixDiagV3{"MatrixDiagV3", {"T"}, {1, 2, 3, 4}};
+inline constexpr OpSignature kMatrixDiagPart{"MatrixDiagPart", {"T"}};
+inline constexpr OpSignature kMatrixDiagPartV2{"MatrixDiagPartV2", {"T"}, {1, 2}};
+inline constexpr OpSignature kMatrixDiagPartV3{"MatrixDiagPartV3", {"T"}, {1, 2}};
+inline constexpr OpSignature kMatrixSetDiag{"MatrixSetDiag", {"T"}};
+inline constexpr OpSignature kMatrixSetDiagV2{"MatrixSetDiagV2", {"T"}, {2}};
+inline constexpr OpSignature kMatrixSetDiagV3{"MatrixSetDiagV3", {"T"}, {2}};
 
 // Neural-network layers
 inline constexpr OpSignature kBiasAdd{"BiasAdd", {"T"}};
@@ -285,6 +314,7 @@ inline constexpr OpSignature kEluGrad{"EluGrad", {"T"}};
 inline constexpr OpSignature kSeluGrad{"SeluGrad", {"T"}};
 inline constexpr OpSignature kLeakyReluGrad{"LeakyReluGrad", {"T"}};
 inline constexpr OpSignature kSoftplusGrad{"SoftplusGrad", {"T"}};
+inline constexpr OpSignature kSoftsignGrad{"SoftsignGrad", {"T"}};
 inline constexpr OpSignature kSigmoidGrad{"SigmoidGrad", {"T"}};
 inline constexpr OpSignature kTanhGrad{"TanhGrad", {"T"}};
 inline constexpr OpSignature kRsqrtGrad{"RsqrtGrad", {"T"}};
@@ -388,6 +418,9 @@ inline constexpr OpSignature kNonMaxSuppressionV5{"NonMaxSuppressionV5", {"T"}, 
 inline constexpr OpSignature kConv3D{"Conv3D", {"T"}};
 inline constexpr OpSignature kMaxPool3D{"MaxPool3D", {"T"}};
 inline constexpr OpSignature kAvgPool3D{"AvgPool3D", {"T"}};
+inline constexpr OpSignature kConv3DBackpropInputV2{
+    "Conv3DBackpropInputV2", {"T", "Tshape"}, {0}};
+inline constexpr OpSignature kConv3DBackpropFilterV2{"Conv3DBackpropFilterV2", {"T"}, {1}};
 
 // Every signature above, for tools and tests that walk the table.
 inline constexpr const OpSignature* kAllSignatures[] = {
@@ -425,6 +458,11 @@ inline constexpr const OpSignature* kAllSignatures[] = {
     &kResizeArea, &kScaleAndTranslate, &kScaleAndTranslateGrad, &kImageProjectiveTransformV2,
     &kImageProjectiveTransformV3, &kRGBToHSV, &kHSVToRGB, &kAdjustContrastv2, &kAdjustSaturation,
     &kAdjustHue, &kDepthToSpace, &kSpaceToDepth, &kLRN, &kLRNGrad,
+    &kMulNoNan, &kTruncateDiv, &kTruncateMod, &kRint, &kLgamma, &kDigamma, &kBitwiseAnd,
+    &kBitwiseOr, &kBitwiseXor, &kLeftShift, &kRightShift, &kInvert, &kPopulationCount,
+    &kSoftsign, &kSoftsignGrad, &kMatrixSolve, &kMatrixDiag, &kMatrixDiagV2, &kMatrixDiagV3,
+    &kMatrixDiagPart, &kMatrixDiagPartV2, &kMatrixDiagPartV3, &kMatrixSetDiag, &kMatrixSetDiagV2,
+    &kMatrixSetDiagV3, &kConv3DBackpropInputV2, &kConv3DBackpropFilterV2,
 };
 
 }  // namespace sig

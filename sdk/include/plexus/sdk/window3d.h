@@ -93,6 +93,32 @@ inline Geometry3D Geometry3DOf(const char* op, const Window3D& win, const Shape&
   return g;
 }
 
+// The geometry of a Conv3D gradient (Conv3DBackpropInputV2,
+// Conv3DBackpropFilterV2): the forward convolution of input shape `x` with
+// filter shape `f`, whose output shape out_backprop `dy` must have.
+inline Geometry3D Conv3DBackpropGeometryOf(const char* op, const Window3D& win, const Shape& x,
+                                           const Shape& f, const Shape& dy) {
+  PX_SDK_CHECK(x.size() == 5, "%s: the input must be 5-D, got %s", op, ShapeString(x).c_str());
+  PX_SDK_CHECK(f.size() == 5, "%s: the filter must be 5-D, got %s", op, ShapeString(f).c_str());
+  PX_SDK_CHECK(dy.size() == 5, "%s: out_backprop must be 5-D, got %s", op,
+               ShapeString(dy).c_str());
+  for (int64_t d : x) PX_SDK_CHECK(d >= 0, "%s: input_sizes must not be negative, got %s", op,
+                                   ShapeString(x).c_str());
+  for (int64_t d : f) PX_SDK_CHECK(d >= 0, "%s: filter_sizes must not be negative, got %s", op,
+                                   ShapeString(f).c_str());
+  PX_SDK_CHECK(x[4] == f[3], "%s: input and filter must have the same depth: %lld vs %lld", op,
+               static_cast<long long>(x[4]), static_cast<long long>(f[3]));
+  const int64_t taps[3] = {f[0], f[1], f[2]};
+  const Geometry3D g = Geometry3DOf(op, win, x, taps, f[4]);
+  const Shape want = {g.n, g.out[0], g.out[1], g.out[2], g.out_c};
+  PX_SDK_CHECK(dy == want,
+               "%s: out_backprop has shape %s, but the convolution of an input %s with a filter "
+               "%s has the output shape %s",
+               op, ShapeString(dy).c_str(), ShapeString(x).c_str(), ShapeString(f).c_str(),
+               ShapeString(want).c_str());
+  return g;
+}
+
 }  // namespace plexus::sdk
 
 #endif  // PLEXUS_SDK_WINDOW3D_H_
