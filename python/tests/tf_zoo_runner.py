@@ -173,8 +173,12 @@ def _as_comparable(a: np.ndarray) -> np.ndarray:
 
 
 def compare(model: Model, got: list[np.ndarray]) -> str | None:
-    """None when every output matches TensorFlow's; else what differs."""
+    """None when every output matches TensorFlow's; else what differs. The
+    float outputs of a model marked unstable (TensorFlow's own outputs move
+    beyond the tolerance under a tiny input change, tests/tf_zoo/export.py)
+    are compared by shape, dtype and finiteness only."""
     tol = model.meta.get("tolerance", {})
+    unstable = "unstable" in model.meta
     rtol, atol = float(tol.get("rtol", 1e-5)), float(tol.get("atol", 1e-5))
     for item, actual in zip(model.meta["outputs"], got):
         expected = np.load(model.path(item["file"]), allow_pickle=False)
@@ -186,6 +190,10 @@ def compare(model: Model, got: list[np.ndarray]) -> str | None:
             if actual.dtype.kind not in "fc":
                 return f"output {label}: dtype {actual.dtype}, TensorFlow gives {expected.dtype}"
             a, e = actual.astype(np.float64), expected.astype(np.float64)
+            if unstable:
+                if (np.isfinite(a) != np.isfinite(e)).any():
+                    return f"output {label}: finite where TensorFlow's is not, or the other way"
+                continue
             bad = ~np.isclose(a, e, rtol=rtol, atol=atol, equal_nan=True)
             if bad.any():
                 err = np.abs(a - e)[bad]
@@ -209,6 +217,8 @@ def run_way(model: Model, way: str) -> tuple[bool, str]:
     except WayFailed as e:
         return False, str(e)
     problem = compare(model, got)
+    if problem is None and "unstable" in model.meta:
+        return True, "matches by shape only: TensorFlow's own outputs are unstable"
     return problem is None, problem or "matches"
 
 

@@ -133,6 +133,36 @@ def run_graph_def(path: str, inputs: dict, input_tensors: dict, output_tensors: 
     return dict(zip(keys, values))
 
 
+# A model whose own TensorFlow outputs move beyond the tolerance when its
+# float inputs change by this much (relative) cannot be compared value by
+# value: random weights can make a deep network chaotic. The runner then
+# compares such outputs by shape, dtype and finiteness only, and says so.
+PERTURBATION = 1e-6
+UNSTABLE_NOTE = ("TensorFlow's own outputs change by up to {max_abs_change:.3g} when the inputs change by "
+                 "{perturbation:g} (relative): the outputs are compared by shape, dtype and finiteness only")
+
+
+def instability(signature, inputs: dict, reference: dict, tolerance: dict) -> Optional[dict]:
+    """{"perturbation", "max_abs_change"} when `signature` (TensorFlow) gives
+    outputs outside `tolerance` of `reference` for inputs scaled by
+    1 + PERTURBATION; None when it is stable or has no float inputs."""
+    if not any(np.asarray(v).dtype.kind == "f" for v in inputs.values()):
+        return None
+    moved = {k: (v * (1 + PERTURBATION)).astype(v.dtype) if np.asarray(v).dtype.kind == "f" else v
+             for k, v in inputs.items()}
+    result = signature(**{k: tf.constant(v) for k, v in moved.items()})
+    worst = 0.0
+    unstable = False
+    for key, ref in reference.items():
+        if ref.dtype.kind not in "fc" or key not in result:
+            continue
+        got = to_numpy(result[key]).astype(np.float64)
+        if not np.allclose(got, ref, rtol=tolerance["rtol"], atol=tolerance["atol"], equal_nan=True):
+            unstable = True
+            worst = max(worst, float(np.nanmax(np.abs(got - ref.astype(np.float64)))))
+    return {"perturbation": PERTURBATION, "max_abs_change": worst} if unstable else None
+
+
 def check(label: str, reference: dict, got: dict, tolerance: dict, notes: list) -> None:
     problems = []
     for key, ref in reference.items():
@@ -342,6 +372,15 @@ def export_case(case: Case, set_name: str, out_root: str, keras_export: bool = T
                                 "shape": list(value.shape)})
     if not any(v.dtype.kind in "fc" for v in reference.values()):
         meta.pop("tolerance")
+    elif "saved_model" in exports:
+        try:
+            loaded = tf.saved_model.load(os.path.join(folder, "saved_model"))
+            unstable = instability(loaded.signatures["serving_default"], inputs, reference, tolerance)
+            if unstable:
+                meta["unstable"] = unstable
+                notes.append(UNSTABLE_NOTE.format(**unstable))
+        except Exception as exc:  # noqa: BLE001
+            notes.append(f"the stability check did not run: {short_error(exc)}")
 
     # Cross-checks: the frozen graphs and the Keras export give the same.
     for kind in ("frozen_lowered", "frozen_functional"):
