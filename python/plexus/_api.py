@@ -819,3 +819,8 @@ from plexus import _api_signal  # noqa: E402,F401
 
 # plexus.random.stateless_* (tf.random.stateless_*), in a module of their own.
 from plexus import _api_random  # noqa: E402,F401
+
+# tf.linalg functions over the host linear-algebra ops, and the other
+# hand-written functions over host ops, in modules of their own.
+from plexus import _api_linalg  # noqa: E402,F401
+from plexus import _api_host_ops  # noqa: E402,F401
