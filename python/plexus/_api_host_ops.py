@@ -20,7 +20,7 @@ def linspace(start, stop, num, name=None, axis=0):
     """`num` evenly spaced values from start to stop, both included (op
     LinSpace); start and stop are scalars (integers become float64, as
     TensorFlow's division makes them)."""
-    start = _tensor(start, _plexus.float32 if isinstance(start, float) else None)
+    start = _tensor(start, _plexus.float32 if type(start) is float else None)
     if start.dtype.name not in _FLOATS:
         start = _ex("Cast", [start], {"DstT": _plexus.float64})[0]
     stop = _tensor(stop, start.dtype)

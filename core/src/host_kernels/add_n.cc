@@ -1,7 +1,10 @@
 // Host fallbacks of AddN and AccumulateNV2 (schemas in
-// ops/math_host_ops.cc): the elementwise sum of N tensors of one shape, added
-// left to right in the element type (integers wrap, the 16-bit floats round
-// after each addition), for devices whose plugin has no kernel. AddN also
+// ops/math_host_ops.cc): the elementwise sum of N tensors of one shape, for
+// devices whose plugin has no kernel, in TensorFlow's order: the first
+// N % 8 inputs (8 or 9 when that is 0 or 1) left to right, then each
+// following group of 8 summed left to right and added to the total; in the
+// element type (integers wrap, the 16-bit floats round after each
+// addition). AddN also
 // adds TensorLists (DT_VARIANT), element by element, as TensorFlow's
 // gradient of a list does: an element that one list never set takes the
 // other's.
@@ -27,9 +30,18 @@ void Sum(const std::vector<const Tensor*>& in, Tensor* out) {
   using C = host::Compute<T>;
   const int64_t n = out->num_elements();
   T* o = out->data<T>();
+  const size_t count = in.size();
+  size_t first = count % 8;
+  if (first < 2) first += 8;
+  if (first > count) first = count;
   for (int64_t i = 0; i < n; ++i) {
     T acc = in[0]->data<T>()[i];
-    for (size_t k = 1; k < in.size(); ++k) acc = T(C(acc) + C(in[k]->data<T>()[i]));
+    for (size_t k = 1; k < first; ++k) acc = T(C(acc) + C(in[k]->data<T>()[i]));
+    for (size_t g = first; g < count; g += 8) {
+      T group = in[g]->data<T>()[i];
+      for (size_t k = g + 1; k < g + 8; ++k) group = T(C(group) + C(in[k]->data<T>()[i]));
+      acc = T(C(acc) + C(group));
+    }
     o[i] = acc;
   }
 }

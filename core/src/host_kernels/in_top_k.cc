@@ -1,8 +1,8 @@
 // Host kernels of InTopK and InTopKV2 (schemas in ops/math_host_ops.cc):
 // whether each row's target class is among its k largest predictions. As
 // TensorFlow: a target is in the top k when fewer than k classes predict
-// strictly more; an out-of-range target or a non-finite prediction for it
-// gives false; ties count in the target's favor.
+// strictly more; an out-of-range target or a non-finite prediction anywhere
+// in its row gives false; ties count in the target's favor.
 #include <cmath>
 #include <cstdint>
 #include <utility>
@@ -47,8 +47,13 @@ absl::Status InTopK(HostOpContext& ctx) {
     if (target >= 0 && target < classes && std::isfinite(p[b * classes + target])) {
       const float value = p[b * classes + target];
       int64_t more = 0;
-      for (int64_t c = 0; c < classes && more < k; ++c) more += p[b * classes + c] > value ? 1 : 0;
-      in = more < k;
+      bool finite = true;
+      for (int64_t c = 0; c < classes; ++c) {
+        const float v = p[b * classes + c];
+        finite = finite && std::isfinite(v);
+        more += v > value ? 1 : 0;
+      }
+      in = finite && more < k;
     }
     out.data<bool>()[b] = in;
   }

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -82,9 +83,13 @@ void Inverse(bool erf, const Tensor& x, Tensor* out) {
   const int64_t n = x.num_elements();
   for (int64_t i = 0; i < n; ++i) {
     const C v = C(x.data<T>()[i]);
+    // Outside [0, 1] (erfinv: [-1, 1]) the result is NaN, as in
+    // TensorFlow's Eigen (this Eigen's ndtri gives infinities there).
+    const C p = erf ? C(0.5) * v + C(0.5) : v;
     C r;
-    if (erf) r = Eigen::numext::ndtri(C(0.5) * v + C(0.5)) * C(M_SQRT1_2);
-    else r = Eigen::numext::ndtri(v);
+    if (!(p >= C(0) && p <= C(1))) r = std::numeric_limits<C>::quiet_NaN();
+    else if (erf) r = Eigen::numext::ndtri(p) * C(M_SQRT1_2);
+    else r = Eigen::numext::ndtri(p);
     out->data<T>()[i] = T(r);
   }
 }

@@ -117,16 +117,21 @@ absl::Status UnsortedSegmentJoin(HostOpContext& ctx) {
   Shape out_shape(in.shape().begin() + ids.dims(), in.shape().end());
   const int64_t slice = NumElements(out_shape);
   out_shape.insert(out_shape.begin(), num);
-  std::vector<std::vector<absl::string_view>> parts(static_cast<size_t>(num * slice));
+  // As TensorFlow: a string joins its output with the separator only when
+  // the output is not empty yet ("", "x", "" with ":" gives "x:").
+  std::vector<std::string> out(static_cast<size_t>(num * slice));
   for (int64_t i = 0; i < ids.num_elements(); ++i) {
     const int64_t seg = host::IntAt(ids, i);
     if (seg < 0 || seg >= num) {
       return ctx.InvalidArgument("segment_ids are not allowed to exceed num_segments or to have negative values.");
     }
-    for (int64_t k = 0; k < slice; ++k) parts[seg * slice + k].push_back(in.strings()[i * slice + k]);
+    for (int64_t k = 0; k < slice; ++k) {
+      std::string& o = out[seg * slice + k];
+      const std::string& piece = in.strings()[i * slice + k];
+      if (o.empty()) o = piece;
+      else absl::StrAppend(&o, separator, piece);
+    }
   }
-  std::vector<std::string> out(parts.size());
-  for (size_t j = 0; j < parts.size(); ++j) out[j] = absl::StrJoin(parts[j], separator);
   ctx.set_output(0, Tensor::FromStrings(out_shape, std::move(out)));
   return absl::OkStatus();
 }
