@@ -753,3 +753,8 @@ from plexus import _image_api  # noqa: E402,F401  (registers into EXPORTS)
 # Hand-written functions of other families, in their own modules (they
 # register into EXPORTS with _export like the ones above).
 from plexus import _api_linalg, _api_nn3d  # noqa: E402,F401
+
+# tf.linalg functions over the host linear-algebra ops, and the other
+# hand-written functions over host ops, in modules of their own.
+from plexus import _api_linalg_host  # noqa: E402,F401
+from plexus import _api_host_ops  # noqa: E402,F401

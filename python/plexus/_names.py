@@ -357,6 +357,35 @@ NAMES = {
     "StatelessRandomNormalV2": ["random.stateless_normal"],
     "StatelessTruncatedNormalV2": ["random.stateless_truncated_normal"],
     "StatelessRandomGammaV3": ["random.stateless_gamma"],
+    "MatrixInverse": ["linalg.inv"],
+    "MatrixDeterminant": ["linalg.det"],
+    "LogMatrixDeterminant": ["linalg.slogdet"],
+    "Cholesky": ["linalg.cholesky"],
+    "Qr": ["linalg.qr"],
+    "Svd": ["linalg.svd"],
+    "SelfAdjointEigV2": ["linalg.eigh", "linalg.eigvalsh"],
+    "MatrixTriangularSolve": ["linalg.triangular_solve"],
+    "MatrixSolveLs": ["linalg.lstsq"],
+    "Lu": ["linalg.lu"],
+    "Roll": ["roll"],
+    "LinSpace": ["linspace", "lin_space"],
+    "InTopKV2": ["math.in_top_k", "nn.in_top_k"],
+    "InTopK": ["v1.in_top_k"],
+    "DynamicPartition": ["dynamic_partition"],
+    "DynamicStitch": ["dynamic_stitch"],
+    "StringStrip": ["strings.strip"],
+    "UnsortedSegmentJoin": ["strings.unsorted_segment_join"],
+    "StringFormat": ["strings.format"],
+    "Diag": ["linalg.tensor_diag", "v1.diag"],
+    "DiagPart": ["linalg.tensor_diag_part", "v1.diag_part"],
+    "Cross": ["linalg.cross"],
+    "EuclideanNorm": ["math.reduce_euclidean_norm"],
+    "CumulativeLogsumexp": ["math.cumulative_logsumexp"],
+    "Xlogy": ["math.xlogy"],
+    "Xdivy": ["math.xdivy"],
+    "Xlog1py": ["math.xlog1py"],
+    "Erfinv": ["math.erfinv"],
+    "Ndtri": ["math.ndtri"],
 }
 
 GRAPH_ONLY = {
@@ -367,7 +396,29 @@ GRAPH_ONLY = {
     "SparseCrossV2": "tf.sparse.cross takes and returns SparseTensors, which plexus has no type for",
     "SparseCrossHashed": "tf.sparse.cross_hashed takes and returns SparseTensors, which plexus has no type for",
     "Assert": "runs inside imported graphs (tf.debugging.Assert); plexus has no debugging namespace yet",
-    "PrintV2": "tf.print's op inside imported graphs; it prints a string that StringFormat, which plexus lacks, makes",
+    "PrintV2": "tf.print's op inside imported graphs; it prints the string StringFormat "
+               "(plexus.strings.format) makes",
+    "LowerBound": "behind plexus.searchsorted(side='left'); TensorFlow names it only in tf.raw_ops",
+    "UpperBound": "behind plexus.searchsorted(side='right'); TensorFlow names it only in tf.raw_ops",
+    "CheckNumerics": "tf.debugging.check_numerics inside imported graphs; plexus has no debugging "
+                     "namespace yet",
+    "CheckNumericsV2": "tf.debugging.check_numerics's op inside imported graphs; plexus has no "
+                       "debugging namespace yet",
+    "UniqueV2": "the axis form of Unique; TensorFlow names it only in tf.raw_ops (tf.unique takes "
+                "no axis)",
+    "UniqueWithCountsV2": "the axis form of UniqueWithCounts; TensorFlow names it only in "
+                          "tf.raw_ops",
+    "ParallelDynamicStitch": "plexus.dynamic_stitch's op in graphs that ask for it; TensorFlow "
+                             "names it only in tf.raw_ops",
+    "RegexFullMatch": "behind plexus.strings.regex_full_match when the pattern is a tensor "
+                      "(StaticRegexFullMatch for a Python string), as in TensorFlow",
+    "ApproximateEqual": "TensorFlow names it only in tf.raw_ops",
+    "AddN": "host fallback for imported graphs (tf.add_n, gradient sums); plexus.add_n adds "
+            "with AddV2, which every device runs",
+    "AccumulateNV2": "tf.math.accumulate_n's op in imported graphs (host fallback); "
+                     "plexus.add_n sums tensors",
+    "ClipByValue": "host fallback for imported graphs; plexus.clip_by_value clips with "
+                   "Maximum and Minimum, which every device runs",
     "Print": "tf.compat.v1.Print inside imported TensorFlow 1 graphs",
     "_PlexusApplyAdam": "internal fused update behind plexus.optimizers.Adam",
     "_PlexusApplyAdamW": "internal fused update behind plexus.optimizers.AdamW",

@@ -1,7 +1,7 @@
 """Marks the zoo models whose TensorFlow outputs are unstable (see
 export.instability): for models written before the generator checked, or
 written elsewhere. Reloads each model's SavedModel in TensorFlow, runs it on
-inputs changed by export.PERTURBATION (relative) and, when its outputs move
+inputs changed by random noise of export.PERTURBATION (relative) and, when its outputs move
 beyond the model's tolerance, records "unstable" in its meta.json (and drops
 the record when they do not).
 

@@ -1,13 +1,17 @@
-// Host kernel of ReduceJoin (schema in ops/string_ops.cc): joins the strings
-// of each output position along the reduced axes with a separator. The
-// reduced elements are visited with the first axis listed varying fastest,
-// as TensorFlow; no axes leaves the input as it is.
+// Host kernels of ReduceJoin and UnsortedSegmentJoin (schemas in
+// ops/string_ops.cc). ReduceJoin joins the strings of each output position
+// along the reduced axes with a separator; the reduced elements are visited
+// with the first axis listed varying fastest, as TensorFlow; no axes leaves
+// the input as it is. UnsortedSegmentJoin joins the slices of each segment
+// in the order they come (tf.strings.unsorted_segment_join).
 #include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "host_kernels/host_dispatch.h"
 #include "devices/host_ops.h"
 #include "plexus/graph.h"
 #include "plexus/op_def.h"
@@ -88,6 +92,50 @@ absl::Status ReduceJoin(HostOpContext& ctx) {
   return absl::OkStatus();
 }
 PX_REGISTER_HOST_OP("ReduceJoin", ReduceJoin);
+
+absl::Status UnsortedSegmentJoin(HostOpContext& ctx) {
+  const Tensor& in = ctx.input(0);
+  const Tensor& ids = ctx.input(1);
+  const Tensor& num_t = ctx.input(2);
+  if (in.dtype() != DataType::kString) {
+    return ctx.InvalidArgument(absl::StrCat("inputs is ", DataTypeName(in.dtype()), ", not string"));
+  }
+  if (num_t.dims() != 0) return ctx.InvalidArgument("Number of segments must be a scalar");
+  const int64_t num = host::IntAt(num_t, 0);
+  if (num < 0) return ctx.InvalidArgument(absl::StrCat("Number of segments must be non-negative, got ", num));
+  if (ids.dims() > in.dims()) {
+    return ctx.InvalidArgument(absl::StrCat("segment_ids of rank ", ids.dims(), " must not have a higher rank than "
+                                            "inputs, of rank ", in.dims()));
+  }
+  for (int64_t d = 0; d < ids.dims(); ++d) {
+    if (ids.shape()[d] != in.shape()[d]) {
+      return ctx.InvalidArgument(absl::StrCat("Segment dimension is ", ids.shape()[d], " while input dimension is ",
+                                              in.dims(), " in rank ", d));
+    }
+  }
+  PX_ASSIGN_OR_RETURN(std::string separator, GetAttrString(ctx.node(), "separator"));
+  Shape out_shape(in.shape().begin() + ids.dims(), in.shape().end());
+  const int64_t slice = NumElements(out_shape);
+  out_shape.insert(out_shape.begin(), num);
+  // As TensorFlow: a string joins its output with the separator only when
+  // the output is not empty yet ("", "x", "" with ":" gives "x:").
+  std::vector<std::string> out(static_cast<size_t>(num * slice));
+  for (int64_t i = 0; i < ids.num_elements(); ++i) {
+    const int64_t seg = host::IntAt(ids, i);
+    if (seg < 0 || seg >= num) {
+      return ctx.InvalidArgument("segment_ids are not allowed to exceed num_segments or to have negative values.");
+    }
+    for (int64_t k = 0; k < slice; ++k) {
+      std::string& o = out[seg * slice + k];
+      const std::string& piece = in.strings()[i * slice + k];
+      if (o.empty()) o = piece;
+      else absl::StrAppend(&o, separator, piece);
+    }
+  }
+  ctx.set_output(0, Tensor::FromStrings(out_shape, std::move(out)));
+  return absl::OkStatus();
+}
+PX_REGISTER_HOST_OP("UnsortedSegmentJoin", UnsortedSegmentJoin);
 
 }  // namespace
 }  // namespace plexus

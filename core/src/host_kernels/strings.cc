@@ -1,8 +1,9 @@
 // Host kernels of the elementwise string ops (schemas in
 // ops/string_ops.cc): StringLower and StringUpper (ASCII, TensorFlow's
 // default encoding ""), StaticRegexReplace and RegexReplace (RE2, as
-// TensorFlow), AsString (printf formats as TensorFlow builds them) and
-// StringLength.
+// TensorFlow), AsString (printf formats as TensorFlow builds them),
+// StringLength, StringStrip (ASCII whitespace at both ends) and
+// RegexFullMatch (RE2, a pattern input).
 #include <cstdint>
 #include <algorithm>
 #include <cstdio>
@@ -93,6 +94,38 @@ absl::Status RegexReplace(HostOpContext& ctx) {
   return Replace(ctx, ctx.input(1).strings()[0], ctx.input(2).strings()[0]);
 }
 PX_REGISTER_HOST_OP("RegexReplace", RegexReplace);
+
+// --- StringStrip, RegexFullMatch -----------------------------------------------
+
+absl::Status StringStrip(HostOpContext& ctx) {
+  PX_RETURN_IF_ERROR(CheckString(ctx, 0, "input"));
+  std::vector<std::string> out = ctx.input(0).strings();
+  for (std::string& s : out) absl::StripAsciiWhitespace(&s);
+  ctx.set_output(0, Tensor::FromStrings(ctx.input(0).shape(), std::move(out)));
+  return absl::OkStatus();
+}
+PX_REGISTER_HOST_OP("StringStrip", StringStrip);
+
+absl::Status RegexFullMatch(HostOpContext& ctx) {
+  PX_RETURN_IF_ERROR(CheckString(ctx, 0, "input"));
+  PX_RETURN_IF_ERROR(CheckString(ctx, 1, "pattern"));
+  const Tensor& pattern = ctx.input(1);
+  if (pattern.dims() != 0) {
+    return ctx.InvalidArgument(absl::StrCat("Pattern must be scalar, but received ", ShapeToString(pattern.shape())));
+  }
+  RE2::Options options;
+  options.set_log_errors(false);
+  RE2 re(pattern.strings()[0], options);
+  if (!re.ok()) {
+    return ctx.InvalidArgument(absl::StrCat("Invalid pattern: ", pattern.strings()[0], ", error: ", re.error()));
+  }
+  const Tensor& in = ctx.input(0);
+  PX_ASSIGN_OR_RETURN(Tensor out, Tensor::AllocateHost(DataType::kBool, in.shape()));
+  for (size_t i = 0; i < in.strings().size(); ++i) out.data<bool>()[i] = RE2::FullMatch(in.strings()[i], re);
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+PX_REGISTER_HOST_OP("RegexFullMatch", RegexFullMatch);
 
 // --- AsString -------------------------------------------------------------------
 

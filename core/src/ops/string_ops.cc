@@ -1,10 +1,17 @@
 // String ops of text preprocessing (tf.strings): case mapping, regular
 // expression replacement, splitting into tokens, n-grams, hashing into
 // buckets, number formatting, lengths, and UTF-8 to code points and back.
-// Their schemas and shape functions; they are host ops, with kernels in
-// host_kernels/strings.cc, string_split.cc, string_hash.cc and unicode.cc. (StringJoin and StaticRegexFullMatch
-// live with the parsing ops.)
+// stripping whitespace, regular-expression matching, joining by segment and
+// formatting tensors as text (tf.strings.format, tf.print). Their schemas
+// and shape functions; they are host ops, with kernels in
+// host_kernels/strings.cc, string_split.cc, string_hash.cc, unicode.cc,
+// string_reduce_join.cc and string_format.cc. (StringJoin and
+// StaticRegexFullMatch live with the parsing ops.)
+#include <string>
+#include <vector>
+
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "ops/shape_util.h"
 #include "plexus/graph.h"
 #include "plexus/op_def.h"
@@ -230,6 +237,73 @@ PX_REGISTER_OP(OpDefBuilder("UnicodeEncode")
                                               ? splits.dim(0) - 1
                                               : -1;
                      ctx.set_output(0, PartialShape(Shape{rows}));
+                     return absl::OkStatus();
+                   }));
+
+PX_REGISTER_OP(OpDefBuilder("StringStrip")
+                   .Input("input: string")
+                   .Output("output: string")
+                   .SetShapeFn(UnchangedShape));
+
+PX_REGISTER_OP(OpDefBuilder("RegexFullMatch")
+                   .Input("input: string")
+                   .Input("pattern: string")
+                   .Output("output: bool")
+                   .SetShapeFn([](InferenceContext& ctx) {
+                     if (ctx.input(1).rank_known() && ctx.input(1).rank() != 0) {
+                       return ctx.Error(absl::StrCat("Pattern must be scalar, but received ", ctx.input(1).ToString()));
+                     }
+                     return UnchangedShape(ctx);
+                   }));
+
+// [num_segments] followed by the inputs' shape past segment_ids' rank.
+PX_REGISTER_OP(OpDefBuilder("UnsortedSegmentJoin")
+                   .Input("inputs: string")
+                   .Input("segment_ids: Tindices")
+                   .Input("num_segments: Tnumsegments")
+                   .Output("output: string")
+                   .Attr("separator: string = \"\"")
+                   .Attr("Tindices: {int32, int64}")
+                   .Attr("Tnumsegments: {int32, int64} = DT_INT32")
+                   .SetShapeFn([](InferenceContext& ctx) {
+                     const PartialShape& in = ctx.input(0);
+                     const PartialShape& ids = ctx.input(1);
+                     if (ctx.input(2).rank_known() && ctx.input(2).rank() != 0) {
+                       return ctx.Error("Number of segments must be a scalar");
+                     }
+                     if (!in.rank_known() || !ids.rank_known()) {
+                       ctx.set_output(0, PartialShape::Unknown());
+                       return absl::OkStatus();
+                     }
+                     if (ids.rank() > in.rank()) {
+                       return ctx.Error(absl::StrCat("segment_ids of shape ", ids.ToString(),
+                                                     " must be a prefix of the inputs' shape ", in.ToString()));
+                     }
+                     std::vector<int64_t> num;
+                     Shape s{ReadIntValues(ctx.input_value(2), &num) && num.size() == 1 ? num[0] : -1};
+                     for (int64_t d = ids.rank(); d < in.rank(); ++d) s.push_back(in.dim(d));
+                     ctx.set_output(0, PartialShape(s));
+                     return absl::OkStatus();
+                   }));
+
+// One string: the template with each placeholder replaced by an input.
+PX_REGISTER_OP(OpDefBuilder("StringFormat")
+                   .Input("inputs: T")
+                   .Output("output: string")
+                   .Attr("T: list(type) >= 0")
+                   .Attr("template: string = \"%s\"")
+                   .Attr("placeholder: string = \"%s\"")
+                   .Attr("summarize: int = 3")
+                   .SetShapeFn([](InferenceContext& ctx) {
+                     PX_ASSIGN_OR_RETURN(std::string templ, GetAttrString(ctx.node(), "template"));
+                     PX_ASSIGN_OR_RETURN(std::string placeholder, GetAttrString(ctx.node(), "placeholder"));
+                     const std::vector<std::string> parts = absl::StrSplit(templ, placeholder);
+                     const int64_t holes = static_cast<int64_t>(parts.size()) - 1;
+                     if (holes != ctx.num_inputs()) {
+                       return ctx.Error(absl::StrCat("num placeholders in template and num inputs must match: ",
+                                                     holes, " vs. ", ctx.num_inputs()));
+                     }
+                     ctx.set_output(0, PartialShape(Shape{}));
                      return absl::OkStatus();
                    }));
 
