@@ -21,6 +21,7 @@ __all__ = [
     'acosh',
     'add',
     'add_n',
+    'angle',
     'argmax',
     'argmin',
     'as_string',
@@ -36,11 +37,15 @@ __all__ = [
     'cast',
     'ceil',
     'clip_by_value',
+    'complex',
     'concat',
+    'conj',
     'cos',
     'cosh',
     'cumsum',
     'divide',
+    'dynamic_partition',
+    'dynamic_stitch',
     'einsum',
     'ensure_shape',
     'equal',
@@ -57,9 +62,12 @@ __all__ = [
     'greater_equal',
     'identity',
     'identity_n',
+    'imag',
     'invert_permutation',
     'less',
     'less_equal',
+    'lin_space',
+    'linspace',
     'log',
     'log1p',
     'logical_and',
@@ -84,6 +92,7 @@ __all__ = [
     'prevent_gradient',
     'range',
     'rank',
+    'real',
     'realdiv',
     'reciprocal',
     'reduce_all',
@@ -95,9 +104,11 @@ __all__ = [
     'reduce_sum',
     'reshape',
     'reverse',
+    'roll',
     'round',
     'rsqrt',
     'scatter_nd',
+    'searchsorted',
     'shape',
     'shape_n',
     'sigmoid',
@@ -130,6 +141,8 @@ __all__ = [
     'transpose',
     'true_divide',
     'truediv',
+    'truncatediv',
+    'truncatemod',
     'unique',
     'unique_with_counts',
     'unsorted_segment_sum',
@@ -158,6 +171,10 @@ def add(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None
 
 def add_n(inputs: Any, name: Any = ...) -> Tensor:
     """Sum of a list of tensors of the same shape and dtype (AddV2 chain)."""
+
+
+def angle(input: TensorLike, *, T: DType = ..., Tout: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Angle`."""
 
 
 def argmax(input: Any, axis: Any = ..., output_type: Any = ..., name: Any = ...) -> Tensor:
@@ -220,8 +237,16 @@ def clip_by_value(t: Any, clip_value_min: Any, clip_value_max: Any, name: Any = 
     """min(max(t, clip_value_min), clip_value_max) elementwise."""
 
 
+def complex(real: Any, imag: Any, name: Any = ...) -> Tensor:
+    """Complex numbers from real and imaginary parts, broadcast (op Complex): complex64 from float32, complex128 from float64."""
+
+
 def concat(values: Any, axis: Any, name: Any = ...) -> Tensor:
     """Joins a list of tensors along `axis` (op ConcatV2)."""
+
+
+def conj(input: TensorLike, *, T: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Conj`."""
 
 
 def cos(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
@@ -238,6 +263,14 @@ def cumsum(x: Any, axis: Any = ..., exclusive: Any = ..., reverse: Any = ..., na
 
 def divide(x: Any, y: Any, name: Any = ...) -> Tensor:
     """x / y as TensorFlow's truediv: integers are converted to floating point first (8- and 16-bit to float32, 32- and 64-bit to float64) (op RealDiv)."""
+
+
+def dynamic_partition(data: TensorLike, partitions: TensorLike, *, num_partitions: int, T: DType | None = ..., name: str | None = ...) -> list[Tensor]:
+    """TensorFlow op `DynamicPartition`."""
+
+
+def dynamic_stitch(indices: Sequence[TensorLike], data: Sequence[TensorLike], *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `DynamicStitch`."""
 
 
 def einsum(equation: Any, *inputs: TensorLike, name: Any = ...) -> Tensor:
@@ -304,6 +337,10 @@ def identity_n(input: Sequence[TensorLike], *, name: str | None = ...) -> list[T
     """TensorFlow op `IdentityN`."""
 
 
+def imag(input: Any, name: Any = ...) -> Tensor:
+    """The imaginary parts of a complex tensor (op Imag); zeros for a real one."""
+
+
 def invert_permutation(x: TensorLike, *, T: DType = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `InvertPermutation`."""
 
@@ -314,6 +351,14 @@ def less(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | Non
 
 def less_equal(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `LessEqual`."""
+
+
+def lin_space(start: Any, stop: Any, num: Any, name: Any = ..., axis: Any = ...) -> Tensor:
+    """`num` evenly spaced values from start to stop, both included (op LinSpace); start and stop are scalars (integers become float64, as TensorFlow's division makes them)."""
+
+
+def linspace(start: Any, stop: Any, num: Any, name: Any = ..., axis: Any = ...) -> Tensor:
+    """`num` evenly spaced values from start to stop, both included (op LinSpace); start and stop are scalars (integers become float64, as TensorFlow's division makes them)."""
 
 
 def log(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
@@ -412,6 +457,10 @@ def rank(input: TensorLike, *, T: DType | None = ..., name: str | None = ...) ->
     """TensorFlow op `Rank`."""
 
 
+def real(input: Any, name: Any = ...) -> Tensor:
+    """The real parts of a complex tensor (op Real); a real tensor as it is."""
+
+
 def realdiv(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `RealDiv`."""
 
@@ -456,6 +505,10 @@ def reverse(tensor: Any, axis: Any, name: Any = ...) -> Tensor:
     """Reverses `tensor` along the dimensions in `axis`, a list of ints (op ReverseV2)."""
 
 
+def roll(input: TensorLike, shift: TensorLike, axis: TensorLike, *, T: DType | None = ..., Tshift: DType | None = ..., Taxis: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Roll`."""
+
+
 def round(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Round`."""
 
@@ -466,6 +519,10 @@ def rsqrt(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Te
 
 def scatter_nd(indices: TensorLike, updates: TensorLike, shape: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., bad_indices_policy: str | bytes = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `ScatterNd`."""
+
+
+def searchsorted(sorted_sequence: Any, values: Any, side: Any = ..., out_type: Any = ..., name: Any = ...) -> Tensor:
+    """For each value, where it goes in the innermost dimension of sorted_sequence to keep it sorted (ops LowerBound for side="left", UpperBound for side="right"); the leading dimensions of both match."""
 
 
 def shape(input: TensorLike, *, T: DType | None = ..., out_type: DType = ..., name: str | None = ...) -> Tensor:
@@ -594,6 +651,14 @@ def true_divide(x: Any, y: Any, name: Any = ...) -> Tensor:
 
 def truediv(x: Any, y: Any, name: Any = ...) -> Tensor:
     """x / y as TensorFlow's truediv: integers are converted to floating point first (8- and 16-bit to float32, 32- and 64-bit to float64) (op RealDiv)."""
+
+
+def truncatediv(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `TruncateDiv`."""
+
+
+def truncatemod(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `TruncateMod`."""
 
 
 def unique(x: TensorLike, *, T: DType | None = ..., out_idx: DType = ..., name: str | None = ...) -> _UniqueOutput:

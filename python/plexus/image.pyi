@@ -6,24 +6,113 @@ from plexus._plexus import DType, Tensor
 
 TensorLike = Any  # a Tensor, GraphTensor, NumPy array or Python value
 
+class _CombinedNonMaxSuppressionOutput(NamedTuple):
+    nmsed_boxes: Tensor
+    nmsed_scores: Tensor
+    nmsed_classes: Tensor
+    valid_detections: Tensor
+
 class _NonMaxSuppressionV4Output(NamedTuple):
     selected_indices: Tensor
     valid_outputs: Tensor
 
 __all__ = [
+    'adjust_contrast',
+    'adjust_hue',
+    'adjust_saturation',
+    'combined_non_max_suppression',
+    'convert_image_dtype',
     'crop_and_resize',
+    'decode_and_crop_jpeg',
+    'decode_image',
+    'decode_jpeg',
+    'decode_png',
+    'encode_jpeg',
+    'encode_png',
+    'extract_jpeg_shape',
+    'extract_patches',
+    'hsv_to_rgb',
+    'image_projective_transform_v2',
+    'image_projective_transform_v3',
     'non_max_suppression',
     'non_max_suppression_v4',
     'non_max_suppression_with_scores',
     'resize',
+    'resize_area',
     'resize_bicubic',
     'resize_bilinear',
     'resize_nearest_neighbor',
+    'rgb_to_hsv',
+    'scale_and_translate',
 ]
+
+
+def adjust_contrast(images: Any, contrast_factor: Any, name: Any = ...) -> Tensor:
+    """(x - mean) * contrast_factor + mean for each channel of each image (op AdjustContrastv2), as tf.image.adjust_contrast."""
+
+
+def adjust_hue(image: Any, delta: Any, name: Any = ...) -> Tensor:
+    """RGB images with delta (in [-1, 1]) added to their HSV hue, which wraps around (op AdjustHue), as tf.image.adjust_hue."""
+
+
+def adjust_saturation(image: Any, saturation_factor: Any, name: Any = ...) -> Tensor:
+    """RGB images with their HSV saturation multiplied by saturation_factor and clipped to [0, 1] (op AdjustSaturation), as tf.image.adjust_saturation."""
+
+
+def combined_non_max_suppression(boxes: TensorLike, scores: TensorLike, max_output_size_per_class: TensorLike, max_total_size: TensorLike, iou_threshold: TensorLike, score_threshold: TensorLike, *, pad_per_class: bool = ..., clip_boxes: bool = ..., name: str | None = ...) -> _CombinedNonMaxSuppressionOutput:
+    """TensorFlow op `CombinedNonMaxSuppression`."""
+
+
+def convert_image_dtype(image: Any, dtype: Any, saturate: Any = ..., name: Any = ...) -> Tensor:
+    """`image` converted to `dtype` as tf.image.convert_image_dtype: floats in [0, 1) and integers over their whole range are the same intensities (integers scale by their maximum; float to integer multiplies by max + 0.5 and truncates, clipping first with `saturate`)."""
 
 
 def crop_and_resize(image: Any, boxes: Any, box_indices: Any, crop_size: Any, method: Any = ..., extrapolation_value: Any = ..., name: Any = ...) -> Tensor:
     """Crops boxes ([y1, x1, y2, x2], normalized) out of a batch of images and resizes each to crop_size = [height, width] (op CropAndResize), as tf.image.crop_and_resize; float32 crops."""
+
+
+def decode_and_crop_jpeg(contents: TensorLike, crop_window: TensorLike, *, channels: int = ..., ratio: int = ..., fancy_upscaling: bool = ..., try_recover_truncated: bool = ..., acceptable_fraction: float = ..., dct_method: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `DecodeAndCropJpeg`."""
+
+
+def decode_image(contents: TensorLike, *, channels: int = ..., dtype: DType = ..., expand_animations: bool = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `DecodeImage`."""
+
+
+def decode_jpeg(contents: TensorLike, *, channels: int = ..., ratio: int = ..., fancy_upscaling: bool = ..., try_recover_truncated: bool = ..., acceptable_fraction: float = ..., dct_method: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `DecodeJpeg`."""
+
+
+def decode_png(contents: TensorLike, *, channels: int = ..., dtype: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `DecodePng`."""
+
+
+def encode_jpeg(image: TensorLike, *, format: str | bytes = ..., quality: int = ..., progressive: bool = ..., optimize_size: bool = ..., chroma_downsampling: bool = ..., density_unit: str | bytes = ..., x_density: int = ..., y_density: int = ..., xmp_metadata: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `EncodeJpeg`."""
+
+
+def encode_png(image: TensorLike, *, compression: int = ..., T: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `EncodePng`."""
+
+
+def extract_jpeg_shape(contents: TensorLike, *, output_type: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `ExtractJpegShape`."""
+
+
+def extract_patches(images: Any, sizes: Any, strides: Any, rates: Any, padding: Any, name: Any = ...) -> Tensor:
+    """Patches of `images` [batch, rows, cols, depth] (op ExtractImagePatches): sizes, strides and rates are [1, rows, cols, 1]; padding "SAME" or "VALID"; each output position holds its window flattened as [rows, cols, depth]."""
+
+
+def hsv_to_rgb(images: TensorLike, *, T: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `HSVToRGB`."""
+
+
+def image_projective_transform_v2(images: TensorLike, transforms: TensorLike, output_shape: TensorLike, *, dtype: DType | None = ..., interpolation: str | bytes, fill_mode: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `ImageProjectiveTransformV2`."""
+
+
+def image_projective_transform_v3(images: TensorLike, transforms: TensorLike, output_shape: TensorLike, fill_value: TensorLike, *, dtype: DType | None = ..., interpolation: str | bytes, fill_mode: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `ImageProjectiveTransformV3`."""
 
 
 def non_max_suppression(boxes: Any, scores: Any, max_output_size: Any, iou_threshold: Any = ..., score_threshold: Any = ..., name: Any = ...) -> Tensor:
@@ -39,7 +128,11 @@ def non_max_suppression_with_scores(boxes: Any, scores: Any, max_output_size: An
 
 
 def resize(images: Any, size: Any, method: Any = ..., preserve_aspect_ratio: Any = ..., antialias: Any = ..., name: Any = ...) -> Tensor:
-    """Resizes [batch, height, width, channels] (or one [height, width, channels]) images to `size` = [new_height, new_width] as tf.image.resize: half-pixel centers, method "bilinear" (op ResizeBilinear), "nearest" (ResizeNearestNeighbor) or "bicubic" (ResizeBicubic). Bilinear and bicubic give float32, nearest keeps the dtype. preserve_aspect_ratio needs the images' static height and width; antialias and the other methods are not supported."""
+    """Resizes [batch, height, width, channels] (or one [height, width, channels]) images to `size` = [new_height, new_width] as tf.image.resize: "bilinear" (op ResizeBilinear), "nearest" (ResizeNearestNeighbor) and "bicubic" (ResizeBicubic) with half-pixel centers, "area" (ResizeArea), and "lanczos3", "lanczos5", "gaussian", "mitchellcubic" (ScaleAndTranslate); antialias filters bilinear and bicubic through ScaleAndTranslate too (and widens the others' kernels when downsampling). Nearest keeps the dtype, the others give float32. preserve_aspect_ratio needs the images' static height and width."""
+
+
+def resize_area(images: TensorLike, size: TensorLike, *, T: DType | None = ..., align_corners: bool = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `ResizeArea`."""
 
 
 def resize_bicubic(images: TensorLike, size: TensorLike, *, T: DType | None = ..., align_corners: bool = ..., half_pixel_centers: bool = ..., name: str | None = ...) -> Tensor:
@@ -52,3 +145,11 @@ def resize_bilinear(images: TensorLike, size: TensorLike, *, T: DType | None = .
 
 def resize_nearest_neighbor(images: TensorLike, size: TensorLike, *, T: DType | None = ..., align_corners: bool = ..., half_pixel_centers: bool = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `ResizeNearestNeighbor`."""
+
+
+def rgb_to_hsv(images: TensorLike, *, T: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `RGBToHSV`."""
+
+
+def scale_and_translate(images: TensorLike, size: TensorLike, scale: TensorLike, translation: TensorLike, *, T: DType | None = ..., kernel_type: str | bytes = ..., antialias: bool = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `ScaleAndTranslate`."""

@@ -15,6 +15,16 @@ class _ParseExampleV2Output(NamedTuple):
     ragged_row_splits: list[Tensor]
 
 __all__ = [
+    'decode_and_crop_jpeg',
+    'decode_base64',
+    'decode_image',
+    'decode_jpeg',
+    'decode_png',
+    'decode_raw',
+    'encode_base64',
+    'encode_jpeg',
+    'encode_png',
+    'extract_jpeg_shape',
     'merge_v2_checkpoints',
     'parse_example',
     'restore_v2',
@@ -22,6 +32,46 @@ __all__ = [
     'sharded_filename',
     'sharded_filespec',
 ]
+
+
+def decode_and_crop_jpeg(contents: TensorLike, crop_window: TensorLike, *, channels: int = ..., ratio: int = ..., fancy_upscaling: bool = ..., try_recover_truncated: bool = ..., acceptable_fraction: float = ..., dct_method: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `DecodeAndCropJpeg`."""
+
+
+def decode_base64(input: TensorLike, *, name: str | None = ...) -> Tensor:
+    """TensorFlow op `DecodeBase64`."""
+
+
+def decode_image(contents: TensorLike, *, channels: int = ..., dtype: DType = ..., expand_animations: bool = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `DecodeImage`."""
+
+
+def decode_jpeg(contents: TensorLike, *, channels: int = ..., ratio: int = ..., fancy_upscaling: bool = ..., try_recover_truncated: bool = ..., acceptable_fraction: float = ..., dct_method: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `DecodeJpeg`."""
+
+
+def decode_png(contents: TensorLike, *, channels: int = ..., dtype: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `DecodePng`."""
+
+
+def decode_raw(bytes: TensorLike, *, out_type: DType, little_endian: bool = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `DecodeRaw`."""
+
+
+def encode_base64(input: TensorLike, *, pad: bool = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `EncodeBase64`."""
+
+
+def encode_jpeg(image: TensorLike, *, format: str | bytes = ..., quality: int = ..., progressive: bool = ..., optimize_size: bool = ..., chroma_downsampling: bool = ..., density_unit: str | bytes = ..., x_density: int = ..., y_density: int = ..., xmp_metadata: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `EncodeJpeg`."""
+
+
+def encode_png(image: TensorLike, *, compression: int = ..., T: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `EncodePng`."""
+
+
+def extract_jpeg_shape(contents: TensorLike, *, output_type: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `ExtractJpegShape`."""
 
 
 def merge_v2_checkpoints(checkpoint_prefixes: TensorLike, destination_prefix: TensorLike, *, delete_old_dirs: bool = ..., allow_missing_files: bool = ..., name: str | None = ...) -> None:

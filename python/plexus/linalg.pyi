@@ -6,12 +6,42 @@ from plexus._plexus import DType, Tensor
 
 TensorLike = Any  # a Tensor, GraphTensor, NumPy array or Python value
 
+class _LogMatrixDeterminantOutput(NamedTuple):
+    sign: Tensor
+    log_abs_determinant: Tensor
+
+class _LuOutput(NamedTuple):
+    lu: Tensor
+    p: Tensor
+
+class _QrOutput(NamedTuple):
+    q: Tensor
+    r: Tensor
+
 __all__ = [
     'band_part',
     'batch_matmul',
     'batch_matmul_v3',
+    'cholesky',
+    'cross',
+    'det',
+    'diag',
+    'diag_part',
+    'eigh',
+    'eigvalsh',
     'einsum',
+    'inv',
+    'lstsq',
+    'lu',
     'matmul',
+    'qr',
+    'set_diag',
+    'slogdet',
+    'solve',
+    'svd',
+    'tensor_diag',
+    'tensor_diag_part',
+    'triangular_solve',
 ]
 
 
@@ -27,9 +57,81 @@ def batch_matmul_v3(x: TensorLike, y: TensorLike, *, Ta: DType | None = ..., Tb:
     """TensorFlow op `BatchMatMulV3`."""
 
 
+def cholesky(input: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Cholesky`."""
+
+
+def cross(a: TensorLike, b: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Cross`."""
+
+
+def det(input: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `MatrixDeterminant`."""
+
+
+def diag(diagonal: Any, name: Any = ..., k: Any = ..., num_rows: Any = ..., num_cols: Any = ..., padding_value: Any = ..., align: Any = ...) -> Tensor:
+    """Matrices with `diagonal` on diagonal k (or the band k = [lower, upper]), padding_value elsewhere (op MatrixDiagV3); num_rows and num_cols of -1 are derived from the diagonal's length."""
+
+
+def diag_part(input: Any, name: Any = ..., k: Any = ..., padding_value: Any = ..., align: Any = ...) -> Tensor:
+    """Diagonal k (or the band k = [lower, upper]) of the innermost matrices, short diagonals padded with padding_value (op MatrixDiagPartV3)."""
+
+
+def eigh(tensor: Any, name: Any = ...) -> Tensor:
+    """Eigenvalues (increasing) and eigenvectors (columns) of the self-adjoint matrices in the two innermost dimensions, reading their lower triangles (op SelfAdjointEigV2): (e, v)."""
+
+
+def eigvalsh(tensor: Any, name: Any = ...) -> Tensor:
+    """Eigenvalues (increasing) of the self-adjoint matrices in the two innermost dimensions (op SelfAdjointEigV2 without eigenvectors)."""
+
+
 def einsum(equation: Any, *inputs: TensorLike, name: Any = ...) -> Tensor:
     """Einstein summation (op Einsum): einsum("ij,jk->ik", a, b)."""
 
 
+def inv(input: TensorLike, *, adjoint: bool = ..., T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `MatrixInverse`."""
+
+
+def lstsq(matrix: Any, rhs: Any, l2_regularizer: Any = ..., fast: Any = ..., name: Any = ...) -> Tensor:
+    """Least-squares solutions X of matrix @ X = rhs, minimizing ||matrix @ X - rhs||^2 + l2_regularizer * ||X||^2 (op MatrixSolveLs): by Cholesky of the normal equations when fast, else by a complete orthogonal decomposition (minimum-norm for rank-deficient matrices)."""
+
+
+def lu(input: TensorLike, *, T: DType | None = ..., output_idx_type: DType = ..., name: str | None = ...) -> _LuOutput:
+    """TensorFlow op `Lu`."""
+
+
 def matmul(a: Any, b: Any, transpose_a: Any = ..., transpose_b: Any = ..., adjoint_a: Any = ..., adjoint_b: Any = ..., a_is_sparse: Any = ..., b_is_sparse: Any = ..., output_type: Any = ..., name: Any = ...) -> Tensor:
     """Matrix product of a and b (op MatMul for rank 2, BatchMatMulV2 for batches of matrices with broadcasting batch dimensions, BatchMatMulV3 when `output_type` or the operands' dtypes differ)."""
+
+
+def qr(input: TensorLike, *, full_matrices: bool = ..., T: DType | None = ..., name: str | None = ...) -> _QrOutput:
+    """TensorFlow op `Qr`."""
+
+
+def set_diag(input: Any, diagonal: Any, name: Any = ..., k: Any = ..., align: Any = ...) -> Tensor:
+    """The innermost matrices of `input` with diagonal k (or the band k = [lower, upper]) replaced by `diagonal` (op MatrixSetDiagV3)."""
+
+
+def slogdet(input: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> _LogMatrixDeterminantOutput:
+    """TensorFlow op `LogMatrixDeterminant`."""
+
+
+def solve(matrix: TensorLike, rhs: TensorLike, *, adjoint: bool = ..., T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `MatrixSolve`."""
+
+
+def svd(tensor: Any, full_matrices: Any = ..., compute_uv: Any = ..., name: Any = ...) -> Tensor:
+    """Singular values (decreasing), and with compute_uv the singular vectors, of the matrices in the two innermost dimensions (op Svd): s, or (s, u, v) with tensor = u @ diag(s) @ adjoint(v). u is [..., m, p] and v [..., n, p] with p = min(m, n), or square with full_matrices."""
+
+
+def tensor_diag(diagonal: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Diag`."""
+
+
+def tensor_diag_part(input: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `DiagPart`."""
+
+
+def triangular_solve(matrix: TensorLike, rhs: TensorLike, *, lower: bool = ..., adjoint: bool = ..., T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `MatrixTriangularSolve`."""

@@ -16,6 +16,7 @@ __all__ = [
     'acosh',
     'add',
     'add_n',
+    'angle',
     'argmax',
     'argmin',
     'asin',
@@ -25,16 +26,20 @@ __all__ = [
     'atanh',
     'bincount_raw',
     'ceil',
+    'conj',
     'cos',
     'cosh',
     'cumprod',
     'cumsum',
+    'cumulative_logsumexp',
     'dense_bincount',
+    'digamma',
     'divide',
     'divide_no_nan',
     'equal',
     'erf',
     'erfc',
+    'erfinv',
     'exp',
     'expm1',
     'floor',
@@ -42,12 +47,15 @@ __all__ = [
     'floormod',
     'greater',
     'greater_equal',
+    'imag',
+    'in_top_k',
     'invert_permutation',
     'is_finite',
     'is_inf',
     'is_nan',
     'less',
     'less_equal',
+    'lgamma',
     'log',
     'log1p',
     'log_softmax',
@@ -58,19 +66,24 @@ __all__ = [
     'minimum',
     'mod',
     'multiply',
+    'multiply_no_nan',
+    'ndtri',
     'negative',
     'not_equal',
     'pow',
     'ragged_bincount',
+    'real',
     'realdiv',
     'reciprocal',
     'reduce_all',
     'reduce_any',
+    'reduce_euclidean_norm',
     'reduce_max',
     'reduce_mean',
     'reduce_min',
     'reduce_prod',
     'reduce_sum',
+    'rint',
     'round',
     'rsqrt',
     'segment_max',
@@ -84,6 +97,7 @@ __all__ = [
     'sinh',
     'softmax',
     'softplus',
+    'softsign',
     'sqrt',
     'square',
     'squared_difference',
@@ -96,6 +110,9 @@ __all__ = [
     'unsorted_segment_min',
     'unsorted_segment_prod',
     'unsorted_segment_sum',
+    'xdivy',
+    'xlog1py',
+    'xlogy',
 ]
 
 
@@ -117,6 +134,10 @@ def add(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None
 
 def add_n(inputs: Any, name: Any = ...) -> Tensor:
     """Sum of a list of tensors of the same shape and dtype (AddV2 chain)."""
+
+
+def angle(input: TensorLike, *, T: DType = ..., Tout: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Angle`."""
 
 
 def argmax(input: Any, axis: Any = ..., output_type: Any = ..., name: Any = ...) -> Tensor:
@@ -155,6 +176,10 @@ def ceil(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Ten
     """TensorFlow op `Ceil`."""
 
 
+def conj(input: TensorLike, *, T: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Conj`."""
+
+
 def cos(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Cos`."""
 
@@ -171,8 +196,16 @@ def cumsum(x: Any, axis: Any = ..., exclusive: Any = ..., reverse: Any = ..., na
     """The cumulative sum of `x` along `axis` (op Cumsum)."""
 
 
+def cumulative_logsumexp(x: Any, axis: Any = ..., exclusive: Any = ..., reverse: Any = ..., name: Any = ...) -> Tensor:
+    """The running log(sum(exp(x))) along `axis` (op CumulativeLogsumexp)."""
+
+
 def dense_bincount(input: TensorLike, size: TensorLike, weights: TensorLike, *, Tidx: DType | None = ..., T: DType | None = ..., binary_output: bool = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `DenseBincount`."""
+
+
+def digamma(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Digamma`."""
 
 
 def divide(x: Any, y: Any, name: Any = ...) -> Tensor:
@@ -193,6 +226,10 @@ def erf(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tens
 
 def erfc(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Erfc`."""
+
+
+def erfinv(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Erfinv`."""
 
 
 def exp(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
@@ -223,6 +260,14 @@ def greater_equal(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: 
     """TensorFlow op `GreaterEqual`."""
 
 
+def imag(input: Any, name: Any = ...) -> Tensor:
+    """The imaginary parts of a complex tensor (op Imag); zeros for a real one."""
+
+
+def in_top_k(targets: Any, predictions: Any, k: Any, name: Any = ...) -> Tensor:
+    """Whether each row's target class is among its k largest predictions (op InTopKV2); ties count for the target, a non-finite prediction for it gives False."""
+
+
 def invert_permutation(x: TensorLike, *, T: DType = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `InvertPermutation`."""
 
@@ -245,6 +290,10 @@ def less(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | Non
 
 def less_equal(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `LessEqual`."""
+
+
+def lgamma(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Lgamma`."""
 
 
 def log(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
@@ -287,6 +336,14 @@ def multiply(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str |
     """TensorFlow op `Mul`."""
 
 
+def multiply_no_nan(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `MulNoNan`."""
+
+
+def ndtri(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Ndtri`."""
+
+
 def negative(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Neg`."""
 
@@ -303,6 +360,10 @@ def ragged_bincount(splits: TensorLike, values: TensorLike, size: TensorLike, we
     """TensorFlow op `RaggedBincount`."""
 
 
+def real(input: Any, name: Any = ...) -> Tensor:
+    """The real parts of a complex tensor (op Real); a real tensor as it is."""
+
+
 def realdiv(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `RealDiv`."""
 
@@ -317,6 +378,10 @@ def reduce_all(input_tensor: Any, axis: Any = ..., keepdims: Any = ..., name: An
 
 def reduce_any(input_tensor: Any, axis: Any = ..., keepdims: Any = ..., name: Any = ...) -> Tensor:
     """The logical or of elements across dimensions (op Any)."""
+
+
+def reduce_euclidean_norm(input_tensor: Any, axis: Any = ..., keepdims: Any = ..., name: Any = ...) -> Tensor:
+    """sqrt(sum(|x|^2)) over `axis` (None: all) (op EuclideanNorm)."""
 
 
 def reduce_max(input_tensor: Any, axis: Any = ..., keepdims: Any = ..., name: Any = ...) -> Tensor:
@@ -337,6 +402,10 @@ def reduce_prod(input_tensor: Any, axis: Any = ..., keepdims: Any = ..., name: A
 
 def reduce_sum(input_tensor: Any, axis: Any = ..., keepdims: Any = ..., name: Any = ...) -> Tensor:
     """The sum of elements across dimensions (op Sum)."""
+
+
+def rint(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Rint`."""
 
 
 def round(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
@@ -391,6 +460,10 @@ def softplus(features: TensorLike, *, T: DType | None = ..., name: str | None = 
     """TensorFlow op `Softplus`."""
 
 
+def softsign(features: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Softsign`."""
+
+
 def sqrt(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Sqrt`."""
 
@@ -437,3 +510,15 @@ def unsorted_segment_prod(data: TensorLike, segment_ids: TensorLike, num_segment
 
 def unsorted_segment_sum(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., Tnumsegments: DType = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `UnsortedSegmentSum`."""
+
+
+def xdivy(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Xdivy`."""
+
+
+def xlog1py(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Xlog1py`."""
+
+
+def xlogy(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Xlogy`."""

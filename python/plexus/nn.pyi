@@ -6,6 +6,12 @@ from plexus._plexus import DType, Tensor
 
 TensorLike = Any  # a Tensor, GraphTensor, NumPy array or Python value
 
+class _CTCGreedyDecoderOutput(NamedTuple):
+    decoded_indices: Tensor
+    decoded_values: Tensor
+    decoded_shape: Tensor
+    log_probability: Tensor
+
 class _SoftmaxCrossEntropyWithLogitsOutput(NamedTuple):
     loss: Tensor
     backprop: Tensor
@@ -30,6 +36,11 @@ __all__ = [
     'conv2d_backprop_filter',
     'conv2d_backprop_input',
     'conv3d',
+    'conv3d_backprop_filter_v2',
+    'conv3d_backprop_input_v2',
+    'conv3d_transpose',
+    'ctc_greedy_decoder_raw',
+    'depth_to_space',
     'depthwise_conv2d',
     'depthwise_conv2d_native',
     'depthwise_conv2d_native_backprop_filter',
@@ -37,9 +48,12 @@ __all__ = [
     'elu',
     'fused_batch_norm',
     'gelu',
+    'in_top_k',
     'l2_loss',
     'leaky_relu',
+    'local_response_normalization',
     'log_softmax',
+    'lrn',
     'max_pool',
     'max_pool2d',
     'max_pool3d',
@@ -52,6 +66,8 @@ __all__ = [
     'softmax',
     'softmax_cross_entropy_with_logits_raw',
     'softplus',
+    'softsign',
+    'space_to_depth',
     'sparse_softmax_cross_entropy_with_logits_raw',
     'tanh',
     'top_k',
@@ -102,6 +118,26 @@ def conv3d(input: Any, filters: Any, strides: Any, padding: Any, data_format: An
     """3-D convolution (op Conv3D); filters [depth, height, width, in, out]; strides and dilations: an int or a list of 1, 3 or 5 ints."""
 
 
+def conv3d_backprop_filter_v2(input: TensorLike, filter_sizes: TensorLike, out_backprop: TensorLike, *, T: DType | None = ..., strides: Sequence[int], padding: str | bytes, data_format: str | bytes = ..., dilations: Sequence[int] = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Conv3DBackpropFilterV2`."""
+
+
+def conv3d_backprop_input_v2(input_sizes: TensorLike, filter: TensorLike, out_backprop: TensorLike, *, T: DType | None = ..., strides: Sequence[int], padding: str | bytes, data_format: str | bytes = ..., dilations: Sequence[int] = ..., Tshape: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Conv3DBackpropInputV2`."""
+
+
+def conv3d_transpose(input: Any, filters: Any, output_shape: Any, strides: Any, padding: Any = ..., data_format: Any = ..., dilations: Any = ..., name: Any = ...) -> Tensor:
+    """The transposed 3-D convolution (op Conv3DBackpropInputV2): the gradient of conv3d with respect to its input, of shape `output_shape`; filters [depth, height, width, output_channels, in_channels]."""
+
+
+def ctc_greedy_decoder_raw(inputs: TensorLike, sequence_length: TensorLike, *, merge_repeated: bool = ..., blank_index: int = ..., T: DType = ..., name: str | None = ...) -> _CTCGreedyDecoderOutput:
+    """TensorFlow op `CTCGreedyDecoder`."""
+
+
+def depth_to_space(input: Any, block_size: Any, data_format: Any = ..., name: Any = ...) -> Tensor:
+    """Moves depth into block_size x block_size spatial blocks (op DepthToSpace), as tf.nn.depth_to_space; data_format "NHWC" or "NCHW"."""
+
+
 def depthwise_conv2d(input: Any, filter: Any, strides: Any, padding: Any, data_format: Any = ..., dilations: Any = ..., name: Any = ...) -> Tensor:
     """Depthwise 2-D convolution (op DepthwiseConv2dNative); filter [height, width, in_channels, channel_multiplier]."""
 
@@ -130,6 +166,10 @@ def gelu(features: Any, approximate: Any = ..., name: Any = ...) -> Tensor:
     """Gaussian error linear unit (op Gelu); exact unless `approximate` (tanh form), as in tf.nn.gelu."""
 
 
+def in_top_k(targets: Any, predictions: Any, k: Any, name: Any = ...) -> Tensor:
+    """Whether each row's target class is among its k largest predictions (op InTopKV2); ties count for the target, a non-finite prediction for it gives False."""
+
+
 def l2_loss(t: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `L2Loss`."""
 
@@ -138,8 +178,16 @@ def leaky_relu(features: Any, alpha: Any = ..., name: Any = ...) -> Tensor:
     """max(features, alpha * features) (op LeakyRelu)."""
 
 
+def local_response_normalization(input: Any, depth_radius: Any = ..., bias: Any = ..., alpha: Any = ..., beta: Any = ..., name: Any = ...) -> Tensor:
+    """input / (bias + alpha * sum of the squares within depth_radius along the depth) ** beta (op LRN), as tf.nn.local_response_normalization."""
+
+
 def log_softmax(logits: Any, axis: Any = ..., name: Any = ...) -> Tensor:
     """logits - log(sum(exp(logits))) along `axis` (default the last) (op LogSoftmax)."""
+
+
+def lrn(input: Any, depth_radius: Any = ..., bias: Any = ..., alpha: Any = ..., beta: Any = ..., name: Any = ...) -> Tensor:
+    """input / (bias + alpha * sum of the squares within depth_radius along the depth) ** beta (op LRN), as tf.nn.local_response_normalization."""
 
 
 def max_pool(input: Any, ksize: Any, strides: Any, padding: Any, data_format: Any = ..., name: Any = ...) -> Tensor:
@@ -188,6 +236,14 @@ def softmax_cross_entropy_with_logits_raw(features: TensorLike, labels: TensorLi
 
 def softplus(features: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Softplus`."""
+
+
+def softsign(features: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Softsign`."""
+
+
+def space_to_depth(input: Any, block_size: Any, data_format: Any = ..., name: Any = ...) -> Tensor:
+    """Moves block_size x block_size spatial blocks into depth (op SpaceToDepth), as tf.nn.space_to_depth; data_format "NHWC" or "NCHW"."""
 
 
 def sparse_softmax_cross_entropy_with_logits_raw(features: TensorLike, labels: TensorLike, *, T: DType | None = ..., Tlabels: DType = ..., name: str | None = ...) -> _SparseSoftmaxCrossEntropyWithLogitsOutput:

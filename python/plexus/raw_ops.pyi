@@ -10,6 +10,18 @@ class _BroadcastGradientArgsOutput(NamedTuple):
     r0: Tensor
     r1: Tensor
 
+class _CTCGreedyDecoderOutput(NamedTuple):
+    decoded_indices: Tensor
+    decoded_values: Tensor
+    decoded_shape: Tensor
+    log_probability: Tensor
+
+class _CombinedNonMaxSuppressionOutput(NamedTuple):
+    nmsed_boxes: Tensor
+    nmsed_scores: Tensor
+    nmsed_classes: Tensor
+    valid_detections: Tensor
+
 class _DecodeWavOutput(NamedTuple):
     audio: Tensor
     sample_rate: Tensor
@@ -57,9 +69,17 @@ class _FusedBatchNormV3Output(NamedTuple):
     reserve_space_2: Tensor
     reserve_space_3: Tensor
 
+class _LogMatrixDeterminantOutput(NamedTuple):
+    sign: Tensor
+    log_abs_determinant: Tensor
+
 class _LookupTableExportV2Output(NamedTuple):
     keys: Tensor
     values: Tensor
+
+class _LuOutput(NamedTuple):
+    lu: Tensor
+    p: Tensor
 
 class _MergeOutput(NamedTuple):
     output: Tensor
@@ -88,22 +108,64 @@ class _ParseExampleV2Output(NamedTuple):
     ragged_values: list[Tensor]
     ragged_row_splits: list[Tensor]
 
+class _QrOutput(NamedTuple):
+    q: Tensor
+    r: Tensor
+
+class _SelfAdjointEigV2Output(NamedTuple):
+    e: Tensor
+    v: Tensor
+
 class _SoftmaxCrossEntropyWithLogitsOutput(NamedTuple):
     loss: Tensor
     backprop: Tensor
+
+class _SparseCrossHashedOutput(NamedTuple):
+    output_indices: Tensor
+    output_values: Tensor
+    output_shape: Tensor
+
+class _SparseCrossOutput(NamedTuple):
+    output_indices: Tensor
+    output_values: Tensor
+    output_shape: Tensor
+
+class _SparseCrossV2Output(NamedTuple):
+    output_indices: Tensor
+    output_values: Tensor
+    output_shape: Tensor
 
 class _SparseSoftmaxCrossEntropyWithLogitsOutput(NamedTuple):
     loss: Tensor
     backprop: Tensor
 
+class _StatelessRandomGetKeyCounterAlgOutput(NamedTuple):
+    key: Tensor
+    counter: Tensor
+    alg: Tensor
+
+class _StatelessRandomGetKeyCounterOutput(NamedTuple):
+    key: Tensor
+    counter: Tensor
+
 class _StringNGramsOutput(NamedTuple):
     ngrams: Tensor
     ngrams_splits: Tensor
+
+class _StringSplitOutput(NamedTuple):
+    indices: Tensor
+    values: Tensor
+    shape: Tensor
 
 class _StringSplitV2Output(NamedTuple):
     indices: Tensor
     values: Tensor
     shape: Tensor
+
+class _SvdOutput(NamedTuple):
+    s: Tensor
+    u: Tensor
+    v: Tensor
 
 class _SwitchOutput(NamedTuple):
     output_false: Tensor
@@ -129,11 +191,25 @@ class _UnicodeDecodeOutput(NamedTuple):
     row_splits: Tensor
     char_values: Tensor
 
+class _UnicodeDecodeWithOffsetsOutput(NamedTuple):
+    row_splits: Tensor
+    char_values: Tensor
+    char_to_byte_starts: Tensor
+
 class _UniqueOutput(NamedTuple):
     y: Tensor
     idx: Tensor
 
+class _UniqueV2Output(NamedTuple):
+    y: Tensor
+    idx: Tensor
+
 class _UniqueWithCountsOutput(NamedTuple):
+    y: Tensor
+    idx: Tensor
+    count: Tensor
+
+class _UniqueWithCountsV2Output(NamedTuple):
     y: Tensor
     idx: Tensor
     count: Tensor
@@ -159,18 +235,26 @@ class __PlexusApplyRMSPropOutput(NamedTuple):
 
 __all__ = [
     'Abs',
+    'AccumulateNV2',
     'Acos',
     'Acosh',
     'Add',
+    'AddN',
     'AddV2',
+    'AdjustContrastv2',
+    'AdjustHue',
+    'AdjustSaturation',
     'All',
+    'Angle',
     'Any',
     'ApplyGradientDescent',
+    'ApproximateEqual',
     'ArgMax',
     'ArgMin',
     'AsString',
     'Asin',
     'Asinh',
+    'Assert',
     'Assign',
     'AssignAdd',
     'AssignAddVariableOp',
@@ -191,48 +275,87 @@ __all__ = [
     'BiasAdd',
     'BiasAddGrad',
     'Bincount',
+    'BitwiseAnd',
+    'BitwiseOr',
+    'BitwiseXor',
     'BroadcastArgs',
     'BroadcastGradientArgs',
     'BroadcastTo',
     'Bucketize',
+    'CTCGreedyDecoder',
     'Cast',
     'Ceil',
+    'CheckNumerics',
+    'CheckNumericsV2',
+    'Cholesky',
+    'ClipByValue',
+    'CombinedNonMaxSuppression',
+    'Complex',
+    'ComplexAbs',
     'Concat',
     'ConcatOffset',
     'ConcatV2',
+    'Conj',
     'Const',
     'ControlTrigger',
     'Conv2D',
     'Conv2DBackpropFilter',
     'Conv2DBackpropInput',
     'Conv3D',
+    'Conv3DBackpropFilterV2',
+    'Conv3DBackpropInputV2',
     'Cos',
     'Cosh',
     'CropAndResize',
+    'Cross',
     'Cumprod',
     'Cumsum',
+    'CumulativeLogsumexp',
+    'DecodeAndCropJpeg',
+    'DecodeBase64',
+    'DecodeImage',
+    'DecodeJpeg',
+    'DecodePng',
+    'DecodeRaw',
     'DecodeWav',
     'DenseBincount',
+    'DepthToSpace',
     'DepthwiseConv2dNative',
     'DepthwiseConv2dNativeBackpropFilter',
     'DepthwiseConv2dNativeBackpropInput',
     'DestroyResourceOp',
+    'Diag',
+    'DiagPart',
+    'Digamma',
     'DisableCopyOnRead',
     'Div',
     'DivNoNan',
+    'DynamicPartition',
+    'DynamicStitch',
     'Einsum',
     'Elu',
     'EluGrad',
     'EmptyTensorList',
+    'EncodeBase64',
+    'EncodeJpeg',
+    'EncodeJpegVariableQuality',
+    'EncodePng',
     'EnsureShape',
     'Enter',
     'Equal',
     'Erf',
     'Erfc',
+    'Erfinv',
+    'EuclideanNorm',
     'Exit',
     'Exp',
     'ExpandDims',
     'Expm1',
+    'ExtractImagePatches',
+    'ExtractJpegShape',
+    'FFT',
+    'FFT2D',
+    'FFT3D',
     'Fill',
     'Floor',
     'FloorDiv',
@@ -249,26 +372,45 @@ __all__ = [
     'Gelu',
     'Greater',
     'GreaterEqual',
+    'HSVToRGB',
     'HashTableV2',
+    'IFFT',
+    'IFFT2D',
+    'IFFT3D',
+    'IRFFT',
+    'IRFFT2D',
+    'IRFFT3D',
     'Identity',
     'IdentityN',
     'If',
+    'Imag',
+    'ImageProjectiveTransformV2',
+    'ImageProjectiveTransformV3',
+    'InTopK',
+    'InTopKV2',
     'InitializeTableFromTextFileV2',
     'InitializeTableV2',
     'Inv',
     'InvGrad',
+    'Invert',
     'InvertPermutation',
     'IsFinite',
     'IsInf',
     'IsNan',
     'IsVariableInitialized',
     'L2Loss',
+    'LRN',
+    'LRNGrad',
     'LeakyRelu',
     'LeakyReluGrad',
+    'LeftShift',
     'Less',
     'LessEqual',
+    'Lgamma',
+    'LinSpace',
     'Log',
     'Log1p',
+    'LogMatrixDeterminant',
     'LogSoftmax',
     'LogicalAnd',
     'LogicalNot',
@@ -280,8 +422,24 @@ __all__ = [
     'LookupTableRemoveV2',
     'LookupTableSizeV2',
     'LoopCond',
+    'LowerBound',
+    'Lu',
     'MatMul',
     'MatrixBandPart',
+    'MatrixDeterminant',
+    'MatrixDiag',
+    'MatrixDiagPart',
+    'MatrixDiagPartV2',
+    'MatrixDiagPartV3',
+    'MatrixDiagV2',
+    'MatrixDiagV3',
+    'MatrixInverse',
+    'MatrixSetDiag',
+    'MatrixSetDiagV2',
+    'MatrixSetDiagV3',
+    'MatrixSolve',
+    'MatrixSolveLs',
+    'MatrixTriangularSolve',
     'Max',
     'MaxPool',
     'MaxPool3D',
@@ -297,7 +455,9 @@ __all__ = [
     'MirrorPad',
     'MirrorPadGrad',
     'Mul',
+    'MulNoNan',
     'MutableHashTableV2',
+    'Ndtri',
     'Neg',
     'NextIteration',
     'NoOp',
@@ -310,28 +470,44 @@ __all__ = [
     'Pack',
     'Pad',
     'PadV2',
+    'ParallelDynamicStitch',
     'ParseExample',
     'ParseExampleV2',
     'PartitionedCall',
     'Placeholder',
     'PlaceholderWithDefault',
+    'PopulationCount',
     'Pow',
     'PreventGradient',
+    'Print',
+    'PrintV2',
     'Prod',
+    'Qr',
+    'RFFT',
+    'RFFT2D',
+    'RFFT3D',
+    'RGBToHSV',
     'RaggedBincount',
     'RaggedTensorToTensor',
+    'RandomStandardNormal',
+    'RandomUniform',
+    'RandomUniformInt',
     'Range',
     'Rank',
     'ReadVariableOp',
+    'Real',
     'RealDiv',
     'Reciprocal',
     'ReciprocalGrad',
+    'ReduceJoin',
+    'RegexFullMatch',
     'RegexReplace',
     'Relu',
     'Relu6',
     'Relu6Grad',
     'ReluGrad',
     'Reshape',
+    'ResizeArea',
     'ResizeBicubic',
     'ResizeBilinear',
     'ResizeBilinearGrad',
@@ -340,10 +516,15 @@ __all__ = [
     'ResourceApplyGradientDescent',
     'RestoreV2',
     'ReverseV2',
+    'RightShift',
+    'Rint',
+    'Roll',
     'Round',
     'Rsqrt',
     'RsqrtGrad',
     'SaveV2',
+    'ScaleAndTranslate',
+    'ScaleAndTranslateGrad',
     'ScatterNd',
     'SegmentMax',
     'SegmentMean',
@@ -352,6 +533,7 @@ __all__ = [
     'SegmentSum',
     'Select',
     'SelectV2',
+    'SelfAdjointEigV2',
     'Selu',
     'SeluGrad',
     'Shape',
@@ -370,7 +552,13 @@ __all__ = [
     'SoftmaxCrossEntropyWithLogits',
     'Softplus',
     'SoftplusGrad',
+    'Softsign',
+    'SoftsignGrad',
     'SpaceToBatchND',
+    'SpaceToDepth',
+    'SparseCross',
+    'SparseCrossHashed',
+    'SparseCrossV2',
     'SparseSoftmaxCrossEntropyWithLogits',
     'SparseToDense',
     'Split',
@@ -382,22 +570,43 @@ __all__ = [
     'Squeeze',
     'StatefulPartitionedCall',
     'StatelessIf',
+    'StatelessRandomGammaV2',
+    'StatelessRandomGammaV3',
+    'StatelessRandomGetAlg',
+    'StatelessRandomGetKeyCounter',
+    'StatelessRandomGetKeyCounterAlg',
+    'StatelessRandomNormal',
+    'StatelessRandomNormalV2',
+    'StatelessRandomUniform',
+    'StatelessRandomUniformFullInt',
+    'StatelessRandomUniformFullIntV2',
+    'StatelessRandomUniformInt',
+    'StatelessRandomUniformIntV2',
+    'StatelessRandomUniformV2',
+    'StatelessTruncatedNormal',
+    'StatelessTruncatedNormalV2',
     'StatelessWhile',
     'StaticRegexFullMatch',
     'StaticRegexReplace',
     'StopGradient',
     'StridedSlice',
     'StridedSliceGrad',
+    'StringFormat',
     'StringJoin',
     'StringLength',
     'StringLower',
     'StringNGrams',
+    'StringSplit',
     'StringSplitV2',
+    'StringStrip',
     'StringToHashBucketFast',
     'StringToHashBucketStrong',
+    'StringToNumber',
     'StringUpper',
     'Sub',
+    'Substr',
     'Sum',
+    'Svd',
     'Switch',
     'Tan',
     'Tanh',
@@ -431,20 +640,31 @@ __all__ = [
     'Tile',
     'TopKV2',
     'Transpose',
+    'TruncateDiv',
+    'TruncateMod',
+    'TruncatedNormal',
     'UnicodeDecode',
+    'UnicodeDecodeWithOffsets',
     'UnicodeEncode',
     'Unique',
+    'UniqueV2',
     'UniqueWithCounts',
+    'UniqueWithCountsV2',
     'Unpack',
+    'UnsortedSegmentJoin',
     'UnsortedSegmentMax',
     'UnsortedSegmentMin',
     'UnsortedSegmentProd',
     'UnsortedSegmentSum',
+    'UpperBound',
     'VarHandleOp',
     'VarIsInitializedOp',
     'VariableV2',
     'Where',
     'While',
+    'Xdivy',
+    'Xlog1py',
+    'Xlogy',
     'ZerosLike',
     '_Arg',
     '_FusedConv2D',
@@ -465,6 +685,10 @@ def Abs(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tens
     """TensorFlow op `Abs`."""
 
 
+def AccumulateNV2(inputs: Sequence[TensorLike], *, T: DType | None = ..., shape: Sequence[int | None] | None, name: str | None = ...) -> Tensor:
+    """TensorFlow op `AccumulateNV2`."""
+
+
 def Acos(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Acos`."""
 
@@ -477,12 +701,32 @@ def Add(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None
     """TensorFlow op `Add`."""
 
 
+def AddN(inputs: Sequence[TensorLike], *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `AddN`."""
+
+
 def AddV2(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `AddV2`."""
 
 
+def AdjustContrastv2(images: TensorLike, contrast_factor: TensorLike, *, T: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `AdjustContrastv2`."""
+
+
+def AdjustHue(images: TensorLike, delta: TensorLike, *, T: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `AdjustHue`."""
+
+
+def AdjustSaturation(images: TensorLike, scale: TensorLike, *, T: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `AdjustSaturation`."""
+
+
 def All(input: TensorLike, reduction_indices: TensorLike, *, keep_dims: bool = ..., Tidx: DType = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `All`."""
+
+
+def Angle(input: TensorLike, *, T: DType = ..., Tout: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Angle`."""
 
 
 def Any(input: TensorLike, reduction_indices: TensorLike, *, keep_dims: bool = ..., Tidx: DType = ..., name: str | None = ...) -> Tensor:
@@ -491,6 +735,10 @@ def Any(input: TensorLike, reduction_indices: TensorLike, *, keep_dims: bool = .
 
 def ApplyGradientDescent(var: TensorLike, alpha: TensorLike, delta: TensorLike, *, T: DType | None = ..., use_locking: bool = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `ApplyGradientDescent`."""
+
+
+def ApproximateEqual(x: TensorLike, y: TensorLike, *, T: DType | None = ..., tolerance: float = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `ApproximateEqual`."""
 
 
 def ArgMax(input: TensorLike, dimension: TensorLike, *, T: DType | None = ..., Tidx: DType = ..., output_type: DType = ..., name: str | None = ...) -> Tensor:
@@ -511,6 +759,10 @@ def Asin(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Ten
 
 def Asinh(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Asinh`."""
+
+
+def Assert(condition: TensorLike, data: Sequence[TensorLike], *, summarize: int = ..., name: str | None = ...) -> None:
+    """TensorFlow op `Assert`."""
 
 
 def Assign(ref: TensorLike, value: TensorLike, *, T: DType | None = ..., validate_shape: bool = ..., use_locking: bool = ..., name: str | None = ...) -> Tensor:
@@ -593,6 +845,18 @@ def Bincount(arr: TensorLike, size: TensorLike, weights: TensorLike, *, T: DType
     """TensorFlow op `Bincount`."""
 
 
+def BitwiseAnd(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `BitwiseAnd`."""
+
+
+def BitwiseOr(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `BitwiseOr`."""
+
+
+def BitwiseXor(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `BitwiseXor`."""
+
+
 def BroadcastArgs(s0: TensorLike, s1: TensorLike, *, T: DType = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `BroadcastArgs`."""
 
@@ -609,12 +873,44 @@ def Bucketize(input: TensorLike, *, T: DType | None = ..., boundaries: Sequence[
     """TensorFlow op `Bucketize`."""
 
 
+def CTCGreedyDecoder(inputs: TensorLike, sequence_length: TensorLike, *, merge_repeated: bool = ..., blank_index: int = ..., T: DType = ..., name: str | None = ...) -> _CTCGreedyDecoderOutput:
+    """TensorFlow op `CTCGreedyDecoder`."""
+
+
 def Cast(x: TensorLike, *, SrcT: DType | None = ..., DstT: DType, Truncate: bool = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Cast`."""
 
 
 def Ceil(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Ceil`."""
+
+
+def CheckNumerics(tensor: TensorLike, *, T: DType | None = ..., message: str | bytes, name: str | None = ...) -> Tensor:
+    """TensorFlow op `CheckNumerics`."""
+
+
+def CheckNumericsV2(tensor: TensorLike, *, T: DType | None = ..., message: str | bytes, name: str | None = ...) -> Tensor:
+    """TensorFlow op `CheckNumericsV2`."""
+
+
+def Cholesky(input: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Cholesky`."""
+
+
+def ClipByValue(t: TensorLike, clip_value_min: TensorLike, clip_value_max: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `ClipByValue`."""
+
+
+def CombinedNonMaxSuppression(boxes: TensorLike, scores: TensorLike, max_output_size_per_class: TensorLike, max_total_size: TensorLike, iou_threshold: TensorLike, score_threshold: TensorLike, *, pad_per_class: bool = ..., clip_boxes: bool = ..., name: str | None = ...) -> _CombinedNonMaxSuppressionOutput:
+    """TensorFlow op `CombinedNonMaxSuppression`."""
+
+
+def Complex(real: TensorLike, imag: TensorLike, *, T: DType = ..., Tout: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Complex`."""
+
+
+def ComplexAbs(x: TensorLike, *, T: DType = ..., Tout: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `ComplexAbs`."""
 
 
 def Concat(concat_dim: TensorLike, values: Sequence[TensorLike], *, T: DType | None = ..., name: str | None = ...) -> Tensor:
@@ -627,6 +923,10 @@ def ConcatOffset(concat_dim: TensorLike, shape: Sequence[TensorLike], *, shape_t
 
 def ConcatV2(values: Sequence[TensorLike], axis: TensorLike, *, T: DType | None = ..., Tidx: DType = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `ConcatV2`."""
+
+
+def Conj(input: TensorLike, *, T: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Conj`."""
 
 
 def Const(*, value: TensorLike, dtype: DType, name: str | None = ...) -> Tensor:
@@ -653,6 +953,14 @@ def Conv3D(input: TensorLike, filter: TensorLike, *, T: DType | None = ..., stri
     """TensorFlow op `Conv3D`."""
 
 
+def Conv3DBackpropFilterV2(input: TensorLike, filter_sizes: TensorLike, out_backprop: TensorLike, *, T: DType | None = ..., strides: Sequence[int], padding: str | bytes, data_format: str | bytes = ..., dilations: Sequence[int] = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Conv3DBackpropFilterV2`."""
+
+
+def Conv3DBackpropInputV2(input_sizes: TensorLike, filter: TensorLike, out_backprop: TensorLike, *, T: DType | None = ..., strides: Sequence[int], padding: str | bytes, data_format: str | bytes = ..., dilations: Sequence[int] = ..., Tshape: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Conv3DBackpropInputV2`."""
+
+
 def Cos(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Cos`."""
 
@@ -665,6 +973,10 @@ def CropAndResize(image: TensorLike, boxes: TensorLike, box_ind: TensorLike, cro
     """TensorFlow op `CropAndResize`."""
 
 
+def Cross(a: TensorLike, b: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Cross`."""
+
+
 def Cumprod(x: TensorLike, axis: TensorLike, *, exclusive: bool = ..., reverse: bool = ..., T: DType | None = ..., Tidx: DType = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Cumprod`."""
 
@@ -673,12 +985,44 @@ def Cumsum(x: TensorLike, axis: TensorLike, *, exclusive: bool = ..., reverse: b
     """TensorFlow op `Cumsum`."""
 
 
+def CumulativeLogsumexp(x: TensorLike, axis: TensorLike, *, exclusive: bool = ..., reverse: bool = ..., T: DType | None = ..., Tidx: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `CumulativeLogsumexp`."""
+
+
+def DecodeAndCropJpeg(contents: TensorLike, crop_window: TensorLike, *, channels: int = ..., ratio: int = ..., fancy_upscaling: bool = ..., try_recover_truncated: bool = ..., acceptable_fraction: float = ..., dct_method: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `DecodeAndCropJpeg`."""
+
+
+def DecodeBase64(input: TensorLike, *, name: str | None = ...) -> Tensor:
+    """TensorFlow op `DecodeBase64`."""
+
+
+def DecodeImage(contents: TensorLike, *, channels: int = ..., dtype: DType = ..., expand_animations: bool = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `DecodeImage`."""
+
+
+def DecodeJpeg(contents: TensorLike, *, channels: int = ..., ratio: int = ..., fancy_upscaling: bool = ..., try_recover_truncated: bool = ..., acceptable_fraction: float = ..., dct_method: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `DecodeJpeg`."""
+
+
+def DecodePng(contents: TensorLike, *, channels: int = ..., dtype: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `DecodePng`."""
+
+
+def DecodeRaw(bytes: TensorLike, *, out_type: DType, little_endian: bool = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `DecodeRaw`."""
+
+
 def DecodeWav(contents: TensorLike, *, desired_channels: int = ..., desired_samples: int = ..., name: str | None = ...) -> _DecodeWavOutput:
     """TensorFlow op `DecodeWav`."""
 
 
 def DenseBincount(input: TensorLike, size: TensorLike, weights: TensorLike, *, Tidx: DType | None = ..., T: DType | None = ..., binary_output: bool = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `DenseBincount`."""
+
+
+def DepthToSpace(input: TensorLike, *, T: DType | None = ..., block_size: int, data_format: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `DepthToSpace`."""
 
 
 def DepthwiseConv2dNative(input: TensorLike, filter: TensorLike, *, T: DType | None = ..., strides: Sequence[int], padding: str | bytes, explicit_paddings: Sequence[int] = ..., data_format: str | bytes = ..., dilations: Sequence[int] = ..., name: str | None = ...) -> Tensor:
@@ -697,6 +1041,18 @@ def DestroyResourceOp(resource: TensorLike, *, ignore_lookup_error: bool = ..., 
     """TensorFlow op `DestroyResourceOp`."""
 
 
+def Diag(diagonal: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Diag`."""
+
+
+def DiagPart(input: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `DiagPart`."""
+
+
+def Digamma(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Digamma`."""
+
+
 def DisableCopyOnRead(resource: TensorLike, *, name: str | None = ...) -> None:
     """TensorFlow op `DisableCopyOnRead`."""
 
@@ -707,6 +1063,14 @@ def Div(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None
 
 def DivNoNan(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `DivNoNan`."""
+
+
+def DynamicPartition(data: TensorLike, partitions: TensorLike, *, num_partitions: int, T: DType | None = ..., name: str | None = ...) -> list[Tensor]:
+    """TensorFlow op `DynamicPartition`."""
+
+
+def DynamicStitch(indices: Sequence[TensorLike], data: Sequence[TensorLike], *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `DynamicStitch`."""
 
 
 def Einsum(inputs: Sequence[TensorLike], *, equation: str | bytes, T: DType | None = ..., name: str | None = ...) -> Tensor:
@@ -723,6 +1087,22 @@ def EluGrad(gradients: TensorLike, outputs: TensorLike, *, T: DType | None = ...
 
 def EmptyTensorList(element_shape: TensorLike, max_num_elements: TensorLike, *, element_dtype: DType, shape_type: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `EmptyTensorList`."""
+
+
+def EncodeBase64(input: TensorLike, *, pad: bool = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `EncodeBase64`."""
+
+
+def EncodeJpeg(image: TensorLike, *, format: str | bytes = ..., quality: int = ..., progressive: bool = ..., optimize_size: bool = ..., chroma_downsampling: bool = ..., density_unit: str | bytes = ..., x_density: int = ..., y_density: int = ..., xmp_metadata: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `EncodeJpeg`."""
+
+
+def EncodeJpegVariableQuality(images: TensorLike, quality: TensorLike, *, name: str | None = ...) -> Tensor:
+    """TensorFlow op `EncodeJpegVariableQuality`."""
+
+
+def EncodePng(image: TensorLike, *, compression: int = ..., T: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `EncodePng`."""
 
 
 def EnsureShape(input: TensorLike, *, shape: Sequence[int | None] | None, T: DType | None = ..., name: str | None = ...) -> Tensor:
@@ -745,6 +1125,14 @@ def Erfc(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Ten
     """TensorFlow op `Erfc`."""
 
 
+def Erfinv(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Erfinv`."""
+
+
+def EuclideanNorm(input: TensorLike, reduction_indices: TensorLike, *, keep_dims: bool = ..., T: DType | None = ..., Tidx: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `EuclideanNorm`."""
+
+
 def Exit(data: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Exit`."""
 
@@ -759,6 +1147,26 @@ def ExpandDims(input: TensorLike, dim: TensorLike, *, T: DType | None = ..., Tdi
 
 def Expm1(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Expm1`."""
+
+
+def ExtractImagePatches(images: TensorLike, *, ksizes: Sequence[int], strides: Sequence[int], rates: Sequence[int], T: DType | None = ..., padding: str | bytes, name: str | None = ...) -> Tensor:
+    """TensorFlow op `ExtractImagePatches`."""
+
+
+def ExtractJpegShape(contents: TensorLike, *, output_type: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `ExtractJpegShape`."""
+
+
+def FFT(input: TensorLike, *, Tcomplex: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `FFT`."""
+
+
+def FFT2D(input: TensorLike, *, Tcomplex: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `FFT2D`."""
+
+
+def FFT3D(input: TensorLike, *, Tcomplex: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `FFT3D`."""
 
 
 def Fill(dims: TensorLike, value: TensorLike, *, T: DType | None = ..., index_type: DType = ..., name: str | None = ...) -> Tensor:
@@ -825,8 +1233,36 @@ def GreaterEqual(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: s
     """TensorFlow op `GreaterEqual`."""
 
 
+def HSVToRGB(images: TensorLike, *, T: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `HSVToRGB`."""
+
+
 def HashTableV2(*, container: str | bytes = ..., shared_name: str | bytes = ..., use_node_name_sharing: bool = ..., key_dtype: DType, value_dtype: DType, name: str | None = ...) -> Tensor:
     """TensorFlow op `HashTableV2`."""
+
+
+def IFFT(input: TensorLike, *, Tcomplex: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `IFFT`."""
+
+
+def IFFT2D(input: TensorLike, *, Tcomplex: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `IFFT2D`."""
+
+
+def IFFT3D(input: TensorLike, *, Tcomplex: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `IFFT3D`."""
+
+
+def IRFFT(input: TensorLike, fft_length: TensorLike, *, Treal: DType = ..., Tcomplex: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `IRFFT`."""
+
+
+def IRFFT2D(input: TensorLike, fft_length: TensorLike, *, Treal: DType = ..., Tcomplex: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `IRFFT2D`."""
+
+
+def IRFFT3D(input: TensorLike, fft_length: TensorLike, *, Treal: DType = ..., Tcomplex: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `IRFFT3D`."""
 
 
 def Identity(input: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
@@ -839,6 +1275,26 @@ def IdentityN(input: Sequence[TensorLike], *, name: str | None = ...) -> list[Te
 
 def If(cond: TensorLike, input: Sequence[TensorLike], *, Tcond: DType | None = ..., Tout: Sequence[DType], then_branch: Any, else_branch: Any, output_shapes: Sequence[Sequence[int | None] | None] = ..., name: str | None = ...) -> list[Tensor]:
     """TensorFlow op `If`."""
+
+
+def Imag(input: TensorLike, *, T: DType = ..., Tout: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Imag`."""
+
+
+def ImageProjectiveTransformV2(images: TensorLike, transforms: TensorLike, output_shape: TensorLike, *, dtype: DType | None = ..., interpolation: str | bytes, fill_mode: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `ImageProjectiveTransformV2`."""
+
+
+def ImageProjectiveTransformV3(images: TensorLike, transforms: TensorLike, output_shape: TensorLike, fill_value: TensorLike, *, dtype: DType | None = ..., interpolation: str | bytes, fill_mode: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `ImageProjectiveTransformV3`."""
+
+
+def InTopK(predictions: TensorLike, targets: TensorLike, *, k: int, T: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `InTopK`."""
+
+
+def InTopKV2(predictions: TensorLike, targets: TensorLike, k: TensorLike, *, T: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `InTopKV2`."""
 
 
 def InitializeTableFromTextFileV2(table_handle: TensorLike, filename: TensorLike, *, key_index: int, value_index: int, vocab_size: int = ..., delimiter: str | bytes = ..., offset: int = ..., name: str | None = ...) -> None:
@@ -855,6 +1311,10 @@ def Inv(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tens
 
 def InvGrad(y: TensorLike, dy: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `InvGrad`."""
+
+
+def Invert(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Invert`."""
 
 
 def InvertPermutation(x: TensorLike, *, T: DType = ..., name: str | None = ...) -> Tensor:
@@ -881,12 +1341,24 @@ def L2Loss(t: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> T
     """TensorFlow op `L2Loss`."""
 
 
+def LRN(input: TensorLike, *, depth_radius: int = ..., bias: float = ..., alpha: float = ..., beta: float = ..., T: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `LRN`."""
+
+
+def LRNGrad(input_grads: TensorLike, input_image: TensorLike, output_image: TensorLike, *, depth_radius: int = ..., bias: float = ..., alpha: float = ..., beta: float = ..., T: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `LRNGrad`."""
+
+
 def LeakyRelu(features: TensorLike, *, alpha: float = ..., T: DType = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `LeakyRelu`."""
 
 
 def LeakyReluGrad(gradients: TensorLike, features: TensorLike, *, alpha: float = ..., T: DType = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `LeakyReluGrad`."""
+
+
+def LeftShift(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `LeftShift`."""
 
 
 def Less(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
@@ -897,12 +1369,24 @@ def LessEqual(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str 
     """TensorFlow op `LessEqual`."""
 
 
+def Lgamma(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Lgamma`."""
+
+
+def LinSpace(start: TensorLike, stop: TensorLike, num: TensorLike, *, T: DType | None = ..., Tidx: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `LinSpace`."""
+
+
 def Log(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Log`."""
 
 
 def Log1p(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Log1p`."""
+
+
+def LogMatrixDeterminant(input: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> _LogMatrixDeterminantOutput:
+    """TensorFlow op `LogMatrixDeterminant`."""
 
 
 def LogSoftmax(logits: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
@@ -949,12 +1433,76 @@ def LoopCond(input: TensorLike, *, name: str | None = ...) -> Tensor:
     """TensorFlow op `LoopCond`."""
 
 
+def LowerBound(sorted_inputs: TensorLike, values: TensorLike, *, T: DType | None = ..., out_type: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `LowerBound`."""
+
+
+def Lu(input: TensorLike, *, T: DType | None = ..., output_idx_type: DType = ..., name: str | None = ...) -> _LuOutput:
+    """TensorFlow op `Lu`."""
+
+
 def MatMul(a: TensorLike, b: TensorLike, *, transpose_a: bool = ..., transpose_b: bool = ..., grad_a: bool = ..., grad_b: bool = ..., T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `MatMul`."""
 
 
 def MatrixBandPart(input: TensorLike, num_lower: TensorLike, num_upper: TensorLike, *, T: DType | None = ..., Tindex: DType = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `MatrixBandPart`."""
+
+
+def MatrixDeterminant(input: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `MatrixDeterminant`."""
+
+
+def MatrixDiag(diagonal: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `MatrixDiag`."""
+
+
+def MatrixDiagPart(input: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `MatrixDiagPart`."""
+
+
+def MatrixDiagPartV2(input: TensorLike, k: TensorLike, padding_value: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `MatrixDiagPartV2`."""
+
+
+def MatrixDiagPartV3(input: TensorLike, k: TensorLike, padding_value: TensorLike, *, T: DType | None = ..., align: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `MatrixDiagPartV3`."""
+
+
+def MatrixDiagV2(diagonal: TensorLike, k: TensorLike, num_rows: TensorLike, num_cols: TensorLike, padding_value: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `MatrixDiagV2`."""
+
+
+def MatrixDiagV3(diagonal: TensorLike, k: TensorLike, num_rows: TensorLike, num_cols: TensorLike, padding_value: TensorLike, *, T: DType | None = ..., align: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `MatrixDiagV3`."""
+
+
+def MatrixInverse(input: TensorLike, *, adjoint: bool = ..., T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `MatrixInverse`."""
+
+
+def MatrixSetDiag(input: TensorLike, diagonal: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `MatrixSetDiag`."""
+
+
+def MatrixSetDiagV2(input: TensorLike, diagonal: TensorLike, k: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `MatrixSetDiagV2`."""
+
+
+def MatrixSetDiagV3(input: TensorLike, diagonal: TensorLike, k: TensorLike, *, T: DType | None = ..., align: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `MatrixSetDiagV3`."""
+
+
+def MatrixSolve(matrix: TensorLike, rhs: TensorLike, *, adjoint: bool = ..., T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `MatrixSolve`."""
+
+
+def MatrixSolveLs(matrix: TensorLike, rhs: TensorLike, l2_regularizer: TensorLike, *, T: DType | None = ..., fast: bool = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `MatrixSolveLs`."""
+
+
+def MatrixTriangularSolve(matrix: TensorLike, rhs: TensorLike, *, lower: bool = ..., adjoint: bool = ..., T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `MatrixTriangularSolve`."""
 
 
 def Max(input: TensorLike, reduction_indices: TensorLike, *, keep_dims: bool = ..., T: DType | None = ..., Tidx: DType = ..., name: str | None = ...) -> Tensor:
@@ -1017,8 +1565,16 @@ def Mul(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None
     """TensorFlow op `Mul`."""
 
 
+def MulNoNan(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `MulNoNan`."""
+
+
 def MutableHashTableV2(*, container: str | bytes = ..., shared_name: str | bytes = ..., use_node_name_sharing: bool = ..., key_dtype: DType, value_dtype: DType, name: str | None = ...) -> Tensor:
     """TensorFlow op `MutableHashTableV2`."""
+
+
+def Ndtri(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Ndtri`."""
 
 
 def Neg(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
@@ -1069,6 +1625,10 @@ def PadV2(input: TensorLike, paddings: TensorLike, constant_values: TensorLike, 
     """TensorFlow op `PadV2`."""
 
 
+def ParallelDynamicStitch(indices: Sequence[TensorLike], data: Sequence[TensorLike], *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `ParallelDynamicStitch`."""
+
+
 def ParseExample(serialized: TensorLike, names: TensorLike, sparse_keys: Sequence[TensorLike], dense_keys: Sequence[TensorLike], dense_defaults: Sequence[TensorLike], *, sparse_types: Sequence[DType], dense_shapes: Sequence[Sequence[int | None] | None], name: str | None = ...) -> _ParseExampleOutput:
     """TensorFlow op `ParseExample`."""
 
@@ -1089,6 +1649,10 @@ def PlaceholderWithDefault(input: TensorLike, *, dtype: DType | None = ..., shap
     """TensorFlow op `PlaceholderWithDefault`."""
 
 
+def PopulationCount(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `PopulationCount`."""
+
+
 def Pow(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Pow`."""
 
@@ -1097,8 +1661,36 @@ def PreventGradient(input: TensorLike, *, T: DType | None = ..., message: str | 
     """TensorFlow op `PreventGradient`."""
 
 
+def Print(input: TensorLike, data: Sequence[TensorLike], *, T: DType | None = ..., message: str | bytes = ..., first_n: int = ..., summarize: int = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Print`."""
+
+
+def PrintV2(input: TensorLike, *, output_stream: str | bytes = ..., end: str | bytes = ..., name: str | None = ...) -> None:
+    """TensorFlow op `PrintV2`."""
+
+
 def Prod(input: TensorLike, reduction_indices: TensorLike, *, keep_dims: bool = ..., T: DType | None = ..., Tidx: DType = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Prod`."""
+
+
+def Qr(input: TensorLike, *, full_matrices: bool = ..., T: DType | None = ..., name: str | None = ...) -> _QrOutput:
+    """TensorFlow op `Qr`."""
+
+
+def RFFT(input: TensorLike, fft_length: TensorLike, *, Treal: DType = ..., Tcomplex: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `RFFT`."""
+
+
+def RFFT2D(input: TensorLike, fft_length: TensorLike, *, Treal: DType = ..., Tcomplex: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `RFFT2D`."""
+
+
+def RFFT3D(input: TensorLike, fft_length: TensorLike, *, Treal: DType = ..., Tcomplex: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `RFFT3D`."""
+
+
+def RGBToHSV(images: TensorLike, *, T: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `RGBToHSV`."""
 
 
 def RaggedBincount(splits: TensorLike, values: TensorLike, size: TensorLike, weights: TensorLike, *, Tidx: DType | None = ..., T: DType | None = ..., binary_output: bool = ..., name: str | None = ...) -> Tensor:
@@ -1107,6 +1699,18 @@ def RaggedBincount(splits: TensorLike, values: TensorLike, size: TensorLike, wei
 
 def RaggedTensorToTensor(shape: TensorLike, values: TensorLike, default_value: TensorLike, row_partition_tensors: Sequence[TensorLike], *, T: DType | None = ..., Tindex: DType | None = ..., Tshape: DType | None = ..., row_partition_types: Sequence[str | bytes], name: str | None = ...) -> Tensor:
     """TensorFlow op `RaggedTensorToTensor`."""
+
+
+def RandomStandardNormal(shape: TensorLike, *, seed: int = ..., seed2: int = ..., dtype: DType, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `RandomStandardNormal`."""
+
+
+def RandomUniform(shape: TensorLike, *, seed: int = ..., seed2: int = ..., dtype: DType, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `RandomUniform`."""
+
+
+def RandomUniformInt(shape: TensorLike, minval: TensorLike, maxval: TensorLike, *, seed: int = ..., seed2: int = ..., Tout: DType | None = ..., T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `RandomUniformInt`."""
 
 
 def Range(start: TensorLike, limit: TensorLike, delta: TensorLike, *, Tidx: DType = ..., name: str | None = ...) -> Tensor:
@@ -1121,6 +1725,10 @@ def ReadVariableOp(resource: TensorLike, *, dtype: DType, name: str | None = ...
     """TensorFlow op `ReadVariableOp`."""
 
 
+def Real(input: TensorLike, *, T: DType = ..., Tout: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Real`."""
+
+
 def RealDiv(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `RealDiv`."""
 
@@ -1131,6 +1739,14 @@ def Reciprocal(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) 
 
 def ReciprocalGrad(y: TensorLike, dy: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `ReciprocalGrad`."""
+
+
+def ReduceJoin(inputs: TensorLike, reduction_indices: TensorLike, *, keep_dims: bool = ..., separator: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `ReduceJoin`."""
+
+
+def RegexFullMatch(input: TensorLike, pattern: TensorLike, *, name: str | None = ...) -> Tensor:
+    """TensorFlow op `RegexFullMatch`."""
 
 
 def RegexReplace(input: TensorLike, pattern: TensorLike, rewrite: TensorLike, *, replace_global: bool = ..., name: str | None = ...) -> Tensor:
@@ -1155,6 +1771,10 @@ def ReluGrad(gradients: TensorLike, features: TensorLike, *, T: DType | None = .
 
 def Reshape(tensor: TensorLike, shape: TensorLike, *, T: DType | None = ..., Tshape: DType = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Reshape`."""
+
+
+def ResizeArea(images: TensorLike, size: TensorLike, *, T: DType | None = ..., align_corners: bool = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `ResizeArea`."""
 
 
 def ResizeBicubic(images: TensorLike, size: TensorLike, *, T: DType | None = ..., align_corners: bool = ..., half_pixel_centers: bool = ..., name: str | None = ...) -> Tensor:
@@ -1189,6 +1809,18 @@ def ReverseV2(tensor: TensorLike, axis: TensorLike, *, Tidx: DType = ..., T: DTy
     """TensorFlow op `ReverseV2`."""
 
 
+def RightShift(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `RightShift`."""
+
+
+def Rint(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Rint`."""
+
+
+def Roll(input: TensorLike, shift: TensorLike, axis: TensorLike, *, T: DType | None = ..., Tshift: DType | None = ..., Taxis: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Roll`."""
+
+
 def Round(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Round`."""
 
@@ -1203,6 +1835,14 @@ def RsqrtGrad(y: TensorLike, dy: TensorLike, *, T: DType | None = ..., name: str
 
 def SaveV2(prefix: TensorLike, tensor_names: TensorLike, shape_and_slices: TensorLike, tensors: Sequence[TensorLike], *, name: str | None = ...) -> None:
     """TensorFlow op `SaveV2`."""
+
+
+def ScaleAndTranslate(images: TensorLike, size: TensorLike, scale: TensorLike, translation: TensorLike, *, T: DType | None = ..., kernel_type: str | bytes = ..., antialias: bool = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `ScaleAndTranslate`."""
+
+
+def ScaleAndTranslateGrad(grads: TensorLike, original_image: TensorLike, scale: TensorLike, translation: TensorLike, *, T: DType | None = ..., kernel_type: str | bytes = ..., antialias: bool = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `ScaleAndTranslateGrad`."""
 
 
 def ScatterNd(indices: TensorLike, updates: TensorLike, shape: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., bad_indices_policy: str | bytes = ..., name: str | None = ...) -> Tensor:
@@ -1235,6 +1875,10 @@ def Select(condition: TensorLike, t: TensorLike, e: TensorLike, *, T: DType | No
 
 def SelectV2(condition: TensorLike, t: TensorLike, e: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `SelectV2`."""
+
+
+def SelfAdjointEigV2(input: TensorLike, *, compute_v: bool = ..., T: DType | None = ..., name: str | None = ...) -> _SelfAdjointEigV2Output:
+    """TensorFlow op `SelfAdjointEigV2`."""
 
 
 def Selu(features: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
@@ -1309,8 +1953,32 @@ def SoftplusGrad(gradients: TensorLike, features: TensorLike, *, T: DType | None
     """TensorFlow op `SoftplusGrad`."""
 
 
+def Softsign(features: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Softsign`."""
+
+
+def SoftsignGrad(gradients: TensorLike, features: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `SoftsignGrad`."""
+
+
 def SpaceToBatchND(input: TensorLike, block_shape: TensorLike, paddings: TensorLike, *, T: DType | None = ..., Tblock_shape: DType = ..., Tpaddings: DType = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `SpaceToBatchND`."""
+
+
+def SpaceToDepth(input: TensorLike, *, T: DType | None = ..., block_size: int, data_format: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `SpaceToDepth`."""
+
+
+def SparseCross(indices: Sequence[TensorLike], values: Sequence[TensorLike], shapes: Sequence[TensorLike], dense_inputs: Sequence[TensorLike], *, hashed_output: bool, num_buckets: int, hash_key: int, out_type: DType, internal_type: DType, name: str | None = ...) -> _SparseCrossOutput:
+    """TensorFlow op `SparseCross`."""
+
+
+def SparseCrossHashed(indices: Sequence[TensorLike], values: Sequence[TensorLike], shapes: Sequence[TensorLike], dense_inputs: Sequence[TensorLike], num_buckets: TensorLike, strong_hash: TensorLike, salt: TensorLike, *, name: str | None = ...) -> _SparseCrossHashedOutput:
+    """TensorFlow op `SparseCrossHashed`."""
+
+
+def SparseCrossV2(indices: Sequence[TensorLike], values: Sequence[TensorLike], shapes: Sequence[TensorLike], dense_inputs: Sequence[TensorLike], sep: TensorLike, *, name: str | None = ...) -> _SparseCrossV2Output:
+    """TensorFlow op `SparseCrossV2`."""
 
 
 def SparseSoftmaxCrossEntropyWithLogits(features: TensorLike, labels: TensorLike, *, T: DType | None = ..., Tlabels: DType = ..., name: str | None = ...) -> _SparseSoftmaxCrossEntropyWithLogitsOutput:
@@ -1357,6 +2025,66 @@ def StatelessIf(cond: TensorLike, input: Sequence[TensorLike], *, Tcond: DType |
     """TensorFlow op `StatelessIf`."""
 
 
+def StatelessRandomGammaV2(shape: TensorLike, seed: TensorLike, alpha: TensorLike, *, dtype: DType | None = ..., T: DType | None = ..., Tseed: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `StatelessRandomGammaV2`."""
+
+
+def StatelessRandomGammaV3(shape: TensorLike, key: TensorLike, counter: TensorLike, alg: TensorLike, alpha: TensorLike, *, dtype: DType | None = ..., shape_dtype: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `StatelessRandomGammaV3`."""
+
+
+def StatelessRandomGetAlg(*, name: str | None = ...) -> Tensor:
+    """TensorFlow op `StatelessRandomGetAlg`."""
+
+
+def StatelessRandomGetKeyCounter(seed: TensorLike, *, Tseed: DType = ..., name: str | None = ...) -> _StatelessRandomGetKeyCounterOutput:
+    """TensorFlow op `StatelessRandomGetKeyCounter`."""
+
+
+def StatelessRandomGetKeyCounterAlg(seed: TensorLike, *, Tseed: DType = ..., name: str | None = ...) -> _StatelessRandomGetKeyCounterAlgOutput:
+    """TensorFlow op `StatelessRandomGetKeyCounterAlg`."""
+
+
+def StatelessRandomNormal(shape: TensorLike, seed: TensorLike, *, dtype: DType = ..., T: DType = ..., Tseed: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `StatelessRandomNormal`."""
+
+
+def StatelessRandomNormalV2(shape: TensorLike, key: TensorLike, counter: TensorLike, alg: TensorLike, *, dtype: DType = ..., Tshape: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `StatelessRandomNormalV2`."""
+
+
+def StatelessRandomUniform(shape: TensorLike, seed: TensorLike, *, dtype: DType = ..., T: DType = ..., Tseed: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `StatelessRandomUniform`."""
+
+
+def StatelessRandomUniformFullInt(shape: TensorLike, seed: TensorLike, *, dtype: DType = ..., T: DType = ..., Tseed: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `StatelessRandomUniformFullInt`."""
+
+
+def StatelessRandomUniformFullIntV2(shape: TensorLike, key: TensorLike, counter: TensorLike, alg: TensorLike, *, dtype: DType = ..., Tshape: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `StatelessRandomUniformFullIntV2`."""
+
+
+def StatelessRandomUniformInt(shape: TensorLike, seed: TensorLike, minval: TensorLike, maxval: TensorLike, *, dtype: DType | None = ..., T: DType | None = ..., Tseed: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `StatelessRandomUniformInt`."""
+
+
+def StatelessRandomUniformIntV2(shape: TensorLike, key: TensorLike, counter: TensorLike, alg: TensorLike, minval: TensorLike, maxval: TensorLike, *, dtype: DType | None = ..., Tshape: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `StatelessRandomUniformIntV2`."""
+
+
+def StatelessRandomUniformV2(shape: TensorLike, key: TensorLike, counter: TensorLike, alg: TensorLike, *, dtype: DType = ..., Tshape: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `StatelessRandomUniformV2`."""
+
+
+def StatelessTruncatedNormal(shape: TensorLike, seed: TensorLike, *, dtype: DType = ..., T: DType = ..., Tseed: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `StatelessTruncatedNormal`."""
+
+
+def StatelessTruncatedNormalV2(shape: TensorLike, key: TensorLike, counter: TensorLike, alg: TensorLike, *, dtype: DType = ..., Tshape: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `StatelessTruncatedNormalV2`."""
+
+
 def StatelessWhile(input: Sequence[TensorLike], *, cond: Any, body: Any, output_shapes: Sequence[Sequence[int | None] | None] = ..., parallel_iterations: int = ..., name: str | None = ...) -> list[Tensor]:
     """TensorFlow op `StatelessWhile`."""
 
@@ -1381,6 +2109,10 @@ def StridedSliceGrad(shape: TensorLike, begin: TensorLike, end: TensorLike, stri
     """TensorFlow op `StridedSliceGrad`."""
 
 
+def StringFormat(inputs: Sequence[TensorLike], *, template: str | bytes = ..., placeholder: str | bytes = ..., summarize: int = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `StringFormat`."""
+
+
 def StringJoin(inputs: Sequence[TensorLike], *, separator: str | bytes = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `StringJoin`."""
 
@@ -1397,8 +2129,16 @@ def StringNGrams(data: TensorLike, data_splits: TensorLike, *, separator: str | 
     """TensorFlow op `StringNGrams`."""
 
 
+def StringSplit(input: TensorLike, delimiter: TensorLike, *, skip_empty: bool = ..., name: str | None = ...) -> _StringSplitOutput:
+    """TensorFlow op `StringSplit`."""
+
+
 def StringSplitV2(input: TensorLike, sep: TensorLike, *, maxsplit: int = ..., name: str | None = ...) -> _StringSplitV2Output:
     """TensorFlow op `StringSplitV2`."""
+
+
+def StringStrip(input: TensorLike, *, name: str | None = ...) -> Tensor:
+    """TensorFlow op `StringStrip`."""
 
 
 def StringToHashBucketFast(input: TensorLike, *, num_buckets: int, name: str | None = ...) -> Tensor:
@@ -1409,6 +2149,10 @@ def StringToHashBucketStrong(input: TensorLike, *, num_buckets: int, key: Sequen
     """TensorFlow op `StringToHashBucketStrong`."""
 
 
+def StringToNumber(string_tensor: TensorLike, *, out_type: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `StringToNumber`."""
+
+
 def StringUpper(input: TensorLike, *, encoding: str | bytes = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `StringUpper`."""
 
@@ -1417,8 +2161,16 @@ def Sub(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None
     """TensorFlow op `Sub`."""
 
 
+def Substr(input: TensorLike, pos: TensorLike, len: TensorLike, *, T: DType | None = ..., unit: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Substr`."""
+
+
 def Sum(input: TensorLike, reduction_indices: TensorLike, *, keep_dims: bool = ..., T: DType | None = ..., Tidx: DType = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Sum`."""
+
+
+def Svd(input: TensorLike, *, compute_uv: bool = ..., full_matrices: bool = ..., T: DType | None = ..., name: str | None = ...) -> _SvdOutput:
+    """TensorFlow op `Svd`."""
 
 
 def Switch(data: TensorLike, pred: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> _SwitchOutput:
@@ -1553,8 +2305,24 @@ def Transpose(x: TensorLike, perm: TensorLike, *, T: DType | None = ..., Tperm: 
     """TensorFlow op `Transpose`."""
 
 
+def TruncateDiv(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `TruncateDiv`."""
+
+
+def TruncateMod(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `TruncateMod`."""
+
+
+def TruncatedNormal(shape: TensorLike, *, seed: int = ..., seed2: int = ..., dtype: DType, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `TruncatedNormal`."""
+
+
 def UnicodeDecode(input: TensorLike, *, input_encoding: str | bytes, errors: str | bytes = ..., replacement_char: int = ..., replace_control_characters: bool = ..., Tsplits: DType = ..., name: str | None = ...) -> _UnicodeDecodeOutput:
     """TensorFlow op `UnicodeDecode`."""
+
+
+def UnicodeDecodeWithOffsets(input: TensorLike, *, input_encoding: str | bytes, errors: str | bytes = ..., replacement_char: int = ..., replace_control_characters: bool = ..., Tsplits: DType = ..., name: str | None = ...) -> _UnicodeDecodeWithOffsetsOutput:
+    """TensorFlow op `UnicodeDecodeWithOffsets`."""
 
 
 def UnicodeEncode(input_values: TensorLike, input_splits: TensorLike, *, errors: str | bytes = ..., output_encoding: str | bytes, replacement_char: int = ..., Tsplits: DType = ..., name: str | None = ...) -> Tensor:
@@ -1565,12 +2333,24 @@ def Unique(x: TensorLike, *, T: DType | None = ..., out_idx: DType = ..., name: 
     """TensorFlow op `Unique`."""
 
 
+def UniqueV2(x: TensorLike, axis: TensorLike, *, T: DType | None = ..., Taxis: DType = ..., out_idx: DType = ..., name: str | None = ...) -> _UniqueV2Output:
+    """TensorFlow op `UniqueV2`."""
+
+
 def UniqueWithCounts(x: TensorLike, *, T: DType | None = ..., out_idx: DType = ..., name: str | None = ...) -> _UniqueWithCountsOutput:
     """TensorFlow op `UniqueWithCounts`."""
 
 
+def UniqueWithCountsV2(x: TensorLike, axis: TensorLike, *, T: DType | None = ..., Taxis: DType = ..., out_idx: DType = ..., name: str | None = ...) -> _UniqueWithCountsV2Output:
+    """TensorFlow op `UniqueWithCountsV2`."""
+
+
 def Unpack(value: TensorLike, *, num: int, T: DType | None = ..., axis: int = ..., name: str | None = ...) -> list[Tensor]:
     """TensorFlow op `Unpack`."""
+
+
+def UnsortedSegmentJoin(inputs: TensorLike, segment_ids: TensorLike, num_segments: TensorLike, *, separator: str | bytes = ..., Tindices: DType | None = ..., Tnumsegments: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `UnsortedSegmentJoin`."""
 
 
 def UnsortedSegmentMax(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., Tnumsegments: DType = ..., name: str | None = ...) -> Tensor:
@@ -1587,6 +2367,10 @@ def UnsortedSegmentProd(data: TensorLike, segment_ids: TensorLike, num_segments:
 
 def UnsortedSegmentSum(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike, *, T: DType | None = ..., Tindices: DType | None = ..., Tnumsegments: DType = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `UnsortedSegmentSum`."""
+
+
+def UpperBound(sorted_inputs: TensorLike, values: TensorLike, *, T: DType | None = ..., out_type: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `UpperBound`."""
 
 
 def VarHandleOp(*, container: str | bytes = ..., shared_name: str | bytes = ..., debug_name: str | bytes = ..., dtype: DType, shape: Sequence[int | None] | None, allowed_devices: Sequence[str | bytes] = ..., name: str | None = ...) -> Tensor:
@@ -1607,6 +2391,18 @@ def Where(input: TensorLike, *, T: DType = ..., name: str | None = ...) -> Tenso
 
 def While(input: Sequence[TensorLike], *, cond: Any, body: Any, output_shapes: Sequence[Sequence[int | None] | None] = ..., parallel_iterations: int = ..., name: str | None = ...) -> list[Tensor]:
     """TensorFlow op `While`."""
+
+
+def Xdivy(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Xdivy`."""
+
+
+def Xlog1py(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Xlog1py`."""
+
+
+def Xlogy(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Xlogy`."""
 
 
 def ZerosLike(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:

@@ -19,26 +19,42 @@ class _UnicodeDecodeOutput(NamedTuple):
     row_splits: Tensor
     char_values: Tensor
 
+class _UnicodeDecodeWithOffsetsOutput(NamedTuple):
+    row_splits: Tensor
+    char_values: Tensor
+    char_to_byte_starts: Tensor
+
 __all__ = [
     'as_string',
+    'format',
     'join',
     'length',
     'lower',
+    'reduce_join',
     'regex_full_match',
     'regex_replace',
     'static_regex_replace',
     'string_ngrams',
     'string_split_v2',
+    'strip',
+    'substr',
     'to_hash_bucket_fast',
     'to_hash_bucket_strong',
+    'to_number',
     'unicode_decode_raw',
+    'unicode_decode_with_offsets_raw',
     'unicode_encode_raw',
+    'unsorted_segment_join',
     'upper',
 ]
 
 
 def as_string(input: TensorLike, *, T: DType | None = ..., precision: int = ..., scientific: bool = ..., shortest: bool = ..., width: int = ..., fill: str | bytes = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `AsString`."""
+
+
+def format(template: Any, inputs: Any, placeholder: Any = ..., summarize: Any = ..., name: Any = ...) -> Tensor:
+    """The template with each placeholder replaced by the next input, written as TensorFlow writes tensors (op StringFormat): numpy-like brackets, at most `summarize` elements at each end of a dimension (negative: all), strings quoted."""
 
 
 def join(inputs: Sequence[TensorLike], *, separator: str | bytes = ..., name: str | None = ...) -> Tensor:
@@ -53,8 +69,12 @@ def lower(input: TensorLike, *, encoding: str | bytes = ..., name: str | None = 
     """TensorFlow op `StringLower`."""
 
 
-def regex_full_match(input: TensorLike, *, pattern: str | bytes, name: str | None = ...) -> Tensor:
-    """TensorFlow op `StaticRegexFullMatch`."""
+def reduce_join(inputs: Any, axis: Any = ..., keepdims: Any = ..., separator: Any = ..., name: Any = ...) -> Tensor:
+    """Joins the strings along `axis` with `separator` (op ReduceJoin); the first axis listed varies fastest. None joins all of them in row-major order (the axes from last to first, as TensorFlow)."""
+
+
+def regex_full_match(input: Any, pattern: Any, name: Any = ...) -> Tensor:
+    """Whether each string matches the RE2 pattern entirely: a Python string pattern runs StaticRegexFullMatch, a tensor RegexFullMatch."""
 
 
 def regex_replace(input: TensorLike, pattern: TensorLike, rewrite: TensorLike, *, replace_global: bool = ..., name: str | None = ...) -> Tensor:
@@ -73,6 +93,14 @@ def string_split_v2(input: TensorLike, sep: TensorLike, *, maxsplit: int = ..., 
     """TensorFlow op `StringSplitV2`."""
 
 
+def strip(input: TensorLike, *, name: str | None = ...) -> Tensor:
+    """TensorFlow op `StringStrip`."""
+
+
+def substr(input: TensorLike, pos: TensorLike, len: TensorLike, *, T: DType | None = ..., unit: str | bytes = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Substr`."""
+
+
 def to_hash_bucket_fast(input: TensorLike, *, num_buckets: int, name: str | None = ...) -> Tensor:
     """TensorFlow op `StringToHashBucketFast`."""
 
@@ -81,12 +109,24 @@ def to_hash_bucket_strong(input: TensorLike, *, num_buckets: int, key: Sequence[
     """TensorFlow op `StringToHashBucketStrong`."""
 
 
+def to_number(input: Any, out_type: Any = ..., name: Any = ...) -> Tensor:
+    """Parses each string as a number of `out_type` (op StringToNumber): float32, float64, int32 or int64; a string that is not one is an error."""
+
+
 def unicode_decode_raw(input: TensorLike, *, input_encoding: str | bytes, errors: str | bytes = ..., replacement_char: int = ..., replace_control_characters: bool = ..., Tsplits: DType = ..., name: str | None = ...) -> _UnicodeDecodeOutput:
     """TensorFlow op `UnicodeDecode`."""
 
 
+def unicode_decode_with_offsets_raw(input: TensorLike, *, input_encoding: str | bytes, errors: str | bytes = ..., replacement_char: int = ..., replace_control_characters: bool = ..., Tsplits: DType = ..., name: str | None = ...) -> _UnicodeDecodeWithOffsetsOutput:
+    """TensorFlow op `UnicodeDecodeWithOffsets`."""
+
+
 def unicode_encode_raw(input_values: TensorLike, input_splits: TensorLike, *, errors: str | bytes = ..., output_encoding: str | bytes, replacement_char: int = ..., Tsplits: DType = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `UnicodeEncode`."""
+
+
+def unsorted_segment_join(inputs: TensorLike, segment_ids: TensorLike, num_segments: TensorLike, *, separator: str | bytes = ..., Tindices: DType | None = ..., Tnumsegments: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `UnsortedSegmentJoin`."""
 
 
 def upper(input: TensorLike, *, encoding: str | bytes = ..., name: str | None = ...) -> Tensor:

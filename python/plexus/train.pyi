@@ -36,6 +36,7 @@ __all__ = [
     'fused_batch_norm_grad_v3',
     'inv_grad',
     'leaky_relu_grad',
+    'lrn_grad',
     'mirror_pad_grad',
     'reciprocal_grad',
     'relu6_grad',
@@ -44,9 +45,11 @@ __all__ = [
     'resize_nearest_neighbor_grad',
     'resource_apply_gradient_descent',
     'rsqrt_grad',
+    'scale_and_translate_grad',
     'selu_grad',
     'sigmoid_grad',
     'softplus_grad',
+    'softsign_grad',
     'sqrt_grad',
     'strided_slice_grad',
     'tanh_grad',
@@ -85,6 +88,10 @@ def leaky_relu_grad(gradients: TensorLike, features: TensorLike, *, alpha: float
     """TensorFlow op `LeakyReluGrad`."""
 
 
+def lrn_grad(input_grads: TensorLike, input_image: TensorLike, output_image: TensorLike, *, depth_radius: int = ..., bias: float = ..., alpha: float = ..., beta: float = ..., T: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `LRNGrad`."""
+
+
 def mirror_pad_grad(input: TensorLike, paddings: TensorLike, *, T: DType | None = ..., Tpaddings: DType = ..., mode: str | bytes, name: str | None = ...) -> Tensor:
     """TensorFlow op `MirrorPadGrad`."""
 
@@ -117,6 +124,10 @@ def rsqrt_grad(y: TensorLike, dy: TensorLike, *, T: DType | None = ..., name: st
     """TensorFlow op `RsqrtGrad`."""
 
 
+def scale_and_translate_grad(grads: TensorLike, original_image: TensorLike, scale: TensorLike, translation: TensorLike, *, T: DType | None = ..., kernel_type: str | bytes = ..., antialias: bool = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `ScaleAndTranslateGrad`."""
+
+
 def selu_grad(gradients: TensorLike, outputs: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `SeluGrad`."""
 
@@ -127,6 +138,10 @@ def sigmoid_grad(y: TensorLike, dy: TensorLike, *, T: DType | None = ..., name: 
 
 def softplus_grad(gradients: TensorLike, features: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `SoftplusGrad`."""
+
+
+def softsign_grad(gradients: TensorLike, features: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `SoftsignGrad`."""
 
 
 def sqrt_grad(y: TensorLike, dy: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:

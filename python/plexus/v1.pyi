@@ -26,17 +26,32 @@ class _ParseExampleOutput(NamedTuple):
     sparse_shapes: list[Tensor]
     dense_values: list[Tensor]
 
+class _StringSplitOutput(NamedTuple):
+    indices: Tensor
+    values: Tensor
+    shape: Tensor
+
 __all__ = [
     'add',
     'batch_matmul',
     'concat',
+    'diag',
+    'diag_part',
     'div',
     'fused_batch_norm',
     'fused_batch_norm_v2',
     'gather',
+    'in_top_k',
     'inv',
+    'matrix_diag',
+    'matrix_diag_part',
+    'matrix_diag_part_v2',
+    'matrix_diag_v2',
+    'matrix_set_diag',
+    'matrix_set_diag_v2',
     'parse_example',
     'select',
+    'string_split',
     'where',
 ]
 
@@ -51,6 +66,14 @@ def batch_matmul(x: TensorLike, y: TensorLike, *, T: DType | None = ..., adj_x: 
 
 def concat(concat_dim: TensorLike, values: Sequence[TensorLike], *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Concat`."""
+
+
+def diag(diagonal: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `Diag`."""
+
+
+def diag_part(input: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `DiagPart`."""
 
 
 def div(x: TensorLike, y: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
@@ -69,8 +92,36 @@ def gather(params: TensorLike, indices: TensorLike, *, validate_indices: bool = 
     """TensorFlow op `Gather`."""
 
 
+def in_top_k(predictions: TensorLike, targets: TensorLike, *, k: int, T: DType = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `InTopK`."""
+
+
 def inv(x: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Inv`."""
+
+
+def matrix_diag(diagonal: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `MatrixDiag`."""
+
+
+def matrix_diag_part(input: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `MatrixDiagPart`."""
+
+
+def matrix_diag_part_v2(input: TensorLike, k: TensorLike, padding_value: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `MatrixDiagPartV2`."""
+
+
+def matrix_diag_v2(diagonal: TensorLike, k: TensorLike, num_rows: TensorLike, num_cols: TensorLike, padding_value: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `MatrixDiagV2`."""
+
+
+def matrix_set_diag(input: TensorLike, diagonal: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `MatrixSetDiag`."""
+
+
+def matrix_set_diag_v2(input: TensorLike, diagonal: TensorLike, k: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `MatrixSetDiagV2`."""
 
 
 def parse_example(serialized: TensorLike, names: TensorLike, sparse_keys: Sequence[TensorLike], dense_keys: Sequence[TensorLike], dense_defaults: Sequence[TensorLike], *, sparse_types: Sequence[DType], dense_shapes: Sequence[Sequence[int | None] | None], name: str | None = ...) -> _ParseExampleOutput:
@@ -79,6 +130,10 @@ def parse_example(serialized: TensorLike, names: TensorLike, sparse_keys: Sequen
 
 def select(condition: TensorLike, t: TensorLike, e: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `Select`."""
+
+
+def string_split(input: TensorLike, delimiter: TensorLike, *, skip_empty: bool = ..., name: str | None = ...) -> _StringSplitOutput:
+    """TensorFlow op `StringSplit`."""
 
 
 def where(condition: TensorLike, t: TensorLike, e: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:

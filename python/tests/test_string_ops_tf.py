@@ -244,3 +244,16 @@ def test_unicode_decode_with_offsets(errors_mode):
     theirs = tf.raw_ops.UnicodeDecodeWithOffsets(input=tf.constant(words), input_encoding="UTF-8", errors=errors_mode)
     for o, t in zip(ours, theirs):
         np.testing.assert_array_equal(o.numpy(), t.numpy())
+
+
+def test_print_v2_and_print(capfd):
+    R.PrintV2(input=px.constant(b"hello from a graph"), output_stream="stdout", end="!\n")
+    R.PrintV2(input=px.constant(b"to stderr"))
+    x = px.constant(np.array([1.0, 2.0], np.float32))
+    y = R.Print(input=x, data=[np.array([7, 8], np.int32)], message="values: ")
+    np.testing.assert_array_equal(y.numpy(), [1.0, 2.0])
+    out, err = capfd.readouterr()
+    assert "hello from a graph!\n" in out
+    assert "to stderr\n" in err and "values: " in err and "7, 8" in err
+    with pytest.raises(errors.InvalidArgumentError, match="output_stream"):
+        R.PrintV2(input=px.constant(b"x"), output_stream="nowhere")

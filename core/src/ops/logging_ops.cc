@@ -28,7 +28,7 @@ PX_REGISTER_OP(OpDefBuilder("Assert")
 PX_REGISTER_OP(OpDefBuilder("PrintV2")
                    .Input("input: string")
                    .Attr("output_stream: string = \"stderr\"")
-                   .Attr("end: string = \"\\n\"")
+                   .Attr("end: string = \"\n\"")  // a newline, as TensorFlow
                    .SetIsStateful()
                    .SetShapeFn([](InferenceContext& ctx) {
                      if (ctx.input(0).rank_known() && ctx.input(0).rank() != 0) {
