@@ -31,6 +31,9 @@ def _chain(x, w, n):
 # ~15 s (or 40 steps' worth), and reports when KeyboardInterrupt arrives.
 _CHILD = textwrap.dedent("""
     import signal, sys, time
+    # A child started from a background job inherits SIGINT ignored, and
+    # then Python installs no handler: put Python's own in place.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     import numpy as np
     import plexus as px
 
@@ -118,6 +121,7 @@ def test_ctrl_c_stops_a_long_graph_run():
 def test_ctrl_c_outside_a_run_is_a_plain_keyboard_interrupt():
     code = textwrap.dedent("""
         import os, signal
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # as in _CHILD
         import plexus as px
         px.function(lambda x: x * 2.0)(px.constant([1.0]))   # a run installs and removes its handler
         try:
