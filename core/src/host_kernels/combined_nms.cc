@@ -17,23 +17,11 @@
 #include "devices/host_ops.h"
 #include "plexus/graph.h"
 #include "plexus/op_def.h"
+#include "plexus/sdk/non_max_suppression.h"
 #include "plexus/status.h"
 
 namespace plexus {
 namespace {
-
-float Iou(const float* a, const float* b) {
-  const float ymin_a = std::min(a[0], a[2]), xmin_a = std::min(a[1], a[3]);
-  const float ymax_a = std::max(a[0], a[2]), xmax_a = std::max(a[1], a[3]);
-  const float ymin_b = std::min(b[0], b[2]), xmin_b = std::min(b[1], b[3]);
-  const float ymax_b = std::max(b[0], b[2]), xmax_b = std::max(b[1], b[3]);
-  const float area_a = (ymax_a - ymin_a) * (xmax_a - xmin_a);
-  const float area_b = (ymax_b - ymin_b) * (xmax_b - xmin_b);
-  if (area_a <= 0 || area_b <= 0) return 0.0f;
-  const float inter = std::max(std::min(ymax_a, ymax_b) - std::max(ymin_a, ymin_b), 0.0f) *
-                      std::max(std::min(xmax_a, xmax_b) - std::max(xmin_a, xmin_b), 0.0f);
-  return inter / (area_a + area_b - inter);
-}
 
 struct Detection {
   float score = -std::numeric_limits<float>::infinity();
@@ -106,6 +94,10 @@ absl::Status CombinedNms(HostOpContext& ctx) {
     for (int64_t c = 0; c < classes; ++c) {
       const int64_t column = q > 1 ? c : 0;
       auto box = [&](int64_t i) { return box_data + (i * q + column) * 4; };
+      // This class's boxes as one [num_boxes, 4] array, for the IoU the
+      // NonMaxSuppression kernels use (plexus/sdk/non_max_suppression.h).
+      std::vector<float> class_boxes(static_cast<size_t>(num_boxes * 4));
+      for (int64_t i = 0; i < num_boxes; ++i) std::copy_n(box(i), 4, &class_boxes[i * 4]);
       // Highest score first; equal scores by lower box index.
       std::vector<std::pair<float, int64_t>> candidates;
       for (int64_t i = 0; i < num_boxes; ++i) {
@@ -119,7 +111,7 @@ absl::Status CombinedNms(HostOpContext& ctx) {
         if (static_cast<int64_t>(selected.size()) >= size_per_class) break;
         bool keep = true;
         for (size_t j = selected.size(); j-- > 0;) {
-          if (Iou(box(i), box(selected[j])) > iou_threshold) {
+          if (sdk::BoxIou(class_boxes.data(), i, selected[j]) > iou_threshold) {
             keep = false;
             break;
           }

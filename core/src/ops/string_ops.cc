@@ -20,6 +20,21 @@
 namespace plexus {
 namespace {
 
+// The splitting ops: a vector of strings and a scalar separator in, a
+// sparse matrix (indices [n, 2], values [n], dense shape [2]) out.
+absl::Status SplitShape(InferenceContext& ctx, absl::string_view separator) {
+  if (ctx.input(0).rank_known() && ctx.input(0).rank() != 1) {
+    return ctx.Error(absl::StrCat("input must be a vector, got shape ", ctx.input(0).ToString()));
+  }
+  if (ctx.input(1).rank_known() && ctx.input(1).rank() != 0) {
+    return ctx.Error(absl::StrCat(separator, " must be a scalar, got shape ", ctx.input(1).ToString()));
+  }
+  ctx.set_output(0, PartialShape(Shape{-1, 2}));
+  ctx.set_output(1, PartialShape(Shape{-1}));
+  ctx.set_output(2, PartialShape(Shape{2}));
+  return absl::OkStatus();
+}
+
 PX_REGISTER_OP(OpDefBuilder("StringLower")
                    .Input("input: string")
                    .Output("output: string")
@@ -61,18 +76,7 @@ PX_REGISTER_OP(OpDefBuilder("StringSplitV2")
                    .Output("values: string")
                    .Output("shape: int64")
                    .Attr("maxsplit: int = -1")
-                   .SetShapeFn([](InferenceContext& ctx) {
-                     if (ctx.input(0).rank_known() && ctx.input(0).rank() != 1) {
-                       return ctx.Error(absl::StrCat("input must be a vector, got shape ", ctx.input(0).ToString()));
-                     }
-                     if (ctx.input(1).rank_known() && ctx.input(1).rank() != 0) {
-                       return ctx.Error(absl::StrCat("sep must be a scalar, got shape ", ctx.input(1).ToString()));
-                     }
-                     ctx.set_output(0, PartialShape(Shape{-1, 2}));
-                     ctx.set_output(1, PartialShape(Shape{-1}));
-                     ctx.set_output(2, PartialShape(Shape{2}));
-                     return absl::OkStatus();
-                   }));
+                   .SetShapeFn([](InferenceContext& ctx) { return SplitShape(ctx, "sep"); }));
 
 // tf.compat.v1.string_split: splits on any byte of `delimiter`.
 PX_REGISTER_OP(OpDefBuilder("StringSplit")
@@ -82,19 +86,7 @@ PX_REGISTER_OP(OpDefBuilder("StringSplit")
                    .Output("values: string")
                    .Output("shape: int64")
                    .Attr("skip_empty: bool = true")
-                   .SetShapeFn([](InferenceContext& ctx) {
-                     if (ctx.input(0).rank_known() && ctx.input(0).rank() != 1) {
-                       return ctx.Error(absl::StrCat("input must be a vector, got shape ", ctx.input(0).ToString()));
-                     }
-                     if (ctx.input(1).rank_known() && ctx.input(1).rank() != 0) {
-                       return ctx.Error(absl::StrCat("delimiter must be a scalar, got shape ",
-                                                     ctx.input(1).ToString()));
-                     }
-                     ctx.set_output(0, PartialShape(Shape{-1, 2}));
-                     ctx.set_output(1, PartialShape(Shape{-1}));
-                     ctx.set_output(2, PartialShape(Shape{2}));
-                     return absl::OkStatus();
-                   }));
+                   .SetShapeFn([](InferenceContext& ctx) { return SplitShape(ctx, "delimiter"); }));
 
 PX_REGISTER_OP(OpDefBuilder("StringNGrams")
                    .Input("data: string")
