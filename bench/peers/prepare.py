@@ -30,6 +30,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
+import keras_models  # noqa: E402
 
 common.quiet_tensorflow()
 import numpy as np  # noqa: E402
@@ -130,8 +131,9 @@ def main():
     # TensorFlow and tf2onnx; anything else rebuilds it.
     import tf2onnx
 
-    stamp = "%s tf %s tf2onnx %s" % (sha256(os.path.abspath(__file__)), tf.__version__,
-                                     tf2onnx.__version__)
+    stamp = "%s %s tf %s tf2onnx %s" % (
+        sha256(os.path.abspath(__file__)), sha256(os.path.abspath(keras_models.__file__)),
+        tf.__version__, tf2onnx.__version__)
     stamp_file = os.path.join(cache, "stamp")
     old_stamp = open(stamp_file).read() if os.path.exists(stamp_file) else None
     if args.force or old_stamp != stamp:
@@ -159,6 +161,16 @@ def main():
                        [(1, [1, 49, 10]), (64, [64, 49, 10])], "model", None))
     models.append(("hey_snips", os.path.join(common.DATA_DIR, "hey_snips_v3", "hey_snips_3.pb"),
                    "inputs:0", "logits:0", [(40, [40, 40]), (400, [400, 40])], "model", None))
+    for name in keras_models.MODELS:
+        dst = model_path(name)
+        names_file = dst + ".io"
+        if not (os.path.exists(dst) and os.path.exists(names_file)):
+            print("building and freezing %s (Keras, random weights)" % name, flush=True)
+            with open(names_file, "w") as f:
+                f.write(" ".join(keras_models.freeze(name, dst)))
+        inp, fetch = open(names_file).read().split()
+        models.append((name, dst, inp, fetch,
+                       [(b, keras_models.input_shape(name, b)) for b in (1, 8)], "model", None))
     for n in OVERHEAD_SIZES:
         for kind, make in (("chain", chain_graph), ("fan", fan_graph)):
             name = "%s_%d" % (kind, n)
