@@ -64,6 +64,16 @@ struct SessionOptions {
   // (ExecutionInfo says what happened). PLEXUS_DEVICE_GRAPHS=1 or =0 in the
   // environment overrides this.
   bool device_graphs = false;
+  // Feed-shape specialization: when a run feeds a Placeholder whose
+  // declared shape is not fully known (a batch of None, say), the session
+  // builds that signature's executor for the fed shapes, as if the
+  // Placeholder had declared them. Every shape in the graph is then static:
+  // no shape function runs per node and run, the memory plan applies, and
+  // the optimizer fuses what needs static shapes. Each new combination of
+  // fed shapes builds another executor (the cost of a first run), up to this
+  // many per signature; further shapes run on one general executor. 0 turns
+  // it off; PLEXUS_SHAPE_SPECIALIZATIONS=N in the environment overrides it.
+  int max_shape_specializations = 4;
 };
 
 // How the last executor a session built runs its graph.
@@ -158,6 +168,8 @@ class Session {
   mutable std::mutex mu_;
   SessionOptions options_;
   std::map<std::string, CachedExecutor> executors_;
+  // Feed-shape specializations built so far, per signature (without shapes).
+  std::map<std::string, int> specializations_;
   std::vector<std::string> placement_notes_;
   std::vector<std::string> optimizer_log_;
   std::shared_ptr<const Graph> last_run_graph_;

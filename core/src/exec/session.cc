@@ -4,7 +4,9 @@
 #include "absl/strings/str_join.h"
 #include <cstdlib>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
+#include "plexus/graph_import.h"
 #include "exec/executor.h"
 #include "passes/optimizer/graph_util.h"
 #include "passes/optimizer/optimizer.h"
@@ -60,6 +62,14 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Create(Runtime* runtime,
     std::string v = env;
     if (v == "off" || v == "0" || v == "false") options.device_graphs = false;
     if (v == "on" || v == "1" || v == "true") options.device_graphs = true;
+  }
+  if (const char* env = std::getenv("PLEXUS_SHAPE_SPECIALIZATIONS"); env != nullptr && *env != '\0') {
+    int n = 0;
+    if (!absl::SimpleAtoi(env, &n) || n < 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "PLEXUS_SHAPE_SPECIALIZATIONS must be a number >= 0 (0 turns it off), got '", env, "'"));
+    }
+    options.max_shape_specializations = n;
   }
   if (const char* env = std::getenv("PLEXUS_DISABLE_PASSES"); env != nullptr) {
     for (absl::string_view name : absl::StrSplit(env, ',', absl::SkipEmpty())) {
@@ -134,6 +144,46 @@ opt::PassContext PassContextFor(const Executor::Request& request, Runtime* runti
   return ctx;
 }
 
+// The fed shapes a signature's executor may be specialized for: each fed
+// Placeholder (output 0) whose declared shape is not fully known and that
+// the fed value fits, with the value's shape. Empty when none.
+std::vector<std::pair<std::string, Shape>> SpecializableFeeds(const Executor::Request& request,
+                                                              const std::vector<Tensor>& values) {
+  std::vector<std::pair<std::string, Shape>> out;
+  for (size_t i = 0; i < request.feeds.size(); ++i) {
+    const Endpoint& e = request.feeds[i];
+    if (e.node->op != "Placeholder" || e.index != 0 || e.node->output_shapes.empty()) continue;
+    const PartialShape& declared = e.node->output_shapes[0];
+    const Shape& fed = values[i].shape();
+    if (declared.fully_defined() || !values[i].valid()) continue;
+    if (declared.rank_known()) {
+      if (declared.rank() != static_cast<int64_t>(fed.size())) continue;
+      bool fits = true;
+      for (size_t d = 0; d < fed.size(); ++d) fits &= declared.dims()[d] < 0 || declared.dims()[d] == fed[d];
+      if (!fits) continue;
+    }
+    out.emplace_back(e.node->name, fed);
+  }
+  return out;
+}
+
+// A copy of `graph` whose Placeholders in `shapes` declare those shapes.
+absl::StatusOr<std::shared_ptr<const Graph>> WithFedShapes(
+    const Graph& graph, const std::vector<std::pair<std::string, Shape>>& shapes) {
+  tf::GraphDef def = GraphToGraphDef(graph);
+  for (tf::NodeDef& node : *def.mutable_node()) {
+    for (const auto& [name, shape] : shapes) {
+      if (node.name() != name) continue;
+      tf::TensorShapeProto* proto = (*node.mutable_attr())["shape"].mutable_shape();
+      proto->Clear();
+      for (int64_t d : shape) proto->add_dim()->set_size(d);
+    }
+  }
+  PX_ASSIGN_OR_RETURN(std::unique_ptr<Graph> specialized, ImportGraphDef(def, graph.source));
+  specialized->source = graph.source;
+  return std::shared_ptr<const Graph>(std::move(specialized));
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<Tensor>> Session::Run(
@@ -169,6 +219,22 @@ absl::StatusOr<std::vector<Tensor>> Session::Run(
     key_parts.push_back(node->name);
   }
   std::string key = absl::StrJoin(key_parts, ",");
+  // Feed-shape specialization (SessionOptions::max_shape_specializations):
+  // the fed shapes join the key, while this signature has room for them.
+  std::vector<std::pair<std::string, Shape>> fed_shapes;
+  if (options_.max_shape_specializations > 0) fed_shapes = SpecializableFeeds(request, feed_values);
+  const std::string base_key = key;
+  if (!fed_shapes.empty()) {
+    std::string shapes_key = "#";
+    for (const auto& [name, shape] : fed_shapes) absl::StrAppend(&shapes_key, name, "=", absl::StrJoin(shape, "x"), ";");
+    std::lock_guard<std::mutex> lock(mu_);
+    if (executors_.count(key + shapes_key) > 0 ||
+        specializations_[base_key] < options_.max_shape_specializations) {
+      key += shapes_key;
+    } else {
+      fed_shapes.clear();  // full: the general executor
+    }
+  }
 
   std::shared_ptr<Executor> executor;
   {
@@ -177,15 +243,23 @@ absl::StatusOr<std::vector<Tensor>> Session::Run(
     if (it != executors_.end()) {
       executor = it->second.executor;
       last_executor_ = executor;
+      last_run_graph_ = it->second.graph;
     }
   }
   if (executor == nullptr) {
     CachedExecutor entry;
     entry.graph = graph_;
+    if (!fed_shapes.empty()) {
+      PX_ASSIGN_OR_RETURN(entry.graph, WithFedShapes(*graph_, fed_shapes));
+      auto remap = [&](const Endpoint& e) { return Endpoint{entry.graph->FindNode(e.node->name), e.index}; };
+      for (Endpoint& e : request.feeds) e = remap(e);
+      for (Endpoint& e : request.fetches) e = remap(e);
+      for (const Node*& n : request.targets) n = entry.graph->FindNode(n->name);
+    }
     std::vector<std::string> log;
     if (options_.optimizer.enabled) {
-      opt::PassContext ctx = PassContextFor(request, runtime_, device_, *graph_, options_.optimizer);
-      PX_ASSIGN_OR_RETURN(opt::OptimizeResult result, opt::Optimize(*graph_, ctx, options_.optimizer));
+      opt::PassContext ctx = PassContextFor(request, runtime_, device_, *entry.graph, options_.optimizer);
+      PX_ASSIGN_OR_RETURN(opt::OptimizeResult result, opt::Optimize(*entry.graph, ctx, options_.optimizer));
       log = std::move(result.log);
       if (result.graph != nullptr) {
         // The request's endpoints, in the optimized graph (the nodes the
@@ -215,6 +289,7 @@ absl::StatusOr<std::vector<Tensor>> Session::Run(
     // executor and drop ours (try_emplace leaves `entry`, whose graph our
     // executor points into, untouched until then; it dies executor first).
     auto [it, inserted] = executors_.try_emplace(key, std::move(entry));
+    if (inserted && !fed_shapes.empty()) ++specializations_[base_key];
     if (!inserted) {
       executor = it->second.executor;
       last_run_graph_ = it->second.graph;

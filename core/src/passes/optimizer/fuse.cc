@@ -3,6 +3,10 @@
 //     BatchToSpaceND becomes one dilated convolution (atrous.cc);
 //   - an Add of a constant channel vector after a MatMul or NHWC
 //     convolution becomes the BiasAdd it is;
+//   - a Pad of zeros before an NHWC convolution becomes its explicit padding;
+//   - a product by a constant per-channel vector after a convolution or
+//     MatMul with constant weights folds into the weights (Keras 3's
+//     inference batch norm is such a Mul, then an AddV2);
 //   - inference batch norm after a convolution (Conv2D or depthwise) with
 //     constant weights folds into it: filter * s and a BiasAdd of offset - mean * s,
 //     where s = scale / sqrt(variance + epsilon) (float and double);
@@ -15,10 +19,12 @@
 // The fused node takes the name of the last node of the pattern, so its
 // consumers and a fetch of it need no rewiring. Intermediate nodes must have
 // no other consumer and must not be named by the signature.
-#include <optional>
 #include <cmath>
+#include <cstring>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "passes/optimizer/fuse_util.h"
 #include "passes/optimizer/graph_util.h"
 #include "passes/optimizer/optimizer.h"
 #include "plexus/device.h"
@@ -43,54 +49,6 @@ bool DeviceHasKernel(const PassContext& ctx, const std::string& op, DataType dty
     if (ok) return true;
   }
   return false;
-}
-
-std::vector<std::string> DataInputs(const tf::NodeDef& n) {
-  std::vector<std::string> v;
-  for (const std::string& in : n.input()) {
-    if (!ParseInput(in).control) v.push_back(in);
-  }
-  return v;
-}
-
-std::vector<std::string> ControlInputs(const tf::NodeDef& n) {
-  std::vector<std::string> v;
-  for (const std::string& in : n.input()) {
-    if (ParseInput(in).control) v.push_back(in);
-  }
-  return v;
-}
-
-// `n` feeds exactly one data input of one node and nothing else, and the
-// signature does not name it.
-bool SoleConsumer(const NodeIndex& index, const PassContext& ctx, const tf::NodeDef& n, tf::NodeDef** consumer) {
-  if (ctx.protected_nodes.count(n.name()) > 0) return false;
-  const auto& data = index.DataConsumers(n.name());
-  if (data.size() != 1 || !index.ControlConsumers(n.name()).empty()) return false;
-  if (ParseInput(data[0].first->input(data[0].second)).index != 0) return false;
-  *consumer = data[0].first;
-  return true;
-}
-
-std::optional<Tensor> ConstOf(const NodeIndex& index, const PassContext& ctx, const std::string& input) {
-  InputRef ref = ParseInput(input);
-  const tf::NodeDef* n = index.Find(ref.node);
-  if (n == nullptr || n->op() != "Const" || ref.index != 0 || !ControlInputs(*n).empty()) return std::nullopt;
-  if (ctx.fed.count(EndpointKey(n->name(), 0)) > 0) return std::nullopt;  // fed: not constant
-  auto t = TensorFromProto(n->attr().at("value").tensor());
-  if (!t.ok()) return std::nullopt;
-  return *std::move(t);
-}
-
-double At(const Tensor& t, int64_t i) {
-  return t.dtype() == DataType::kDouble ? t.data<double>()[i] : t.data<float>()[i];
-}
-void Set(Tensor& t, int64_t i, double v) {
-  if (t.dtype() == DataType::kDouble) {
-    t.data<double>()[i] = v;
-  } else {
-    t.data<float>()[i] = static_cast<float>(v);
-  }
 }
 
 // Conv2D (constant HWIO filter) -> FusedBatchNorm (inference, constant
@@ -189,39 +147,22 @@ bool FoldBatchNorm(const PassContext& ctx, NodeIndex& index, NameSet& names, tf:
   return true;
 }
 
-// Output channels of a MatMul or NHWC convolution, from its constant
-// weights (-1 when they are not constant or the layout is not NHWC).
-int64_t OutputChannels(const NodeIndex& index, const PassContext& ctx, const tf::NodeDef& producer) {
-  std::vector<std::string> in = DataInputs(producer);
-  if (in.size() != 2) return -1;
-  std::optional<Tensor> w = ConstOf(index, ctx, in[1]);
-  if (!w) return -1;
-  const Shape& s = w->shape();
-  auto attr = [&](const char* name) -> const tf::AttrValue* {
-    auto it = producer.attr().find(name);
-    return it == producer.attr().end() ? nullptr : &it->second;
-  };
-  if (producer.op() == "MatMul") {
-    if (s.size() != 2) return -1;
-    const tf::AttrValue* tb = attr("transpose_b");
-    return tb != nullptr && tb->b() ? s[0] : s[1];
-  }
-  const tf::AttrValue* format = attr("data_format");
-  if ((format != nullptr && format->s() != "NHWC") || s.size() != 4) return -1;
-  return producer.op() == "Conv2D" ? s[3] : s[2] * s[3];
-}
 
 // Add(x, b) where x is a MatMul or NHWC convolution read by nothing else
 // and b a constant vector of its output channels is BiasAdd(x, b), exactly
 // (TensorFlow graphs often write the bias as an Add): rewritten so that
 // the fusions below apply.
-bool BiasAddFromAdd(const PassContext& ctx, NodeIndex& index, tf::NodeDef& add) {
+bool BiasAddFromAdd(const PassContext& ctx, NodeIndex& index, NameSet& names, tf::NodeDef& add) {
   if (add.op() != "Add" && add.op() != "AddV2") return false;
   std::vector<std::string> in = DataInputs(add);
   if (in.size() != 2 || ctx.protected_nodes.count(add.name()) > 0) return false;
   for (int side = 0; side < 2; ++side) {
     tf::NodeDef* producer = index.Find(ParseInput(in[side]).node);
     tf::NodeDef* consumer = nullptr;
+    if (producer != nullptr && producer->op() == "BiasAdd" && ParseInput(in[side]).index == 0) {
+      if (MergeIntoBiasAdd(ctx, index, names, add, *producer, in[1 - side])) return true;
+      continue;
+    }
     if (producer == nullptr || ParseInput(in[side]).index != 0 ||
         (producer->op() != "MatMul" && producer->op() != "Conv2D" && producer->op() != "DepthwiseConv2dNative") ||
         !SoleConsumer(index, ctx, *producer, &consumer) || consumer != &add ||
@@ -230,15 +171,28 @@ bool BiasAddFromAdd(const PassContext& ctx, NodeIndex& index, tf::NodeDef& add) 
     }
     std::optional<Tensor> bias = ConstOf(index, ctx, in[1 - side]);
     const int64_t channels = OutputChannels(index, ctx, *producer);
-    if (!bias || bias->dims() != 1 || channels < 0 || bias->shape()[0] != channels ||
+    // [C], or [1, ..., 1, C] of no higher rank than the output (Keras
+    // writes batch norm's offset that way for some layers).
+    const int64_t out_rank = producer->op() == "MatMul" ? 2 : 4;
+    if (!bias || bias->dims() < 1 || bias->dims() > out_rank || channels < 0 ||
+        bias->num_elements() != channels || bias->shape().back() != channels ||
         bias->dtype() != TypeAttr(*producer, "T")) {
       continue;
+    }
+    std::string bias_input = in[1 - side];
+    if (bias->dims() != 1) {
+      Tensor flat = Tensor::AllocateHost(bias->dtype(), {channels}).value();
+      std::memcpy(flat.raw_data(), bias->raw_data(), flat.nbytes());
+      auto flat_node = MakeConst(names.Unique(absl::StrCat(add.name(), "/bias")), flat, add.device());
+      if (!flat_node.ok()) return false;
+      bias_input = flat_node->name();
+      index.AddNode(*std::move(flat_node));
     }
     tf::NodeDef bias_add = add;
     bias_add.set_op("BiasAdd");
     bias_add.clear_input();
     bias_add.add_input(in[side]);
-    bias_add.add_input(in[1 - side]);
+    bias_add.add_input(bias_input);
     for (const std::string& c : ControlInputs(add)) bias_add.add_input(c);
     (*bias_add.mutable_attr())["data_format"].set_s("NHWC");
     index.ReplaceNode(add, std::move(bias_add));
@@ -331,9 +285,24 @@ absl::StatusOr<bool> FuseOps(tf::GraphDef& def, const PassContext& ctx) {
   NodeIndex index(def);
   // Atrous convolutions first, so the dilated Conv2D fuses below.
   const int atrous = RewriteAtrousConvolutions(def, ctx, index);
+  int pads = 0, scaled = 0;
   {
     const int n = def.node_size();
-    for (int i = 0; i < n; ++i) BiasAddFromAdd(ctx, index, *def.mutable_node(i));
+    for (int i = 0; i < n; ++i) {
+      if (FoldPadIntoConv(ctx, index, *def.mutable_node(i))) ++pads;
+    }
+  }
+  {
+    NameSet names(def);
+    const int n = def.node_size();
+    for (int i = 0; i < n; ++i) {
+      if (FoldChannelScale(ctx, index, names, *def.mutable_node(i))) ++scaled;
+    }
+  }
+  {
+    NameSet names(def);
+    const int n = def.node_size();
+    for (int i = 0; i < n; ++i) BiasAddFromAdd(ctx, index, names, *def.mutable_node(i));
   }
   {
     NameSet names(def);
@@ -348,9 +317,11 @@ absl::StatusOr<bool> FuseOps(tf::GraphDef& def, const PassContext& ctx) {
       if (FuseBiasAdd(ctx, index, *def.mutable_node(i))) ++fused;
     }
   }
-  if (atrous + folded + fused == 0) return false;
+  if (atrous + pads + scaled + folded + fused == 0) return false;
   if (ctx.log) {
-    ctx.log->push_back(absl::StrCat("fuse: ", atrous, " atrous convolutions made dilated, ", folded,
+    ctx.log->push_back(absl::StrCat("fuse: ", atrous, " atrous convolutions made dilated, ", pads,
+                                    " zero pads folded into convolutions, ", scaled,
+                                    " per-channel products folded into filters, ", folded,
                                     " batch norms folded into convolutions, ", fused,
                                     " MatMul/Conv2D/DepthwiseConv2dNative + BiasAdd (+ activation) fused"));
   }

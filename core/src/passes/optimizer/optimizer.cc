@@ -108,6 +108,9 @@ const std::vector<PassInfo>& AllPasses() {
       {"fuse_elementwise", FuseElementwise,
        "trees of elementwise float ops of one shape into one _PlexusFusedElementwise node"},
       {"dead_nodes", RemoveDeadNodes, "remove nodes whose values nobody uses and that have no effects"},
+      // Last: after the passes that create, fold and remove constants.
+      {"const_inputs", MarkConstantInputs,
+       "tell convolutions and products which weights are constants, so their kernels prepare them once"},
   };
   return kPasses;
 }

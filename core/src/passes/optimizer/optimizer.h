@@ -73,6 +73,7 @@ absl::StatusOr<bool> OptimizeLayout(tf::GraphDef& def, const PassContext& ctx);
 absl::StatusOr<bool> FuseOps(tf::GraphDef& def, const PassContext& ctx);
 absl::StatusOr<bool> FuseElementwise(tf::GraphDef& def, const PassContext& ctx);
 absl::StatusOr<bool> RemoveDeadNodes(tf::GraphDef& def, const PassContext& ctx);
+absl::StatusOr<bool> MarkConstantInputs(tf::GraphDef& def, const PassContext& ctx);
 
 // The optimized graph for one signature, or the graph unchanged (as a copy)
 // when no pass applies. A rewritten graph that fails to import is an

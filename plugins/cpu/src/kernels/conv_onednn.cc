@@ -23,6 +23,11 @@
 
 namespace plexus::cpu {
 
+bool ConstantInput(const sdk::Attrs& attrs, int64_t input) {
+  const std::vector<int64_t> inputs = attrs.IntList("_plexus_const_inputs", {});
+  return std::find(inputs.begin(), inputs.end(), input) != inputs.end();
+}
+
 #if defined(PX_CPU_SGEMM_ONEDNN)
 namespace {
 
@@ -317,8 +322,10 @@ bool OneDnnConv::Execute(const ConvGeometry& g, bool depthwise, const float* x, 
       const size_t count = static_cast<size_t>(g.kh * g.kw * (g.c / g.groups) * g.f_out);
       {
         std::lock_guard<std::mutex> lock(entry->mu);
-        if (entry->reordered && entry->filter_copy.size() == count &&
-            std::memcmp(entry->filter_copy.data(), f, count * sizeof(float)) == 0) {
+        if (entry->reordered &&
+            (constant_filter_ ||
+             (entry->filter_copy.size() == count &&
+              std::memcmp(entry->filter_copy.data(), f, count * sizeof(float)) == 0))) {
           reordered = entry->reordered;
         }
       }
@@ -329,7 +336,7 @@ bool OneDnnConv::Execute(const ConvGeometry& g, bool depthwise, const float* x, 
         entry->weight_reorder.execute(stream, src, dst);
         stream.wait();
         std::lock_guard<std::mutex> lock(entry->mu);
-        entry->filter_copy.assign(f, f + count);
+        if (!constant_filter_) entry->filter_copy.assign(f, f + count);
         entry->reordered = reordered;
       }
       weights = reordered->data();

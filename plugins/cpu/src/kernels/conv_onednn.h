@@ -13,6 +13,8 @@
 
 #include <memory>
 
+#include "plexus/sdk/kernel.h"
+
 #include "kernels/conv_im2col.h"
 #include "kernels/fused_epilogue.h"
 
@@ -43,12 +45,25 @@ class OneDnnConv {
   bool RunDepthwise(const ConvGeometry& g, const float* x, const float* f,
                     const Epilogue<float>* epilogue, float* y);
 
+  // The filter is a constant of the graph (the optimizer's
+  // `_plexus_const_inputs`, read by ConstantFilter below): it is reordered
+  // once per geometry and never compared again. Otherwise the last filter
+  // seen is kept and compared with each call's (exact, and cheaper than a
+  // reorder, but it reads the filter twice per call). Set before the first
+  // Run.
+  void set_constant_filter(bool constant) { constant_filter_ = constant; }
+
  private:
   struct Impl;
   bool Execute(const ConvGeometry& g, bool depthwise, const float* x, const float* f,
                const Epilogue<float>* epilogue, float* y);
   std::unique_ptr<Impl> impl_;
+  bool constant_filter_ = false;
 };
+
+// Whether the graph promises that data input `input` of the kernel's node
+// is a constant (the optimizer's `_plexus_const_inputs` attribute).
+bool ConstantInput(const sdk::Attrs& attrs, int64_t input);
 
 }  // namespace plexus::cpu
 

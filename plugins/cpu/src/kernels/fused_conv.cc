@@ -56,6 +56,7 @@ class FusedConv2DKernel : public sdk::OpKernel {
                       filter_format.c_str()));
     }
     window_.Read(attrs, false);
+    onednn_.set_constant_filter(ConstantInput(attrs, 1));
   }
 
   void Compute(sdk::Call& call) override {

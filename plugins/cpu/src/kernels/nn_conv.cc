@@ -40,7 +40,10 @@ void ConvNhwc(const T* x, const T* f, const ConvGeometry& g, T* y) {
 
 class ConvKernel : public sdk::OpKernel {
  public:
-  void Init(sdk::Attrs& attrs) override { window_.Read(attrs, false); }
+  void Init(sdk::Attrs& attrs) override {
+    window_.Read(attrs, false);
+    onednn_.set_constant_filter(ConstantInput(attrs, 1));
+  }
   void Compute(sdk::Call& call) override {
     const sdk::Shape xs = call.input_shape(0), fs = call.input_shape(1);
     const ConvGeometry g = ConvGeometryOf("Conv2D", xs, fs, window_, false);

@@ -1,0 +1,78 @@
+// Helpers shared by the fusion passes (fuse_util.h).
+#include "passes/optimizer/fuse_util.h"
+
+#include "plexus/tensor_proto.h"
+
+namespace plexus::opt {
+
+std::vector<std::string> DataInputs(const tf::NodeDef& n) {
+  std::vector<std::string> v;
+  for (const std::string& in : n.input()) {
+    if (!ParseInput(in).control) v.push_back(in);
+  }
+  return v;
+}
+
+std::vector<std::string> ControlInputs(const tf::NodeDef& n) {
+  std::vector<std::string> v;
+  for (const std::string& in : n.input()) {
+    if (ParseInput(in).control) v.push_back(in);
+  }
+  return v;
+}
+
+// `n` feeds exactly one data input of one node and nothing else, and the
+// signature does not name it.
+bool SoleConsumer(const NodeIndex& index, const PassContext& ctx, const tf::NodeDef& n, tf::NodeDef** consumer) {
+  if (ctx.protected_nodes.count(n.name()) > 0) return false;
+  const auto& data = index.DataConsumers(n.name());
+  if (data.size() != 1 || !index.ControlConsumers(n.name()).empty()) return false;
+  if (ParseInput(data[0].first->input(data[0].second)).index != 0) return false;
+  *consumer = data[0].first;
+  return true;
+}
+
+std::optional<Tensor> ConstOf(const NodeIndex& index, const PassContext& ctx, const std::string& input) {
+  InputRef ref = ParseInput(input);
+  const tf::NodeDef* n = index.Find(ref.node);
+  if (n == nullptr || n->op() != "Const" || ref.index != 0 || !ControlInputs(*n).empty()) return std::nullopt;
+  if (ctx.fed.count(EndpointKey(n->name(), 0)) > 0) return std::nullopt;  // fed: not constant
+  auto t = TensorFromProto(n->attr().at("value").tensor());
+  if (!t.ok()) return std::nullopt;
+  return *std::move(t);
+}
+
+double At(const Tensor& t, int64_t i) {
+  return t.dtype() == DataType::kDouble ? t.data<double>()[i] : t.data<float>()[i];
+}
+void Set(Tensor& t, int64_t i, double v) {
+  if (t.dtype() == DataType::kDouble) {
+    t.data<double>()[i] = v;
+  } else {
+    t.data<float>()[i] = static_cast<float>(v);
+  }
+}
+
+// Output channels of a MatMul or NHWC convolution, from its constant
+// weights (-1 when they are not constant or the layout is not NHWC).
+int64_t OutputChannels(const NodeIndex& index, const PassContext& ctx, const tf::NodeDef& producer) {
+  std::vector<std::string> in = DataInputs(producer);
+  if (in.size() != 2) return -1;
+  std::optional<Tensor> w = ConstOf(index, ctx, in[1]);
+  if (!w) return -1;
+  const Shape& s = w->shape();
+  auto attr = [&](const char* name) -> const tf::AttrValue* {
+    auto it = producer.attr().find(name);
+    return it == producer.attr().end() ? nullptr : &it->second;
+  };
+  if (producer.op() == "MatMul") {
+    if (s.size() != 2) return -1;
+    const tf::AttrValue* tb = attr("transpose_b");
+    return tb != nullptr && tb->b() ? s[0] : s[1];
+  }
+  const tf::AttrValue* format = attr("data_format");
+  if ((format != nullptr && format->s() != "NHWC") || s.size() != 4) return -1;
+  return producer.op() == "Conv2D" ? s[3] : s[2] * s[3];
+}
+
+}  // namespace plexus::opt

@@ -1,0 +1,174 @@
+// The layer patterns Keras 3 exports, through the optimizer: batch norm as
+// Mul and AddV2 of constants after a convolution (with or without its
+// bias), ZeroPadding2D before a strided convolution, the weights marked
+// constant for the kernels, and feed-shape specialization of a graph whose
+// batch is unknown. Each optimized graph must give the unoptimized results.
+#include <string>
+#include <vector>
+
+#include "core/optimizer_graphs.h"
+#include "gtest/gtest.h"
+#include "plexus/plexus.h"
+#include "test_util.h"
+
+namespace plexus {
+namespace {
+
+using ::plexus::testing::CpuRuntime;
+using namespace ::plexus::optimizer_graphs;  // NOLINT: the test graphs' builders
+
+std::string Conv(const std::string& name, const std::string& op, const std::string& x, const std::string& f,
+                 int stride, const std::string& padding) {
+  const std::string s = std::to_string(stride);
+  return "node { name: '" + name + "' op: '" + op + "' input: '" + x + "' input: '" + f +
+         "' attr { key: 'T' value { type: DT_FLOAT } } attr { key: 'strides' value { list { i: 1 i: " + s +
+         " i: " + s + " i: 1 } } } attr { key: 'padding' value { s: '" + padding + "' } } }\n";
+}
+
+// An int32 [4, 2] paddings constant.
+std::string Paddings(const std::string& name, const std::vector<int>& values) {
+  std::string vals;
+  for (int v : values) vals += "int_val: " + std::to_string(v) + " ";
+  return "node { name: '" + name + "' op: 'Const' attr { key: 'dtype' value { type: DT_INT32 } } " +
+         "attr { key: 'value' value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 4 } dim { size: 2 } } " +
+         vals + "} } } }\n";
+}
+
+std::vector<float> Ramp(size_t n, float scale) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = scale * static_cast<float>(static_cast<int>(i % 13) - 6);
+  return v;
+}
+
+const Node* NodeOf(const Outcome& o, const std::string& name) {
+  const Node* n = o.run_graph->FindNode(name);
+  EXPECT_NE(n, nullptr) << name;
+  return n;
+}
+
+TEST(KerasFusion, BatchNormAsMulAndAddFoldsIntoTheConvolution) {
+  auto runtime = CpuRuntime();
+  std::string g =
+      Placeholder("x", {1, 6, 6, 3}) + FloatConst("f", {3, 3, 3, 4}, Ramp(108, 0.05f)) +
+      Conv("conv", "Conv2D", "x", "f", 1, "SAME") +
+      // Keras writes the factor as [C] or [1, 1, 1, C].
+      FloatConst("scale", {1, 1, 1, 4}, {0.5f, 2, -1, 1.5f}) + Binary("mul", "Mul", "conv", "scale") +
+      FloatConst("shift", {4}, {0.1f, -0.3f, 0.2f, 0}) + Binary("add", "AddV2", "mul", "shift") +
+      Unary("y", "Relu6", "add") +
+      // ResNet's layers keep their bias between the convolution and the Mul.
+      FloatConst("f2", {1, 1, 4, 2}, Ramp(8, 0.1f)) + Conv("conv2", "Conv2D", "y", "f2", 1, "VALID") +
+      FloatConst("b2", {2}, {0.25f, -0.5f}) +
+      "node { name: 'bias2' op: 'BiasAdd' input: 'conv2' input: 'b2' attr { key: 'T' value { type: DT_FLOAT } } }\n" +
+      FloatConst("scale2", {2}, {3, -0.5f}) + Binary("mul2", "Mul", "bias2", "scale2") +
+      FloatConst("shift2", {1, 1, 1, 2}, {0.7f, 0.1f}) + Binary("add2", "AddV2", "mul2", "shift2") +
+      Unary("z", "Relu", "add2");
+  Outcome o = RunBoth(runtime.get(), g, {{"x", Random({1, 6, 6, 3}, 31)}}, {"y", "z"});
+  EXPECT_EQ(NodeOf(o, "y")->op, "_FusedConv2D");
+  EXPECT_EQ(NodeOf(o, "z")->op, "_FusedConv2D");
+  EXPECT_EQ(CountOp(*o.run_graph, "Mul"), 0);
+  EXPECT_EQ(CountOp(*o.run_graph, "AddV2"), 0);
+  ExpectNear(o.optimized, o.plain, 1e-5);
+}
+
+TEST(KerasFusion, AProductThatIsNotPerChannelStays) {
+  auto runtime = CpuRuntime();
+  // A factor per row (broadcast over H) and a factor read twice must not fold.
+  std::string g = Placeholder("x", {1, 4, 4, 2}) + FloatConst("f", {1, 1, 2, 4}, Ramp(8, 0.2f)) +
+                  Conv("conv", "Conv2D", "x", "f", 1, "VALID") +
+                  FloatConst("rows", {4, 1, 1}, {1, 2, 3, 4}) + Binary("y", "Mul", "conv", "rows") +
+                  Conv("conv2", "Conv2D", "x", "f", 1, "VALID") + FloatConst("c", {4}, {1, 2, 3, 4}) +
+                  Binary("y2", "Mul", "conv2", "c") + Unary("y3", "Neg", "conv2");
+  Outcome o = RunBoth(runtime.get(), g, {{"x", Random({1, 4, 4, 2}, 32)}}, {"y", "y2", "y3"});
+  EXPECT_EQ(NodeOf(o, "y")->op, "Mul");
+  EXPECT_EQ(NodeOf(o, "y2")->op, "Mul");
+  ExpectNear(o.optimized, o.plain, 1e-5);
+}
+
+TEST(KerasFusion, ZeroPaddingFoldsIntoTheStridedConvolution) {
+  auto runtime = CpuRuntime();
+  std::string g =
+      Placeholder("x", {2, 7, 7, 3}) + Paddings("pads", {0, 0, 0, 1, 1, 2, 0, 0}) +
+      "node { name: 'pad' op: 'Pad' input: 'x' input: 'pads' attr { key: 'T' value { type: DT_FLOAT } } }\n" +
+      FloatConst("f", {3, 3, 3, 4}, Ramp(108, 0.05f)) + Conv("y", "Conv2D", "pad", "f", 2, "VALID") +
+      Paddings("pads2", {0, 0, 1, 1, 1, 1, 0, 0}) +
+      "node { name: 'pad2' op: 'Pad' input: 'x' input: 'pads2' attr { key: 'T' value { type: DT_FLOAT } } }\n" +
+      FloatConst("dw", {3, 3, 3, 1}, Ramp(27, 0.1f)) + Conv("y2", "DepthwiseConv2dNative", "pad2", "dw", 2, "VALID") +
+      // Padding over the channels is not a convolution's padding.
+      Paddings("cpads", {0, 0, 1, 1, 1, 1, 0, 1}) +
+      "node { name: 'pad3' op: 'Pad' input: 'x' input: 'cpads' attr { key: 'T' value { type: DT_FLOAT } } }\n" +
+      FloatConst("f3", {3, 3, 4, 2}, Ramp(72, 0.05f)) + Conv("y3", "Conv2D", "pad3", "f3", 1, "VALID");
+  Outcome o = RunBoth(runtime.get(), g, {{"x", Random({2, 7, 7, 3}, 33)}}, {"y", "y2", "y3"});
+  EXPECT_EQ(CountOp(*o.run_graph, "Pad"), 1);
+  ASSERT_NE(NodeOf(o, "y"), nullptr);
+  EXPECT_EQ(NodeOf(o, "y")->inputs[0].node->name, "x");
+  ExpectNear(o.optimized, o.plain, 1e-5);
+}
+
+TEST(KerasFusion, ConstantWeightsAreMarkedForTheKernels) {
+  auto runtime = CpuRuntime();
+  std::string g = Placeholder("x", {1, 4, 4, 2}) + FloatConst("f", {1, 1, 2, 3}, Ramp(6, 0.3f)) +
+                  Conv("y", "Conv2D", "x", "f", 1, "VALID") + Placeholder("w", {1, 1, 2, 3}) +
+                  Conv("y2", "Conv2D", "x", "w", 1, "VALID");
+  Outcome o = RunBoth(runtime.get(), g, {{"x", Random({1, 4, 4, 2}, 34)}, {"w", Random({1, 1, 2, 3}, 35)}},
+                      {"y", "y2"});
+  const tf::AttrValue* marked = NodeOf(o, "y")->FindAttr("_plexus_const_inputs");
+  ASSERT_NE(marked, nullptr);
+  ASSERT_EQ(marked->list().i_size(), 1);
+  EXPECT_EQ(marked->list().i(0), 1);
+  EXPECT_EQ(NodeOf(o, "y2")->FindAttr("_plexus_const_inputs"), nullptr);
+  ExpectNear(o.optimized, o.plain, 1e-6);
+}
+
+TEST(KerasFusion, AConstantFilterFedWithNewValuesIsNotKept) {
+  // Feeding the filter's Const replaces it: that signature's kernels must
+  // see the fed values, not a filter prepared for the constant.
+  auto runtime = CpuRuntime();
+  std::string g = Placeholder("x", {1, 3, 3, 2}) + FloatConst("f", {2, 2, 2, 2}, Ramp(16, 0.2f)) +
+                  Conv("y", "Conv2D", "x", "f", 1, "VALID");
+  auto session = Session::Create(runtime.get(), Parse(g), SessionOptions{});
+  ASSERT_TRUE(session.ok()) << session.status();
+  Tensor x = Random({1, 3, 3, 2}, 36);
+  auto constant = (*session)->Run({{"x", x}}, {"y"});
+  ASSERT_TRUE(constant.ok()) << constant.status();
+  Tensor zero = *Tensor::AllocateHost(DataType::kFloat, {2, 2, 2, 2});
+  for (int64_t i = 0; i < zero.num_elements(); ++i) zero.data<float>()[i] = 0;
+  auto fed = (*session)->Run({{"x", x}, {"f", zero}}, {"y"});
+  ASSERT_TRUE(fed.ok()) << fed.status();
+  for (int64_t i = 0; i < (*fed)[0].num_elements(); ++i) EXPECT_EQ((*fed)[0].data<float>()[i], 0.0f);
+  auto again = (*session)->Run({{"x", x}}, {"y"});
+  ASSERT_TRUE(again.ok()) << again.status();
+  ExpectNear(*again, *constant, 0);
+}
+
+TEST(KerasFusion, AnUnknownBatchIsSpecializedToTheFedShapes) {
+  auto runtime = CpuRuntime();
+  std::string g = Placeholder("x", {-1, 4, 4, 2}) + FloatConst("f", {3, 3, 2, 3}, Ramp(54, 0.1f)) +
+                  Conv("conv", "Conv2D", "x", "f", 1, "SAME") + Unary("s", "Sigmoid", "conv") +
+                  Binary("y", "Mul", "conv", "s");
+  auto graph = Parse(g);
+  SessionOptions options;
+  options.max_shape_specializations = 2;
+  auto session = Session::Create(runtime.get(), graph, options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  SessionOptions plain_options;
+  plain_options.optimizer.enabled = false;
+  plain_options.max_shape_specializations = 0;
+  auto plain = Session::Create(runtime.get(), graph, plain_options);
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  for (int64_t batch : {1, 3, 2, 1, 5}) {
+    Tensor x = Random({batch, 4, 4, 2}, 40 + static_cast<uint32_t>(batch));
+    auto got = (*session)->Run({{"x", x}}, {"y"});
+    ASSERT_TRUE(got.ok()) << got.status();
+    auto want = (*plain)->Run({{"x", x}}, {"y"});
+    ASSERT_TRUE(want.ok()) << want.status();
+    ExpectNear(*got, *want, 1e-5);
+    const Node* x_node = (*session)->last_run_graph()->FindNode("x");
+    ASSERT_NE(x_node, nullptr);
+    // Batches 1 and 3 got executors of their own; 2 and 5 the general one.
+    const bool specialized = batch == 1 || batch == 3;
+    EXPECT_EQ(x_node->output_shapes[0].fully_defined(), specialized) << "batch " << batch;
+  }
+}
+
+}  // namespace
+}  // namespace plexus
