@@ -50,6 +50,7 @@ struct Options {
   int iters = 100;      // with --seconds: the least number of timed runs
   double seconds = 0;   // when > 0, time about this long (at least --iters runs)
   int max_iters = 100000;
+  int threads = 0;      // SessionOptions::intra_op_threads; 0: automatic
   std::string save_outputs;
 };
 
@@ -63,11 +64,14 @@ void Usage() {
       "usage: plexus_graph_bench --graph FILE.pb --fetch NAME[,NAME...]\n"
       "         [--feed NAME=FILE.npy]... [--input NAME]... [--shape NAME=D0,D1,...]...\n"
       "         [--batch N] [--warmup N] [--iters N] [--seconds S] [--max-iters N]\n"
-      "         [--label TEXT]\n"
+      "         [--label TEXT] [--threads N]\n"
       "         [--plugin FILE] [--device NAME] [--save-outputs DIR]\n"
       "In --shape, the letter B stands for --batch. With --seconds, the number of\n"
       "timed runs fills about S seconds (from the warmup's median), at least --iters\n"
-      "and at most --max-iters. --batch is only a label when every input is fed.\n";
+      "and at most --max-iters. --batch is only a label when every input is fed.\n"
+      "--threads N: each kernel uses at most N threads (SessionOptions::intra_op_threads;\n"
+      "default: the CPUs the process may use). PLEXUS_ADAPTIVE_THREADS=0 keeps the count\n"
+      "fixed while other processes are busy.\n";
 }
 
 std::vector<std::string> Split(const std::string& text, char sep) {
@@ -131,6 +135,8 @@ Options ParseArgs(int argc, char** argv) {
       o.seconds = std::strtod(value.c_str(), nullptr);
     } else if (arg == "--max-iters") {
       o.max_iters = static_cast<int>(ParseInt(value, "--max-iters"));
+    } else if (arg == "--threads") {
+      o.threads = static_cast<int>(ParseInt(value, "--threads"));
     } else if (arg == "--label") {
       o.label = value;
     } else if (arg == "--plugin") {
@@ -148,8 +154,10 @@ Options ParseArgs(int argc, char** argv) {
     Usage();
     Fail("--graph and --fetch are required");
   }
-  if (o.iters < 1 || o.max_iters < 1 || o.warmup < 0 || o.batch < 1 || o.seconds < 0) {
-    Fail("--iters, --max-iters and --batch must be positive, --warmup and --seconds not negative");
+  if (o.iters < 1 || o.max_iters < 1 || o.warmup < 0 || o.batch < 1 || o.seconds < 0 ||
+      o.threads < 0) {
+    Fail("--iters, --max-iters and --batch must be positive, --warmup, --seconds and --threads "
+         "not negative");
   }
   if (o.label.empty()) o.label = o.graph;
   return o;
@@ -303,6 +311,7 @@ int main(int argc, char** argv) {
 
   plexus::SessionOptions session_options;
   session_options.device = o.device;
+  session_options.intra_op_threads = o.threads;
   // PLEXUS_BENCH_TRACE=FILE: also write the timeline of every run (first
   // run included) in Chrome trace format, to see where the time goes.
   const char* trace_path = std::getenv("PLEXUS_BENCH_TRACE");
@@ -368,16 +377,24 @@ int main(int argc, char** argv) {
     notes += (notes.empty() ? "" : "; ") + note;
   }
 
+  // The intra-op budget: as set (or automatic: the usable CPUs), whether it
+  // adapts to other processes' load, and what the last run used.
+  const bool adaptive = session_options.adapt_threads_to_load && plexus::AdaptiveThreadsAllowed();
+  const std::string threads =
+      "intra_op=" + std::to_string(o.threads > 0 ? o.threads : plexus::DefaultIntraOpThreads()) +
+      (o.threads > 0 ? " (--threads)" : " (automatic)") + (adaptive ? " adaptive" : " fixed") +
+      ", last run " + std::to_string((*session)->last_execution_info().intra_op_threads) +
+      "; " + std::to_string(ProcessThreads()) + " threads in the process after the runs";
+
   std::printf(
       "{\"runtime\": \"plexus\", \"label\": \"%s\", \"graph\": \"%s\", \"batch\": %lld, "
       "\"iters\": %d, \"warmup\": %d, \"graph_nodes\": %d, \"first_run_us\": %.2f, "
       "\"median_us\": %.3f, \"p10_us\": %.3f, \"p90_us\": %.3f, \"mean_us\": %.3f, "
-      "\"min_us\": %.3f, \"threads\": \"as built (no thread setting changed); %d threads in "
-      "the process after the runs\", \"placement_notes\": \"%s\"}\n",
+      "\"min_us\": %.3f, \"threads\": \"%s\", \"placement_notes\": \"%s\"}\n",
       JsonEscape(o.label).c_str(), JsonEscape(o.graph).c_str(),
       static_cast<long long>(o.batch), iters, o.warmup, graph->num_nodes(), first_us,
       Quantile(sorted, 0.5), Quantile(sorted, 0.1), Quantile(sorted, 0.9),
-      sum / static_cast<double>(times.size()), sorted.front(), ProcessThreads(),
+      sum / static_cast<double>(times.size()), sorted.front(), JsonEscape(threads).c_str(),
       JsonEscape(notes).c_str());
   return 0;
 }

@@ -36,6 +36,7 @@
 #include "plexus/tensor_dlpack.h"
 #include "plexus/status.h"
 #include "plexus/tensor.h"
+#include "plexus/threads.h"
 
 #include "handles.h"
 
@@ -676,6 +677,20 @@ void px_session_destroy(px_session* session) { delete session; }
 const char* px_session_device_name(const px_session* session) {
   return session == nullptr ? "" : session->device_name.c_str();
 }
+
+px_code px_intra_op_threads_set(int32_t threads, px_status* status) {
+  const char* const fn = __func__;
+  return Guard(fn, status, [&]() -> px_code {
+    if (threads < 0) {
+      return SetStatus(status, PX_STATUS_INVALID_ARGUMENT,
+                       absl::StrCat(fn, ": threads is ", threads, "; use 0 (automatic) or more"));
+    }
+    plexus::SetDefaultIntraOpThreads(threads);
+    return Ok(status);
+  });
+}
+
+int32_t px_intra_op_threads_get(void) { return plexus::DefaultIntraOpThreads(); }
 
 px_code px_session_run(px_session* session, const char* const* feed_names,
                        const px_tensor* const* feed_values, size_t num_feeds,

@@ -17,6 +17,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_replace.h"
 #include "plexus/op_catalog.h"
 #include "plexus/op_coverage.h"
@@ -30,7 +31,7 @@ constexpr char kUsage[] =
     "  plexus devices [--plugin PATH]...\n"
     "      List the plugins found (with their ABI versions) and their devices.\n"
     "  plexus run GRAPH [--input NAME=FILE.npy]... --output NAME... [--init NODE]...\n"
-    "             [--device DEV] [--out DIR] [--plugin PATH]...\n"
+    "             [--device DEV] [--out DIR] [--threads N] [--plugin PATH]...\n"
     "      Import a TensorFlow GraphDef (.pb binary or .pbtxt text), feed the inputs,\n"
     "      run it and print each output. NAME is a node name (output 0) or node:k.\n"
     "      --init runs NODE once first, in the same session (a frozen graph's table\n"
@@ -38,7 +39,7 @@ constexpr char kUsage[] =
     "      With --out, each output is written to DIR/NAME.npy (':' and '/' in NAME\n"
     "      become '_'; DIR is made if missing; strings as NumPy bytes, dtype S).\n"
     "  plexus run SAVEDMODEL_DIR [--signature KEY] [--tag TAG]... [--input KEY=FILE.npy]...\n"
-    "             [--output KEY]... [--device DEV] [--out DIR] [--plugin PATH]...\n"
+    "             [--output KEY]... [--device DEV] [--out DIR] [--threads N] [--plugin PATH]...\n"
     "      Load a TensorFlow SavedModel (a folder holding saved_model.pb), restore its\n"
     "      variables, and run signature KEY (default serving_default) of the\n"
     "      MetaGraphDef whose tag set is the --tag values (default: serve). --input and --output\n"
@@ -58,6 +59,10 @@ constexpr char kUsage[] =
     "                         in Perfetto), a track per device and thread\n"
     "    --memory-stats       print how the run was executed (scheduler, memory plan,\n"
     "                         copies) and each device's memory pool statistics\n"
+    "  --threads N (GraphDefs and SavedModels): each kernel uses at most N threads\n"
+    "      (default: the CPUs this process may use, fewer while other processes keep\n"
+    "      some busy; PLEXUS_ADAPTIVE_THREADS=0 turns that off). Same as\n"
+    "      PLEXUS_INTRA_OP_THREADS=N.\n"
     "  --placement (GraphDefs and SavedModels) prints where each node ran: one line\n"
     "      per node (device, the plugin whose kernel ran it, why it is not on the run's\n"
     "      device), the copies between devices and a summary.\n"
@@ -259,6 +264,7 @@ struct RunArgs {
   bool memory_stats = false;
   bool placement = false;
   bool saved_model = false;  // graph_path is a SavedModel folder
+  int threads = 0;           // --threads; 0: automatic
   std::vector<std::string> disabled_passes;
   std::vector<std::pair<std::string, std::string>> inputs;
   std::vector<std::string> outputs, plugins, init_nodes;
@@ -318,6 +324,11 @@ std::optional<int> ParseRunArgs(int argc, char** argv, RunArgs* args) {
       const char* v = value("--trace");
       if (!v) return Usage("--trace needs a file");
       args->trace_path = v;
+    } else if (arg == "--threads") {
+      const char* v = value("--threads");
+      int n = 0;
+      if (!v || !absl::SimpleAtoi(v, &n) || n < 1) return Usage("--threads needs a count of 1 or more");
+      args->threads = n;
     } else if (arg == "--no-optimize") {
       args->optimize = false;
     } else if (arg == "--memory-stats") {
@@ -357,6 +368,8 @@ void PrintMemoryStats(plexus::Runtime& runtime, const plexus::Session& session) 
   std::printf("memory plan: %lld tensors of %lld bytes in arenas of %lld bytes\n",
               static_cast<long long>(info.planned_tensors), static_cast<long long>(info.planned_tensor_bytes),
               static_cast<long long>(info.arena_bytes));
+  std::printf("threads: %d per kernel in the last run (of %d usable CPUs)\n", info.intra_op_threads,
+              plexus::UsableCpuCount());
   if (info.device_graph_eligible || info.device_graph_note != "off") {
     std::printf("device graph: %s%s%s\n",
                 info.device_graph_recorded ? "recorded" : info.device_graph_eligible ? "eligible" : "not used",
@@ -445,6 +458,7 @@ int MissingOps(const plexus::Runtime& runtime, const std::string& path) {
 int Run(int argc, char** argv) {
   RunArgs args;
   if (std::optional<int> bad = ParseRunArgs(argc, argv, &args)) return *bad;
+  if (args.threads > 0) plexus::SetDefaultIntraOpThreads(args.threads);
   auto runtime = MakeRuntime(args.plugins);
   if (!runtime.ok()) return Fail(runtime.status());
   if (args.saved_model) {

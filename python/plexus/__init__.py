@@ -122,6 +122,30 @@ def device(name: str | None):
         _plexus._set_scope_device(previous)
 
 
+# ---- threads ----------------------------------------------------------------
+
+
+def set_num_threads(threads: int) -> None:
+    """Sets how many threads each kernel may use, process-wide.
+
+    It applies to eager ops and to every session, traced function and
+    imported graph that sets no ``threads`` of its own, from their next run
+    on. ``0`` restores the automatic value: ``PLEXUS_INTRA_OP_THREADS`` when
+    set, else the CPUs this process may use (its CPU affinity, capped by its
+    cgroup CPU quota). Runs use fewer while other processes keep some of
+    those CPUs busy, unless ``PLEXUS_ADAPTIVE_THREADS=0``.
+    """
+    threads = int(threads)
+    if threads < 0:
+        raise ValueError(f"set_num_threads: {threads} threads; use 0 (automatic) or more")
+    _plexus._set_num_threads(threads)
+
+
+def get_num_threads() -> int:
+    """How many threads each kernel may use: the count set, or the automatic value."""
+    return _plexus._num_threads()
+
+
 def _load_entry_point_plugins() -> None:
     # A vendor package declares [project.entry-points."plexus.plugins"]
     # name = "module:attr", where attr is a plugin path or a function

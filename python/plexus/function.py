@@ -6,6 +6,7 @@ import functools
 import itertools
 
 from . import _plexus
+from .graph import _threads_option
 
 _Tensor = _plexus.Tensor
 _GraphTensor = _plexus.GraphTensor
@@ -140,15 +141,19 @@ class function:  # noqa: N801  (used as a decorator, like tf.function)
     and dicts too) become graph inputs; other Python values are baked into
     the graph and are part of the signature. Tensors the function reads
     from its enclosing scope are captured by value when tracing.
+    ``threads`` caps the threads each kernel of the graph uses (None: the
+    process-wide :func:`plexus.set_num_threads` setting).
     """
 
     def __init__(self, fn=None, *, device: str | None = None, optimize: bool = True,
-                 device_graphs: bool = False, input_signature=None):
+                 device_graphs: bool = False, input_signature=None, threads: int | None = None):
         self._fn = fn
         self._input_signature = None if input_signature is None else list(input_signature)
         self._device = device
         self._optimize = optimize
         self._device_graphs = device_graphs
+        self._threads = threads
+        _threads_option(threads)  # refuse a bad count at once
         self._cache: dict = {}
         self._counter = itertools.count()
         if fn is not None:
@@ -157,7 +162,8 @@ class function:  # noqa: N801  (used as a decorator, like tf.function)
     def __call__(self, *args, **kwargs):
         if self._fn is None:  # @function(...) with options
             return function(args[0], device=self._device, optimize=self._optimize,
-                            device_graphs=self._device_graphs, input_signature=self._input_signature)
+                            device_graphs=self._device_graphs, input_signature=self._input_signature,
+                            threads=self._threads)
         concrete, leaves = self._concrete(args, kwargs)
         return concrete._call_flat(leaves)
 
@@ -211,7 +217,7 @@ class function:  # noqa: N801  (used as a decorator, like tf.function)
         graph = _plexus.Graph.from_bytes(trace.graph_def(), f"function '{name}'")
         session = _plexus.Session(graph, device=self._device, optimize=self._optimize,
                                   device_graphs=self._device_graphs, eager_variables=True,
-                                  fetch_to_host=False)
+                                  fetch_to_host=False, threads=_threads_option(self._threads))
         feeds = [f"arg{i}:0" for i in range(len(leaves))]
         input_names = None
         if specs is not None:

@@ -20,6 +20,16 @@ def _load_graph(path_or_bytes) -> _plexus.Graph:
     return _plexus.Graph.from_file(os.fspath(path_or_bytes))
 
 
+def _threads_option(threads) -> int:
+    """SessionOptions::intra_op_threads: None (or 0) means the process-wide setting."""
+    if threads is None:
+        return 0
+    threads = int(threads)
+    if threads < 0:
+        raise ValueError(f"threads is {threads}; use None (the process-wide setting) or 1 or more")
+    return threads
+
+
 def _tensor_name(name: str) -> str:
     return name if ":" in name else f"{name}:0"
 
@@ -27,7 +37,7 @@ def _tensor_name(name: str) -> str:
 class GraphFunction:
     """A graph made callable: feeds in ``inputs`` order, fetches ``outputs``."""
 
-    def __init__(self, graph, inputs=None, outputs=None, device=None, optimize=True):
+    def __init__(self, graph, inputs=None, outputs=None, device=None, optimize=True, threads=None):
         self.graph = graph
         nodes = graph.nodes()
         if inputs is None:
@@ -37,7 +47,8 @@ class GraphFunction:
                        if n["num_consumers"] == 0 and n["output_dtypes"] and n["op"] not in _NOT_OUTPUTS]
         self.inputs = [_tensor_name(n) for n in inputs]
         self.outputs = [_tensor_name(n) for n in outputs]
-        self.session = _plexus.Session(graph, device=device, optimize=optimize)
+        self.session = _plexus.Session(graph, device=device, optimize=optimize,
+                                       threads=_threads_option(threads))
 
     def __call__(self, *args, **kwargs):
         if len(args) > len(self.inputs):
@@ -67,22 +78,26 @@ class GraphFunction:
 
 
 def import_graph_def(path_or_bytes, inputs=None, outputs=None, device: str | None = None,
-                     optimize: bool = True) -> GraphFunction:
+                     optimize: bool = True, threads: int | None = None) -> GraphFunction:
     """Imports a TensorFlow GraphDef (a ``.pb``/``.pbtxt`` path or serialized bytes).
 
     Returns a callable :class:`GraphFunction`. ``inputs`` defaults to the
     graph's placeholders, ``outputs`` to the nodes nothing reads. Errors
     (a malformed file, an unknown op) name the file and the node.
+    ``threads`` caps the threads each kernel uses (None: the process-wide
+    :func:`plexus.set_num_threads` setting).
     """
-    return GraphFunction(_load_graph(path_or_bytes), inputs, outputs, device, optimize)
+    return GraphFunction(_load_graph(path_or_bytes), inputs, outputs, device, optimize, threads)
 
 
 class Session:
     """TensorFlow 1 style: ``Session(graph).run(fetches, feed_dict)``."""
 
-    def __init__(self, graph, device: str | None = None, optimize: bool = True):
+    def __init__(self, graph, device: str | None = None, optimize: bool = True,
+                 threads: int | None = None):
         self.graph = _load_graph(graph.graph if isinstance(graph, GraphFunction) else graph)
-        self._session = _plexus.Session(self.graph, device=device, optimize=optimize)
+        self._session = _plexus.Session(self.graph, device=device, optimize=optimize,
+                                        threads=_threads_option(threads))
 
     def run(self, fetches, feed_dict=None, targets=()):
         single = isinstance(fetches, str)

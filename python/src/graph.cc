@@ -197,8 +197,9 @@ void BindGraph(nb::module_& m) {
 
   nb::class_<PySession>(m, "Session", "Runs a graph: feeds, fetches and targets.")
       .def("__init__", [](PySession* self, const PyGraph& graph, nb::handle device, bool optimize,
-                          bool device_graphs, bool eager_variables, bool fetch_to_host) {
+                          bool device_graphs, bool eager_variables, bool fetch_to_host, int threads) {
         SessionOptions options;
+        options.intra_op_threads = threads;
         // Traced functions see (and update) the variables eager code made.
         if (eager_variables) options.resources = GetEager().resources();
         if (!device.is_none()) options.device = nb::cast<std::string>(device);
@@ -212,7 +213,7 @@ void BindGraph(nb::module_& m) {
         new (self) PySession{Unwrap(std::move(s)), graph.graph};
       }, nb::arg("graph"), nb::arg("device") = nb::none(), nb::arg("optimize") = true,
          nb::arg("device_graphs") = false, nb::arg("eager_variables") = false,
-         nb::arg("fetch_to_host") = true)
+         nb::arg("fetch_to_host") = true, nb::arg("threads") = 0)
       .def("run", [](PySession& s, nb::handle feeds, const std::vector<std::string>& fetches,
                      const std::vector<std::string>& targets) {
         auto feed_values = Feeds(feeds);

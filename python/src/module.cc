@@ -11,6 +11,7 @@
 #include "common.h"
 #include "plexus/op_def.h"
 #include "plexus/plugin_host.h"
+#include "plexus/threads.h"
 
 namespace plexus::python {
 namespace {
@@ -399,6 +400,15 @@ NB_MODULE(_plexus, m) {
     }
   }, nb::arg("device") = nb::none());
   m.def("_eager_cache_size", []() { return GetEager().cache_size(); });
+  m.def("_set_num_threads", [](int threads) {
+    if (threads < 0) {
+      Throw(absl::InvalidArgumentError(
+          absl::StrCat("set_num_threads: ", threads, " threads; use 0 (automatic) or more")));
+    }
+    SetDefaultIntraOpThreads(threads);
+  }, nb::arg("threads"));
+  m.def("_num_threads", []() { return DefaultIntraOpThreads(); });
+  m.def("_usable_cpus", []() { return UsableCpuCount(); });
   m.def("memory_stats", [](const std::string& name) {
     auto d = Unwrap(GetRuntime().FindDevice(name));
     MemoryPoolStats s = d->memory_stats();

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <deque>
 #include <exception>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "graph.pb.h"
@@ -386,6 +387,14 @@ const char* KernelNodeName(PX_KernelContext* ctx) {
   return ctx ? reinterpret_cast<HarnessKernelContext*>(ctx)->node->name.c_str() : "";
 }
 
+// The thread budget: the hardware threads, what a plugin uses without
+// one, so that kernels run as they would on a host of ABI 0.5.
+int32_t IntraOpThreads() {
+  Counters().intra_op_threads_calls++;
+  static const int32_t threads = static_cast<int32_t>(std::max(1u, std::thread::hardware_concurrency()));
+  return threads;
+}
+
 void FillServices(PX_HostServices* s, void* host_context) {
   std::memset(s, 0, sizeof(*s));
   s->struct_size = sizeof(PX_HostServices);
@@ -412,6 +421,7 @@ void FillServices(PX_HostServices* s, void* host_context) {
   s->output_allocate = OutputAllocate;
   s->kernel_node_name = KernelNodeName;
   s->node_attr_string_list = NodeAttrStringList;
+  s->intra_op_threads = IntraOpThreads;
 }
 
 }  // namespace

@@ -61,6 +61,7 @@ struct HostCounters {
   std::atomic<int64_t> statuses_created{0};
   std::atomic<int64_t> statuses_freed{0};
   std::atomic<int64_t> bad_calls{0};  // host services called with bad arguments
+  std::atomic<int64_t> intra_op_threads_calls{0};  // thread budgets asked for (ABI 0.6)
   std::mutex mu;
   std::vector<std::string> bad_call_messages;  // the first few
   std::vector<std::string> log_lines;          // the first few

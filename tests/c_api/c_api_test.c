@@ -624,6 +624,25 @@ static void test_graph_errors(px_runtime* runtime) {
   px_status_destroy(status);
 }
 
+/* The process-wide intra-op budget: set, read back, the addition still runs
+ * with it, 0 restores the automatic value, a negative count is refused. */
+static void test_threads(px_runtime* runtime) {
+  px_status* status = px_status_create();
+  const int32_t automatic = px_intra_op_threads_get();
+  CHECK(automatic >= 1);
+  CHECK_OK(px_intra_op_threads_set(1, status), status);
+  CHECK(px_intra_op_threads_get() == 1);
+  test_addition(runtime);
+  CHECK_OK(px_intra_op_threads_set(3, status), status);
+  CHECK(px_intra_op_threads_get() == 3);
+  CHECK(px_intra_op_threads_set(-2, status) == PX_STATUS_INVALID_ARGUMENT);
+  CHECK(contains(px_status_message(status), "-2"));
+  CHECK(px_intra_op_threads_get() == 3);
+  CHECK_OK(px_intra_op_threads_set(0, status), status);
+  CHECK(px_intra_op_threads_get() == automatic);
+  px_status_destroy(status);
+}
+
 int main(int argc, char** argv) {
   const char* data = getenv("PLEXUS_TEST_DATA");
   px_runtime* runtime;
@@ -650,6 +669,7 @@ int main(int argc, char** argv) {
     test_regression(runtime);
     test_graph_errors(runtime);
     test_gradients(runtime);
+    test_threads(runtime);
     px_runtime_destroy(runtime);
   }
   px_runtime_destroy(NULL);

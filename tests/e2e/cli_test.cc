@@ -43,7 +43,7 @@ TEST(Cli, Devices) {
   Result r = RunCli("devices");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("plugin cpu"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("ABI 0.5"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("ABI 0.6"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("device CPU:0"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("preferred layout NHWC"), std::string::npos) << r.output;
   Result broken = RunCli(std::string("devices --plugin ") + testing::TestPluginPath("wrong_major"));
@@ -119,6 +119,21 @@ TEST(Cli, MemoryStatsShowTheSchedulerThePlanAndThePools) {
   EXPECT_NE(r.output.find("executor: serial scheduler, 0 copy items"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("memory plan: "), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("memory pool CPU:0: "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("threads: "), std::string::npos) << r.output;
+}
+
+TEST(Cli, ThreadsSetsEachKernelsBudget) {
+  std::string dir = TempDir();
+  Tensor x = Tensor::FromVector<float>(DataType::kFloat, {3}, {1, 2, 3});
+  PX_ASSERT_OK(WriteNpy(dir + "/x.npy", x));
+  const std::string run = "run " + Data("tf_graphs/regression_frozen/frozen.pb") + " --input X=" + dir +
+                          "/x.npy --output pred:0 --memory-stats";
+  Result r = RunCli(run + " --threads 1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("threads: 1 per kernel in the last run"), std::string::npos) << r.output;
+  Result bad = RunCli(run + " --threads 0");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.output.find("--threads needs a count of 1 or more"), std::string::npos) << bad.output;
 }
 
 TEST(Cli, PlacementPrintsEveryNodeAndASummary) {

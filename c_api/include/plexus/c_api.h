@@ -273,6 +273,19 @@ PX_C_EXPORT px_code px_session_run(px_session* session,
                                    const char* const* target_names, size_t num_targets,
                                    px_tensor** out_fetches, px_status* status);
 
+/* ---- Threads ----------------------------------------------------------- */
+
+/* The process-wide intra-op thread budget: how many threads each kernel
+ * (a convolution or matrix product on the cpu plugin, say) may use, in every
+ * session and SavedModel from its next run on. 0 restores the automatic
+ * value: PLEXUS_INTRA_OP_THREADS when set, else the CPUs this process may
+ * use (its CPU affinity, capped by its cgroup CPU quota). Runs use fewer
+ * while other processes keep some of those CPUs busy, unless
+ * PLEXUS_ADAPTIVE_THREADS=0. INVALID_ARGUMENT for a negative count. */
+PX_C_EXPORT px_code px_intra_op_threads_set(int32_t threads, px_status* status);
+/* The budget in effect (the count set, or the automatic value); at least 1. */
+PX_C_EXPORT int32_t px_intra_op_threads_get(void);
+
 /* ---- SavedModels ------------------------------------------------------- */
 
 typedef struct px_saved_model px_saved_model;

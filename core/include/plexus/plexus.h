@@ -12,5 +12,6 @@
 #include "plexus/session.h"
 #include "plexus/status.h"
 #include "plexus/tensor.h"
+#include "plexus/threads.h"
 
 #endif  // PLEXUS_PLEXUS_H_

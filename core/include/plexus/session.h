@@ -74,6 +74,17 @@ struct SessionOptions {
   // many per signature; further shapes run on one general executor. 0 turns
   // it off; PLEXUS_SHAPE_SPECIALIZATIONS=N in the environment overrides it.
   int max_shape_specializations = 4;
+  // How many threads each kernel may use (oneDNN's convolutions and
+  // products on the cpu plugin, say). 0: the process default
+  // (SetDefaultIntraOpThreads in plexus/threads.h; automatically the CPUs
+  // this process may use). Independent branches running at the same time
+  // on the inter-op pool share it. See docs/architecture.md, "Threads".
+  int intra_op_threads = 0;
+  // Use at most the CPUs other processes leave free, measured about every
+  // 100 ms (never fewer than 1 thread): a busy neighbour on one core then
+  // costs a core, not a stall of every parallel kernel. False: always the
+  // count above. PLEXUS_ADAPTIVE_THREADS=0 turns it off for every session.
+  bool adapt_threads_to_load = true;
 };
 
 // How the last executor a session built runs its graph.
@@ -88,6 +99,8 @@ struct ExecutionInfo {
   bool device_graph_recorded = false;  // a recording exists
   int64_t device_graph_replays = 0;    // runs that replayed it
   std::string device_graph_note;       // why not, when it does not apply
+  // The intra-op budget of the last run (adapted to load when that is on).
+  int intra_op_threads = 0;
 };
 
 // The cancel flag of the run on this thread, or null. Runs nested in a run
@@ -175,6 +188,7 @@ class Session {
   std::shared_ptr<const Graph> last_run_graph_;
   ExecutionInfo last_execution_info_;
   std::shared_ptr<Executor> last_executor_;  // of the last run
+  std::atomic<int> last_run_threads_{0};     // the last run's intra-op budget
   std::unique_ptr<TraceRecorder> trace_;
   // Variables and other resources, and instantiated functions: they live as
   // long as the session, so state persists across runs.

@@ -3,9 +3,10 @@
 // Eigen's templates.
 #include "base/thread_pool.h"
 
+#include "base/cpu_budget.h"
+
 #define EIGEN_USE_THREADS
 #include <cstdlib>
-#include <thread>
 
 #include <unsupported/Eigen/CXX11/ThreadPool>
 
@@ -25,7 +26,9 @@ int InterOpPool::CurrentThreadId() const { return impl_->pool.CurrentThreadId();
 
 InterOpPool* InterOpPool::Get() {
   static InterOpPool* pool = []() -> InterOpPool* {
-    int n = static_cast<int>(std::thread::hardware_concurrency());
+    // The CPUs this process may use (affinity and cgroup quota), not the
+    // machine's: a container given 2 CPUs of 64 gets a pool of 2.
+    int n = UsableCpus();
     if (const char* env = std::getenv("PLEXUS_INTER_OP_THREADS"); env != nullptr && *env != '\0') {
       n = std::atoi(env);
     }

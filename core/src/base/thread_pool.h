@@ -1,7 +1,7 @@
 // The core's inter-op thread pool: independent branches of a graph run on
 // it while the calling thread runs its own share. One pool per process,
-// created on first use, sized by PLEXUS_INTER_OP_THREADS (default: the
-// number of hardware threads). Internal to the core.
+// created on first use, sized by PLEXUS_INTER_OP_THREADS (default: the CPUs
+// this process may use, UsableCpus in cpu_budget.h). Internal to the core.
 #ifndef PLEXUS_SRC_THREAD_POOL_H_
 #define PLEXUS_SRC_THREAD_POOL_H_
 
@@ -13,7 +13,7 @@ namespace plexus {
 class InterOpPool {
  public:
   // The process's pool, or null when inter-op parallelism is off
-  // (PLEXUS_INTER_OP_THREADS=1, or a single hardware thread).
+  // (PLEXUS_INTER_OP_THREADS=1, or a single usable CPU).
   static InterOpPool* Get();
 
   explicit InterOpPool(int num_threads);

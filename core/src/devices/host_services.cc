@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "base/kernel_threads.h"
 #include "plexus/logging.h"
 #include "plexus/plugin_host.h"
 #include "plexus/tensor_proto.h"
@@ -278,6 +279,9 @@ PX_Status* OutputAllocate(PX_KernelContext* ctx, size_t index, int32_t ndim,
 
 const char* KernelNodeName(PX_KernelContext* ctx) { return ctx ? ctx->node->name.c_str() : ""; }
 
+// The run's share for this thread (base/kernel_threads.h).
+int32_t IntraOpThreads() { return KernelThreads(); }
+
 }  // namespace
 
 void FillHostServices(PX_HostServices* s, void* host_context) {
@@ -306,6 +310,7 @@ void FillHostServices(PX_HostServices* s, void* host_context) {
   s->output_allocate = OutputAllocate;
   s->kernel_node_name = KernelNodeName;
   s->node_attr_string_list = NodeAttrStringList;
+  s->intra_op_threads = IntraOpThreads;
 }
 
 DLTensor KernelInputDescriptor(const Tensor& t, std::vector<std::vector<PX_StringRef>>* string_refs) {

@@ -18,6 +18,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/kernel_threads.h"
 #include "base/thread_pool.h"
 #include "base/trace.h"
 #include "devices/host_services.h"
@@ -84,7 +85,8 @@ struct Executor::ParallelRun {
         slots(e.num_slots_),
         sync(e.num_slots_),
         pending(new std::atomic<int>[e.items_.size()]),
-        events_by_slot(1 + p->num_threads()) {
+        events_by_slot(1 + p->num_threads()),
+        run_threads(KernelThreads()) {
     for (size_t i = 0; i < ex.items_.size(); ++i) pending[i].store(ex.items_[i].pending, std::memory_order_relaxed);
   }
 
@@ -102,6 +104,10 @@ struct Executor::ParallelRun {
   int outstanding = 0;  // tasks handed to the pool and not finished
   absl::Status status;  // the first error
   std::atomic<bool> failed{false};
+  // The run's intra-op budget, shared by the threads running its items at
+  // the same time (`active` of them): each kernel gets run_threads / active.
+  const int run_threads;
+  std::atomic<int> active{0};
 
   void Fail(absl::Status s) {
     std::lock_guard<std::mutex> lock(mu);
@@ -132,10 +138,15 @@ struct Executor::ParallelRun {
   void RunFrom(absl::InlinedVector<int, 16>& stack) {
     const int slot = pool->CurrentThreadId() + 1;  // the caller is slot 0
     std::vector<Tensor> inputs, outputs;
+    active.fetch_add(1, std::memory_order_relaxed);
+    ScopedKernelThreads share(run_threads);
     while (!stack.empty()) {
       const int i = stack.back();
       stack.pop_back();
       if (failed.load(std::memory_order_relaxed)) continue;
+      if (ex.items_[i].kind == Kind::kKernel) {
+        share.Set(run_threads / std::max(1, active.load(std::memory_order_relaxed)));
+      }
       absl::Status s = RunItem(i, slot, inputs, outputs);
       if (!s.ok()) {
         Fail(std::move(s));
@@ -159,6 +170,7 @@ struct Executor::ParallelRun {
       }
       for (int c : item.control_out) ready(c);
     }
+    active.fetch_sub(1, std::memory_order_relaxed);
   }
 
   absl::Status RunItem(int i, int slot, std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {

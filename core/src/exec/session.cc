@@ -12,7 +12,9 @@
 #include "passes/optimizer/optimizer.h"
 #include "exec/session_state.h"
 #include "placer/placer.h"
+#include "base/kernel_threads.h"
 #include "base/trace.h"
+#include "plexus/threads.h"
 #include "plexus/status.h"
 
 namespace plexus {
@@ -38,6 +40,11 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Create(Runtime* runtime,
                                                          SessionOptions options) {
   if (runtime == nullptr || graph == nullptr) {
     return absl::InvalidArgumentError("Session::Create needs a runtime and a graph");
+  }
+  if (options.intra_op_threads < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("SessionOptions::intra_op_threads is ",
+                                                   options.intra_op_threads,
+                                                   "; it must be 0 (automatic) or more"));
   }
   std::shared_ptr<Device> device;
   if (options.device.empty()) {
@@ -296,6 +303,11 @@ absl::StatusOr<std::vector<Tensor>> Session::Run(
     }
     last_executor_ = executor;
   }
+  // The run's intra-op budget, read by the plugins' kernels through the
+  // host service intra_op_threads (base/kernel_threads.h).
+  ScopedKernelThreads threads(ResolveIntraOpThreads(options_.intra_op_threads,
+                                                    options_.adapt_threads_to_load));
+  last_run_threads_.store(CurrentRunThreads(), std::memory_order_relaxed);
   return executor->Run(feed_values, trace_.get());
 }
 
@@ -331,6 +343,7 @@ ExecutionInfo Session::last_execution_info() const {
     info.device_graph_replays = g.replays;
     info.device_graph_note = g.note;
   }
+  info.intra_op_threads = last_run_threads_.load(std::memory_order_relaxed);
   return info;
 }
 

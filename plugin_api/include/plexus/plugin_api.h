@@ -1,4 +1,4 @@
-/* Plexus device plugin ABI, version 0.5.
+/* Plexus device plugin ABI, version 0.6.
  *
  * This header is the whole contract between the Plexus core (the "host") and a
  * device plugin (a shared object loaded at run time). It includes only C
@@ -88,7 +88,7 @@ extern "C" {
 /* ABI version this header describes. A host or plugin built from it speaks
  * every minor from 0 to PX_ABI_VERSION_MINOR of PX_ABI_VERSION_MAJOR. */
 #define PX_ABI_VERSION_MAJOR 0
-#define PX_ABI_VERSION_MINOR 5
+#define PX_ABI_VERSION_MINOR 6
 
 /* Symbols a plugin exports (C linkage, default visibility). */
 #define PX_PLUGIN_PROBE_SYMBOL "PX_PluginProbe"
@@ -324,6 +324,17 @@ typedef struct PX_HostServices {
   PX_Status* (*node_attr_string_list)(const PX_NodeView* node, const char* name,
                                       const char** out_data, size_t* out_sizes,
                                       size_t capacity, size_t* out_count);
+
+  /* [0.6] (test with PX_STRUCT_HAS; may be NULL): how many threads a kernel
+   * computing on the calling thread may use now, at least 1. The host sets
+   * it per kernel: the run's thread budget (the user's setting, reduced to
+   * the CPUs other processes leave free when adaptation is on) divided
+   * among the kernels of the run computing at the same time; eager kernels
+   * get the eager budget. A plugin whose kernels run a thread team (OpenMP,
+   * a pool) sizes the team to it before each compute; it is cheap (a
+   * thread-local read) and valid on any thread, inside or outside compute.
+   * A host without the slot gives no budget: keep the plugin's default. */
+  int32_t (*intra_op_threads)(void);
 } PX_HostServices;
 
 /* ------------------------------------------------------------------------ */

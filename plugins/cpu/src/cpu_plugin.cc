@@ -9,6 +9,7 @@
 #include "cpu_device.h"
 #include "cpu_stream.h"
 #include "kernels/register_kernels.h"
+#include "threading.h"
 #include "plexus/sdk/plugin_sdk.h"
 
 namespace plexus::cpu {
@@ -110,6 +111,9 @@ PX_Status* Initialize(const PX_HostInitArgs* args, PX_PluginTable* out_table) {
     return px_sdk_error(host, PX_CODE_RESOURCE_EXHAUSTED,
                         "out of host memory initializing the cpu plugin");
   }
+  // Kernels size their OpenMP teams to the host's thread budget (ABI 0.6)
+  // when it offers one; otherwise they keep OpenMP's default.
+  if (CanFollowThreadBudget(host)) state->info.before_compute = &ApplyThreadBudget;
   PX_PluginTable table;
   FillTable(abi_minor, state, &table);
   FillSized(out_table, table);

@@ -22,6 +22,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "kernels/conv_onednn_weights.h"
+#include "threading.h"
 #endif
 
 namespace plexus::cpu {
@@ -48,12 +49,15 @@ dnnl::engine& Engine() {
   return engine;
 }
 
+// The geometry, the direction and the team size (primitives keep the
+// thread count they were created with; threading.h).
 using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
-                       int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int>;
+                       int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int,
+                       int>;
 
 Key KeyOf(const ConvGeometry& g, bool depthwise, bool weights) {
   return Key(g.n, g.h, g.w, g.c, g.kh, g.kw, g.f_out, g.oh, g.ow, g.top, g.left, g.sh, g.sw, g.dh,
-             g.dw, g.groups, (depthwise ? 1 : 0) + (weights ? 2 : 0));
+             g.dw, g.groups, (depthwise ? 1 : 0) + (weights ? 2 : 0), TeamSize());
 }
 
 // A 64-byte aligned buffer.

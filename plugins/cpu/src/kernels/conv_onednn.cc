@@ -19,6 +19,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "kernels/conv_onednn_weights.h"
+#include "threading.h"
 #endif
 
 namespace plexus::cpu {
@@ -114,15 +115,19 @@ struct AlignedBuffer {
   }
 };
 
+// The geometry, the epilogue's kind and the team size: a oneDNN primitive
+// keeps the thread count it was created with (its work split and its
+// parallel region's size), so each thread budget (threading.h) gets its own.
 using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
-                       int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int>;
+                       int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int,
+                       int>;
 
 Key KeyOf(const ConvGeometry& g, bool depthwise, const Epilogue<float>* e) {
   int kind = 0;
   if (e != nullptr) kind = 1 + 2 * static_cast<int>(e->act) + (e->batch_norm ? 1 : 0);
   kind = 2 * kind + (depthwise ? 1 : 0);
   return Key(g.n, g.h, g.w, g.c, g.kh, g.kw, g.f_out, g.oh, g.ow, g.top, g.left, g.sh, g.sw, g.dh,
-             g.dw, g.groups, kind);
+             g.dw, g.groups, kind, TeamSize());
 }
 
 }  // namespace

@@ -502,6 +502,8 @@ class OpKernel {
 
   const PX_HostServices* host = nullptr;
   std::string plugin_name = "plugin";
+  // RegistrationInfo::before_compute, copied when the kernel is created.
+  void (*before_compute)(const PX_HostServices* host) = nullptr;
 };
 
 // Runs body and converts exceptions into a status.
@@ -527,7 +529,23 @@ PX_Status* Guard(const PX_HostServices* host, const std::string& plugin_name, Bo
 struct RegistrationInfo {
   const PX_HostServices* host;
   std::string plugin_name;
+  // Optional: called on the computing thread before every compute of the
+  // kernels registered with this info (the cpu plugin sizes its OpenMP team
+  // to IntraOpThreads here). Must not throw.
+  void (*before_compute)(const PX_HostServices* host) = nullptr;
 };
+
+// How many threads a kernel computing on this thread may use now, as the
+// host says (PX_HostServices.intra_op_threads, ABI 0.6); 0 when the host has
+// no such service (older hosts): keep the plugin's own default then.
+inline int32_t IntraOpThreads(const PX_HostServices* host) {
+  if (host == nullptr || !PX_STRUCT_HAS(host, PX_HostServices, intra_op_threads) ||
+      host->intra_op_threads == nullptr) {
+    return 0;
+  }
+  const int32_t n = host->intra_op_threads();
+  return n > 0 ? n : 0;
+}
 
 template <typename K>
 PX_Status* CreateKernel(void* user_data, const PX_NodeView* node, void** out_kernel) {
@@ -537,6 +555,7 @@ PX_Status* CreateKernel(void* user_data, const PX_NodeView* node, void** out_ker
     kernel = std::make_unique<K>();
     kernel->host = info->host;
     kernel->plugin_name = info->plugin_name;
+    kernel->before_compute = info->before_compute;
     Attrs attrs(info->host, node);
     kernel->Init(attrs);
   });
@@ -548,6 +567,7 @@ inline PX_Status* ComputeKernel(void* kernel, PX_KernelContext* ctx, const DLTen
                                 size_t num_inputs, DLTensor* outputs, size_t num_outputs,
                                 PX_Stream* stream) {
   auto* k = static_cast<OpKernel*>(kernel);
+  if (k->before_compute != nullptr) k->before_compute(k->host);
   return Guard(k->host, k->plugin_name, [&] {
     Call call(k->host, ctx, inputs, num_inputs, outputs, num_outputs, stream);
     k->Compute(call);
