@@ -1,6 +1,8 @@
 #include "plexus/graph_import.h"
 
+#include <atomic>
 #include <map>
+#include <memory>
 #include <set>
 
 #include <climits>
@@ -15,6 +17,7 @@
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "google/protobuf/text_format.h"
+#include "ir/static_values.h"
 #include "plexus/logging.h"
 #include "plexus/status.h"
 
@@ -289,18 +292,32 @@ absl::Status ImportNodes(const tf::GraphDef& def, Graph* graph) {
   return absl::OkStatus();
 }
 
+std::atomic<StaticValueFn> static_value_fn{nullptr};  // see static_values.h
+
 absl::Status InferStaticShapes(Graph* graph) {
   PX_ASSIGN_OR_RETURN(std::vector<Node*> order, TopologicalOrder(*graph));
   // Loop back edges are visited before their source: start from unknown.
   for (Node* node : order) {
     node->output_shapes.assign(node->num_outputs(), PartialShape::Unknown());
   }
+  // Small integer values known statically (ir/shape_values.h), by node
+  // (output 0), for the shape functions that read their inputs' values.
+  const StaticValueFn evaluate = GetStaticValueFn();
+  std::map<const Node*, std::shared_ptr<const Tensor>> values;
   for (Node* node : order) {
     std::vector<PartialShape> inputs;
+    std::vector<const Tensor*> input_values;
     for (const Endpoint& in : node->inputs) {
       inputs.push_back(in.node->output_shapes[in.index]);
+      auto it = in.index == 0 ? values.find(in.node) : values.end();
+      input_values.push_back(it == values.end() ? nullptr : it->second.get());
     }
-    InferenceContext ctx(*node, std::move(inputs));
+    if (evaluate != nullptr) {
+      if (std::shared_ptr<const Tensor> value = evaluate(*node, inputs, input_values)) {
+        values.emplace(node, std::move(value));
+      }
+    }
+    InferenceContext ctx(*node, std::move(inputs), std::move(input_values));
     PX_RETURN_IF_ERROR(InferShapes(ctx));
     node->output_shapes = std::move(ctx.outputs());
   }
@@ -333,6 +350,9 @@ absl::Status CheckVersions(const tf::GraphDef& def) {
 }
 
 }  // namespace
+
+void SetStaticValueFn(StaticValueFn fn) { static_value_fn.store(fn); }
+StaticValueFn GetStaticValueFn() { return static_value_fn.load(); }
 
 absl::Status PrepareNode(Node* node) {
   PX_RETURN_IF_ERROR(CheckAttrs(node));
