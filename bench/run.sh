@@ -9,7 +9,13 @@
 #    and plexus_gemm_bench when the tree has it);
 # 3. bench/.cache/: the benchmark graphs, their ONNX conversions and inputs;
 # 4. each case timed in Plexus, TensorFlow, ONNX Runtime and PyTorch;
-# 5. one table per benchmark, and bench/results.json.
+# 5. one table per benchmark, and bench/results.json;
+# 6. the real models (bench/peers/keras_models.py: MobileNetV2/V3Small,
+#    EfficientNetB0, ResNet50, DenseNet121, a transformer encoder; batch 1
+#    and 8) in Plexus, ONNX Runtime and TensorFlow with one thread and with
+#    all threads, then with a busy loop on one core (the slowdown as a
+#    ratio), outputs checked against TensorFlow's, a goal line per model:
+#    bench/peers/models.py, bench/results_models.json.
 #
 # Environment (all optional):
 #   BENCH_THREADS=2        intra-op threads of every peer (Plexus runs as built)
@@ -23,6 +29,8 @@
 #   BENCH_GEMM=0           skip the GEMM benchmark
 #   BENCH_GEMM_ARGS=...    arguments for plexus_gemm_bench
 #   PLEXUS_*               passed to Plexus (e.g. PLEXUS_DISABLE_PASSES) and recorded
+#   BENCH_ONLY=models      only step 6; =contention: only its contention rows
+#   BENCH_CASES=REGEX      step 6: only the cases whose id matches (mobilenet_v2_b1)
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -128,9 +136,19 @@ timed() {
       --benchmark_out="$CACHE/gemm.json" --benchmark_out_format=json || echo "GEMM benchmark failed"
   fi
 }
-export -f timed step
-export PY RAW SECS MIN_ITERS BUILD CACHE GEMM_BIN
-locked "${BENCH_TIMING_LOCK:-}" bash -c timed
-
-step "report"
-"$PY" bench/peers/report.py --raw "$RAW" --meta "$CACHE/meta.json" --out bench/results.json
+models() {
+  step "real models: one thread, all threads, contention"
+  local only=all
+  [ "${BENCH_ONLY:-}" = contention ] && only=contention
+  "$PY" bench/peers/models.py --bin "$ROOT/$BUILD/bin/plexus_graph_bench" --seconds "$SECS" \
+    --cases "${BENCH_CASES:-}" --only "$only" --out bench/results_models.json 2>"$CACHE/models.log" \
+    | grep -v '^{'
+}
+export -f timed step models
+export PY RAW SECS MIN_ITERS BUILD CACHE GEMM_BIN ROOT
+if [ -z "${BENCH_ONLY:-}" ]; then
+  locked "${BENCH_TIMING_LOCK:-}" bash -c timed
+  step "report"
+  "$PY" bench/peers/report.py --raw "$RAW" --meta "$CACHE/meta.json" --out bench/results.json
+fi
+locked "${BENCH_TIMING_LOCK:-}" bash -c models

@@ -170,7 +170,7 @@ def main():
                 f.write(" ".join(keras_models.freeze(name, dst)))
         inp, fetch = open(names_file).read().split()
         models.append((name, dst, inp, fetch,
-                       [(b, keras_models.input_shape(name, b)) for b in (1, 8)], "model", None))
+                       [(b, keras_models.input_shape(name, b)) for b in (1, 8)], "keras", None))
     for n in OVERHEAD_SIZES:
         for kind, make in (("chain", chain_graph), ("fan", fan_graph)):
             name = "%s_%d" % (kind, n)

@@ -158,7 +158,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runtime", choices=sorted(RUNNERS), required=True)
     parser.add_argument("--variant", choices=["default", "noopt"], default="default")
-    parser.add_argument("--group", choices=["all", "model", "overhead"], default="all")
+    parser.add_argument("--group", choices=["all", "model", "overhead", "keras"], default="all")
     parser.add_argument("--seconds", type=float, default=1.0,
                         help="timed seconds per case (after warmup)")
     parser.add_argument("--min-iters", type=int, default=20)
@@ -171,13 +171,13 @@ def main():
         info, make = RUNNERS[args.runtime](args.variant, threads)
     except Exception as e:  # a runtime that cannot load is reported, not fatal
         for case in common.load_cases():
-            if args.group in ("all", case["group"]):
+            if args.group == case["group"] or (args.group == "all" and case["group"] != "keras"):
                 common.emit({"runtime": args.runtime, "variant": args.variant,
                              "label": case["id"], "error": "cannot load: %s" % e},
                             args.out)
         return
     for case in common.load_cases():
-        if args.group not in ("all", case["group"]):
+        if not (args.group == case["group"] or (args.group == "all" and case["group"] != "keras")):
             continue
         record = {"runtime": args.runtime, "variant": args.variant, "label": case["id"],
                   "batch": case["batch"]}

@@ -23,7 +23,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--bin", required=True, help="path of plexus_graph_bench")
     parser.add_argument("--variant", choices=["default", "noopt"], default="default")
-    parser.add_argument("--group", choices=["all", "model", "overhead"], default="all")
+    parser.add_argument("--group", choices=["all", "model", "overhead", "keras"], default="all")
     parser.add_argument("--seconds", type=float, default=1.0)
     parser.add_argument("--min-iters", type=int, default=20)
     parser.add_argument("--warmup", type=int, default=10)
@@ -37,7 +37,7 @@ def main():
     name = "plexus" + ("" if args.variant == "default" else "_noopt")
 
     for case in common.load_cases():
-        if args.group not in ("all", case["group"]):
+        if not (args.group == case["group"] or (args.group == "all" and case["group"] != "keras")):
             continue
         record = {"runtime": "plexus", "variant": args.variant, "label": case["id"],
                   "batch": case["batch"], "env": plexus_env,
