@@ -140,6 +140,32 @@ TEST(KerasFusion, AConstantFilterFedWithNewValuesIsNotKept) {
   ExpectNear(*again, *constant, 0);
 }
 
+TEST(KerasFusion, SmallPowersBecomeProductsThatFuse) {
+  auto runtime = CpuRuntime();
+  // The tanh GELU: 0.5 * x * (1 + tanh(0.7978845608 * (x + 0.044715 * x^3))).
+  std::string g = Placeholder("x", {2, 8}) + FloatConst("three", {}, {3}) + Binary("cube", "Pow", "x", "three") +
+                  FloatConst("k", {}, {0.044715f}) + Binary("kc", "Mul", "cube", "k") +
+                  Binary("inner", "AddV2", "x", "kc") + FloatConst("s", {}, {0.7978845608f}) +
+                  Binary("scaled", "Mul", "inner", "s") + Unary("t", "Tanh", "scaled") +
+                  FloatConst("one", {}, {1}) + Binary("onep", "AddV2", "t", "one") +
+                  Binary("xo", "Mul", "x", "onep") + FloatConst("half", {}, {0.5f}) +
+                  Binary("y", "Mul", "xo", "half") +
+                  FloatConst("two", {}, {2}) + Binary("sq", "Pow", "x", "two") +
+                  Unary("nsq", "Relu", "sq") + FloatConst("other", {}, {2.5f}) +
+                  Binary("p25", "Pow", "x", "other") + Unary("np25", "Relu", "p25");
+  Tensor x = Random({2, 8}, 50);
+  for (int64_t i = 0; i < x.num_elements(); ++i) x.data<float>()[i] = std::fabs(x.data<float>()[i]) + 0.1f;
+  Outcome o = RunBoth(runtime.get(), g, {{"x", x}}, {"y", "nsq", "np25"}, {"fuse_elementwise"});
+  EXPECT_EQ(CountOp(*o.run_graph, "Pow"), 1);  // only x^2.5 stays a Pow
+  EXPECT_GE(CountOp(*o.run_graph, "Square"), 1);  // x^2 and x^3 share one after cse
+  ExpectNear(o.optimized, o.plain, 1e-6);
+  // With elementwise fusion, the whole GELU is one node.
+  Outcome fused = RunBoth(runtime.get(), g, {{"x", x}}, {"y", "nsq", "np25"});
+  EXPECT_EQ(NodeOf(fused, "y")->op, "_PlexusFusedElementwise");
+  EXPECT_EQ(CountOp(*fused.run_graph, "Tanh"), 0);
+  ExpectNear(o.optimized, o.plain, 1e-6);
+}
+
 TEST(KerasFusion, AnUnknownBatchIsSpecializedToTheFedShapes) {
   auto runtime = CpuRuntime();
   std::string g = Placeholder("x", {-1, 4, 4, 2}) + FloatConst("f", {3, 3, 2, 3}, Ramp(54, 0.1f)) +
