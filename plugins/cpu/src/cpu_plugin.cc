@@ -114,6 +114,7 @@ PX_Status* Initialize(const PX_HostInitArgs* args, PX_PluginTable* out_table) {
   // Kernels size their OpenMP teams to the host's thread budget (ABI 0.6)
   // when it offers one; otherwise they keep OpenMP's default.
   if (CanFollowThreadBudget(host)) state->info.before_compute = &ApplyThreadBudget;
+  PinOpenMpRuntime();
   PX_PluginTable table;
   FillTable(abi_minor, state, &table);
   FillSized(out_table, table);

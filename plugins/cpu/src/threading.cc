@@ -8,6 +8,7 @@
 #include "plexus/sdk/kernel.h"
 
 #if defined(_OPENMP)
+#include <dlfcn.h>
 #include <omp.h>
 #endif
 
@@ -50,6 +51,22 @@ void ApplyThreadBudget(const PX_HostServices* host) {
   }
 #else
   (void)host;
+#endif
+}
+
+void PinOpenMpRuntime() {
+#if defined(_OPENMP)
+  static const bool pinned = [] {
+    // The library that defines omp_get_max_threads, opened again with
+    // RTLD_NODELETE: the loader then never unmaps it. RTLD_NOLOAD: it is
+    // loaded already (this plugin links it); nothing new is loaded.
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<void*>(&omp_get_max_threads), &info) == 0 || info.dli_fname == nullptr) {
+      return false;
+    }
+    return dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE) != nullptr;
+  }();
+  (void)pinned;
 #endif
 }
 

@@ -22,6 +22,14 @@ bool CanFollowThreadBudget(const PX_HostServices* host);
 // budget is what this thread last set.
 void ApplyThreadBudget(const PX_HostServices* host);
 
+// Keeps the OpenMP runtime (libgomp) loaded for the rest of the process,
+// even when the host unloads this plugin. Its worker threads outlive every
+// parallel region and spin or sleep inside the library; unloading it under
+// them (a runtime destroyed at exit while a worker is still spinning, which
+// a busy machine makes likely) crashes the process. Called once, when the
+// plugin is initialized; nothing without OpenMP.
+void PinOpenMpRuntime();
+
 // The team size a parallel region started on this thread gets
 // (omp_get_max_threads), 1 without OpenMP. Primitives that fix their
 // team when created (oneDNN's) are cached per this value.
