@@ -11,14 +11,34 @@
 # 4. each case timed in Plexus, TensorFlow, ONNX Runtime and PyTorch;
 # 5. one table per benchmark, and bench/results.json;
 # 6. the real models (bench/peers/keras_models.py: MobileNetV2/V3Small,
-#    EfficientNetB0, ResNet50, DenseNet121, a transformer encoder; batch 1
-#    and 8) in Plexus, ONNX Runtime and TensorFlow with one thread and with
-#    all threads, then with a busy loop on one core (the slowdown as a
-#    ratio), outputs checked against TensorFlow's, a goal line per model:
-#    bench/peers/models.py, bench/results_models.json.
+#    EfficientNetB0, ResNet50, DenseNet121, a transformer encoder; random
+#    weights; batch 1 and 8), bench/peers/models.py, bench/results_models.json:
+#    - Plexus, ONNX Runtime, TensorFlow and PyTorch each with one thread and
+#      with all threads (the thread count is a column of the table). PyTorch
+#      is "torch (onnx2torch)": the tf2onnx model converted by onnx2torch, not
+#      a hand-written module; resnet50 also has "torch (torchvision)",
+#      torchvision's resnet50 given the Keras weights (models.py's header
+#      says how, and why the other models have no such row);
+#    - contention rows: with all threads, Plexus, ONNX Runtime and TensorFlow
+#      again while a child process spins (`while True: pass`) pinned to the
+#      last CPU, reported as the slowdown contended / quiet median;
+#    - each output checked against TensorFlow's: ok when
+#      max|x - tf| <= 1e-3 * max|tf| (softmax outputs of random-weight
+#      models are about 1e-3, so the tolerance is relative to their size);
+#    - goal lines per model case: plexus <= onnxruntime with one thread and
+#      with all threads; plexus slowdown <= 2.5x under contention.
+#
+# Modes:
+#   bash bench/run.sh                                  everything
+#   BENCH_ONLY=models bash bench/run.sh                step 6 only
+#   BENCH_ONLY=contention bash bench/run.sh            step 6's slowdown ratios only
+#   BENCH_CASES='mobilenet_v2|resnet50' bash bench/run.sh   only those cases
+#   BENCH_NO_BUILD=1 BENCH_BUILD_DIR=/abs/build bash bench/run.sh   an existing build
 #
 # Environment (all optional):
-#   BENCH_THREADS=2        intra-op threads of every peer (Plexus runs as built)
+#   BENCH_THREADS=N        steps 4-5: intra-op threads of every peer (default 2;
+#                          Plexus runs as built); step 6: the "all threads" count
+#                          (default: the CPUs this process may use)
 #   BENCH_SECONDS=1        timed seconds per case and runtime, after warmup
 #   BENCH_MIN_ITERS=20     least number of timed runs per case
 #   BENCH_BUILD_DIR=build-bench
@@ -29,8 +49,12 @@
 #   BENCH_GEMM=0           skip the GEMM benchmark
 #   BENCH_GEMM_ARGS=...    arguments for plexus_gemm_bench
 #   PLEXUS_*               passed to Plexus (e.g. PLEXUS_DISABLE_PASSES) and recorded
-#   BENCH_ONLY=models      only step 6; =contention: only its contention rows
-#   BENCH_CASES=REGEX      step 6: only the cases whose id matches (mobilenet_v2_b1)
+#   BENCH_ONLY=models      only step 6; =contention: only its all-thread and
+#                          contended timings (TensorFlow's too, for the checks)
+#   BENCH_CASES=REGEX      only the cases whose id matches (re.search), in steps
+#                          4-6 (ids: mobilenet_v2_b1, resnet50_b8, kws_cnn_s_b64,
+#                          chain_1000_b1, ...); steps 4-5 are skipped when none
+#                          of theirs match, and so is the GEMM benchmark
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -41,6 +65,7 @@ BUILD=${BENCH_BUILD_DIR:-build-bench}
 SECS=${BENCH_SECONDS:-1}
 MIN_ITERS=${BENCH_MIN_ITERS:-20}
 JOBS=${BENCH_JOBS:-2}
+MODEL_THREADS=${BENCH_THREADS:-}   # step 6's "all threads" when set
 export BENCH_THREADS=${BENCH_THREADS:-2}
 export TF_CPP_MIN_LOG_LEVEL=3
 export PYTHONWARNINGS=ignore
@@ -129,7 +154,7 @@ timed() {
     "${args[@]}" >/dev/null 2>>"$CACHE/onnxruntime.log"
   step "torch"
   "$PY" bench/peers/run_peer.py --runtime torch "${args[@]}" >/dev/null 2>"$CACHE/torch.log"
-  if [ -n "$GEMM_BIN" ]; then
+  if [ -n "$GEMM_BIN" ] && [ -z "${BENCH_CASES:-}" ]; then
     step "gemm: $GEMM_BIN"
     # shellcheck disable=SC2086
     "$GEMM_BIN" ${BENCH_GEMM_ARGS:---benchmark_min_time=0.2} \
@@ -138,15 +163,19 @@ timed() {
 }
 models() {
   step "real models: one thread, all threads, contention"
-  local only=all
-  [ "${BENCH_ONLY:-}" = contention ] && only=contention
-  "$PY" bench/peers/models.py --bin "$ROOT/$BUILD/bin/plexus_graph_bench" --seconds "$SECS" \
-    --cases "${BENCH_CASES:-}" --only "$only" --out bench/results_models.json 2>"$CACHE/models.log" \
-    | grep -v '^{'
+  local opts=(--only all)
+  [ "${BENCH_ONLY:-}" = contention ] && opts=(--only contention)
+  [ -n "$MODEL_THREADS" ] && opts+=(--all-threads "$MODEL_THREADS")
+  "$PY" bench/peers/models.py --bin "$BIN" --seconds "$SECS" --cases "${BENCH_CASES:-}" \
+    "${opts[@]}" --out bench/results_models.json 2>"$CACHE/models.log" | grep -v '^{'
 }
+BIN=$(realpath -m "$BUILD/bin/plexus_graph_bench")
+# Steps 4-5 run unless BENCH_ONLY is set or BENCH_CASES matches none of their cases.
+MAIN_CASES=$("$PY" -c 'import sys; sys.path.insert(0, "bench/peers"); import common
+print(sum(common.case_selected(c, "all") for c in common.load_cases()))')
 export -f timed step models
-export PY RAW SECS MIN_ITERS BUILD CACHE GEMM_BIN ROOT
-if [ -z "${BENCH_ONLY:-}" ]; then
+export PY RAW SECS MIN_ITERS BUILD CACHE GEMM_BIN ROOT BIN MODEL_THREADS
+if [ -z "${BENCH_ONLY:-}" ] && [ "$MAIN_CASES" -gt 0 ]; then
   locked "${BENCH_TIMING_LOCK:-}" bash -c timed
   step "report"
   "$PY" bench/peers/report.py --raw "$RAW" --meta "$CACHE/meta.json" --out bench/results.json

@@ -1,6 +1,7 @@
 """Helpers shared by the benchmark scripts: paths, timing and thread settings."""
 import json
 import os
+import re
 import time
 
 import numpy as np
@@ -24,6 +25,15 @@ def quiet_tensorflow():
 def load_cases():
     with open(CASES_FILE) as f:
         return json.load(f)
+
+
+def case_selected(case, group):
+    """Whether run_plexus.py and run_peer.py time `case` for --group GROUP:
+    "all" is every group but "keras" (models.py times those), and
+    BENCH_CASES, a regex searched in the case id, narrows the choice."""
+    if not (group == case["group"] or (group == "all" and case["group"] != "keras")):
+        return False
+    return re.search(os.environ.get("BENCH_CASES", ""), case["id"]) is not None
 
 
 def time_calls(fn, seconds, min_iters, max_iters=100000, warmup=5):

@@ -6,6 +6,8 @@ ratio = peer time / Plexus time (the same statistic: the median, or for the
 executor overhead the per-op slope), so > 1 means Plexus is faster.
 "check" compares each runtime's output with TensorFlow's (default variant)
 for the same input: ok when max |a - b| <= 1e-3 * max(1, max |tf|).
+The Keras models (group "keras") are not here: bench/peers/models.py times
+them and prints their tables (titles in its TITLES).
 """
 import argparse
 import json
@@ -97,6 +99,8 @@ def main():
         if r["label"] in cases and "error" not in r:
             r["max_abs_diff_vs_tf"], r["check"] = check(r, r["label"])
 
+    timed = {label for (_, _, label) in by}  # BENCH_CASES may have left cases out
+
     def median(runtime, variant, label):
         r = by.get((runtime, variant, label))
         return None if r is None or "error" in r else r.get("median_us")
@@ -138,6 +142,8 @@ def main():
             s = slopes[(runtime, variant)]
             row[5] = "-" if (runtime, variant) == ("plexus", "default") else fmt_ratio(
                 s / base if s is not None and base else None)
+        if not rows:
+            continue
         headers = ["runtime", "N=%d us" % lo, "N=%d us" % hi, "us/op (slope)",
                    "us/op (N=%d total/N)" % hi, "ratio", "check (N=%d)" % hi]
         text = "== Executor overhead: %s\n" % title + table(headers, rows)
@@ -155,7 +161,8 @@ def main():
 
     # Models: one table per model, rows by batch and runtime.
     for model, title in MODEL_TITLES.items():
-        ids = sorted((c["batch"], c["id"]) for c in cases.values() if c["model"] == model)
+        ids = sorted((c["batch"], c["id"]) for c in cases.values()
+                     if c["model"] == model and c["id"] in timed)
         if not ids:
             continue
         rows = []

@@ -11,7 +11,7 @@ Variants: "default" runs each runtime as it comes; "noopt" turns its graph
 rewriting off (TensorFlow: grappler and the L1 graph optimizer; ONNX Runtime:
 ORT_DISABLE_ALL), so that every node of the graph runs as a kernel. Every
 runtime gets BENCH_THREADS intra-op threads (default 2) and one inter-op
-thread.
+thread. BENCH_CASES (a regex on case ids) picks cases.
 """
 import argparse
 import os
@@ -166,19 +166,18 @@ def main():
     parser.add_argument("--out", required=True, help="JSON-lines file to append to")
     args = parser.parse_args()
 
+    cases = [c for c in common.load_cases() if common.case_selected(c, args.group)]
+    if not cases:  # nothing to time (BENCH_CASES): do not load the runtime
+        return
     threads = common.threads()
     try:
         info, make = RUNNERS[args.runtime](args.variant, threads)
     except Exception as e:  # a runtime that cannot load is reported, not fatal
-        for case in common.load_cases():
-            if args.group == case["group"] or (args.group == "all" and case["group"] != "keras"):
-                common.emit({"runtime": args.runtime, "variant": args.variant,
-                             "label": case["id"], "error": "cannot load: %s" % e},
-                            args.out)
+        for case in cases:
+            common.emit({"runtime": args.runtime, "variant": args.variant,
+                         "label": case["id"], "error": "cannot load: %s" % e}, args.out)
         return
-    for case in common.load_cases():
-        if not (args.group == case["group"] or (args.group == "all" and case["group"] != "keras")):
-            continue
+    for case in cases:
         record = {"runtime": args.runtime, "variant": args.variant, "label": case["id"],
                   "batch": case["batch"]}
         record.update(info)

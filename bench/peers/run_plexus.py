@@ -5,7 +5,7 @@ per case printed and appended to --out.
 Variant "default" runs Plexus as it is; "noopt" sets PLEXUS_OPTIMIZER=off so
 the session's graph optimizer leaves the graph alone. Other PLEXUS_*
 variables in the environment (e.g. PLEXUS_DISABLE_PASSES) pass through and
-are recorded.
+are recorded. BENCH_CASES (a regex on case ids) picks cases.
 """
 import argparse
 import json
@@ -37,7 +37,7 @@ def main():
     name = "plexus" + ("" if args.variant == "default" else "_noopt")
 
     for case in common.load_cases():
-        if not (args.group == case["group"] or (args.group == "all" and case["group"] != "keras")):
+        if not common.case_selected(case, args.group):
             continue
         record = {"runtime": "plexus", "variant": args.variant, "label": case["id"],
                   "batch": case["batch"], "env": plexus_env,
