@@ -36,8 +36,8 @@
 #   BENCH_NO_BUILD=1 BENCH_BUILD_DIR=/abs/build bash bench/run.sh   an existing build
 #
 # Environment (all optional):
-#   BENCH_THREADS=N        steps 4-5: intra-op threads of every peer (default 2;
-#                          Plexus runs as built); step 6: the "all threads" count
+#   BENCH_THREADS=N        steps 4-5: intra-op threads of every runtime, Plexus
+#                          included (default 2); step 6: the "all threads" count
 #                          (default: the CPUs this process may use)
 #   BENCH_SECONDS=1        timed seconds per case and runtime, after warmup
 #   BENCH_MIN_ITERS=20     least number of timed runs per case

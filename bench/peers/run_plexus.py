@@ -48,7 +48,9 @@ def main():
                "--feed", "%s=%s" % (case["input"], case["input_file"]),
                "--batch", str(case["batch"]), "--label", case["id"],
                "--warmup", str(args.warmup), "--iters", str(args.min_iters),
-               "--seconds", str(args.seconds), "--save-outputs", outdir]
+               "--seconds", str(args.seconds), "--save-outputs", outdir,
+               # The same intra-op threads as every peer (BENCH_THREADS).
+               "--threads", str(common.threads())]
         try:
             proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
             lines = [l for l in proc.stdout.splitlines() if l.startswith("{")]
