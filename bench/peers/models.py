@@ -75,6 +75,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
+import run_peer  # noqa: E402
 import numpy as np  # noqa: E402
 
 common.quiet_tensorflow()
@@ -158,39 +159,17 @@ def time_plexus(binary, case, threads, seconds, min_iters, threads_flag):
 
 # --- The peers, each run by this script's --worker mode in a process of its own
 
-def make_onnxruntime(case, threads):
-    import onnxruntime as ort
+def from_run_peer(runtime):
+    """The peer as run_peer.py builds it for steps 4-5 (the same settings:
+    one inter-op thread, ONNX Runtime sequential and fully optimized,
+    onnx2torch's GraphModule under inference_mode)."""
 
-    if not case.get("onnx"):
-        raise RuntimeError("no ONNX model: %s" % case.get("onnx_error"))
-    so = ort.SessionOptions()
-    so.intra_op_num_threads = threads
-    so.inter_op_num_threads = 1
-    so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    sess = ort.InferenceSession(case["onnx"], so, providers=["CPUExecutionProvider"])
-    name, out = sess.get_inputs()[0].name, sess.get_outputs()[0].name
-    x = np.load(case["input_file"])
-    setting = "onnxruntime %s: intra_op=%d inter_op=1 sequential" % (ort.__version__, threads)
-    return (lambda: sess.run([out], {name: x})[0]), setting
+    def make(case, threads):
+        info, make_case = run_peer.RUNNERS[runtime]("default", threads)
+        fn, _ = make_case(case)
+        return fn, "%s %s: %s" % (runtime, info["version"], info["threads"])
 
-
-def make_tensorflow(case, threads):
-    import tensorflow as tf
-
-    config = tf.compat.v1.ConfigProto(intra_op_parallelism_threads=threads,
-                                      inter_op_parallelism_threads=1)
-    gd = tf.compat.v1.GraphDef()
-    with open(case["graph"], "rb") as f:
-        gd.ParseFromString(f.read())
-    graph = tf.Graph()
-    with graph.as_default():
-        tf.compat.v1.import_graph_def(gd, name="")
-    sess = tf.compat.v1.Session(graph=graph, config=config)
-    fn = sess.make_callable(graph.get_tensor_by_name(case["fetch"]),
-                            feed_list=[graph.get_tensor_by_name(case["input"])])
-    x = np.load(case["input_file"])
-    setting = "tensorflow %s: intra_op=%d inter_op=1" % (tf.__version__, threads)
-    return (lambda: fn(x)), setting
+    return make
 
 
 def torch_threads(threads):
@@ -200,27 +179,6 @@ def torch_threads(threads):
     torch.set_num_interop_threads(1)
     return "torch %s: set_num_threads(%d) set_num_interop_threads(1)" % (torch.__version__,
                                                                          threads)
-
-
-def make_torch(case, threads):
-    """onnx2torch's GraphModule of the tf2onnx model."""
-    import torch
-    from onnx2torch import convert
-
-    import run_peer
-
-    if not case.get("onnx"):
-        raise RuntimeError("no ONNX model: %s" % case.get("onnx_error"))
-    setting = torch_threads(threads)
-    model, _ = run_peer.explicit_same_padding(case["onnx"])
-    module = convert(model).eval()
-    x = torch.from_numpy(np.load(case["input_file"]))
-
-    def run():
-        with torch.inference_mode():
-            return module(x)
-
-    return run, setting + ", onnx2torch GraphModule, eager"
 
 
 def make_torchvision(case, threads):
@@ -323,21 +281,15 @@ def export_weights(graph, path):
     np.savez(path, **w)
 
 
-PEERS = {"onnxruntime": make_onnxruntime, "tensorflow": make_tensorflow,
-         "torch": make_torch, "torchvision": make_torchvision}
-
-
-def to_numpy(value):
-    if hasattr(value, "detach"):
-        value = value.detach().numpy()
-    return np.asarray(value)
+PEERS = {"onnxruntime": from_run_peer("onnxruntime"), "tensorflow": from_run_peer("tensorflow"),
+         "torch": from_run_peer("torch"), "torchvision": make_torchvision}
 
 
 def worker(args):
     case = next(c for c in common.load_cases() if c["id"] == args.case)
     fn, setting = PEERS[args.worker](case, args.threads)
     stats = common.time_calls(fn, args.seconds, args.min_iters, warmup=10)
-    np.save(args.save, to_numpy(fn()))
+    np.save(args.save, run_peer.to_numpy(fn()))
     stats["setting"] = setting
     print(json.dumps(stats), flush=True)
 
