@@ -65,6 +65,51 @@ inline ConvGeometry ConvGeometryOf(const char* op, const sdk::Shape& xs, const s
   return g;
 }
 
+// Whether g's input already is its patch matrix [n*h*w, c]: a 1x1 filter,
+// stride 1, no padding.
+inline bool InputIsPatchMatrix(const ConvGeometry& g) {
+  return g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.top == 0 && g.left == 0 &&
+         g.oh == g.h && g.ow == g.w;
+}
+
+// Rows [r0, r0 + nr) of g's patch matrix [n*oh*ow, kh*kw*c] (a row is one
+// output pixel's receptive field in HWC order, zeros where it falls in the
+// padding) into dst, row-major.
+template <typename T>
+void GatherPatches(const T* x, const ConvGeometry& g, int64_t r0, int64_t nr, T* dst) {
+  const T zero = static_cast<T>(0);
+  for (int64_t r = r0; r < r0 + nr; ++r) {
+    const int64_t b = r / (g.oh * g.ow);
+    const int64_t i = (r / g.ow) % g.oh;
+    const int64_t j = r % g.ow;
+    const int64_t w0 = j * g.sw - g.left;
+    const bool row_inside = g.dw == 1 && w0 >= 0 && w0 + g.kw <= g.w;
+    for (int64_t a = 0; a < g.kh; ++a) {
+      const int64_t ih = i * g.sh - g.top + a * g.dh;
+      if (ih < 0 || ih >= g.h) {
+        std::fill(dst, dst + g.kw * g.c, zero);
+        dst += g.kw * g.c;
+        continue;
+      }
+      const T* src_row = x + ((b * g.h + ih) * g.w) * g.c;
+      if (row_inside) {  // kw * c contiguous input elements
+        std::copy(src_row + w0 * g.c, src_row + (w0 + g.kw) * g.c, dst);
+        dst += g.kw * g.c;
+        continue;
+      }
+      for (int64_t k = 0; k < g.kw; ++k) {
+        const int64_t iw = w0 + k * g.dw;
+        if (iw < 0 || iw >= g.w) {
+          std::fill(dst, dst + g.c, zero);
+        } else {
+          std::copy(src_row + iw * g.c, src_row + (iw + 1) * g.c, dst);
+        }
+        dst += g.c;
+      }
+    }
+  }
+}
+
 // y[n*oh*ow, f_out] = patches[n*oh*ow, kh*kw*c] * filter[kh*kw*c, f_out].
 // `scratch_elements` bounds the patches of one block.
 template <typename T, typename OnBlock>
@@ -74,8 +119,7 @@ void ConvNhwcBlocks(const T* x, const T* f, const ConvGeometry& g, T* y, int64_t
   const int64_t depth = g.kh * g.kw * g.c;
   if (rows == 0 || g.f_out == 0) return;
   const int64_t block = std::max<int64_t>(1, std::min(rows, scratch_elements / std::max<int64_t>(depth, 1)));
-  if (g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.top == 0 && g.left == 0 && g.oh == g.h &&
-      g.ow == g.w) {
+  if (InputIsPatchMatrix(g)) {
     // 1x1, stride 1, no padding: the input already is the patch matrix
     // [n*h*w, c], so one GEMM over every row (a single parallel region of
     // the library, no patch copies), then on_block over the whole output.
@@ -84,40 +128,9 @@ void ConvNhwcBlocks(const T* x, const T* f, const ConvGeometry& g, T* y, int64_t
     return;
   }
   std::vector<T> patches(static_cast<size_t>(block * depth));
-  const T zero = static_cast<T>(0);
   for (int64_t r0 = 0; r0 < rows; r0 += block) {
     const int64_t nr = std::min(block, rows - r0);
-    for (int64_t r = r0; r < r0 + nr; ++r) {
-      const int64_t b = r / (g.oh * g.ow);
-      const int64_t i = (r / g.ow) % g.oh;
-      const int64_t j = r % g.ow;
-      T* dst = patches.data() + (r - r0) * depth;
-      const int64_t w0 = j * g.sw - g.left;
-      const bool row_inside = g.dw == 1 && w0 >= 0 && w0 + g.kw <= g.w;
-      for (int64_t a = 0; a < g.kh; ++a) {
-        const int64_t ih = i * g.sh - g.top + a * g.dh;
-        if (ih < 0 || ih >= g.h) {
-          std::fill(dst, dst + g.kw * g.c, zero);
-          dst += g.kw * g.c;
-          continue;
-        }
-        const T* src_row = x + ((b * g.h + ih) * g.w) * g.c;
-        if (row_inside) {  // kw * c contiguous input elements
-          std::copy(src_row + w0 * g.c, src_row + (w0 + g.kw) * g.c, dst);
-          dst += g.kw * g.c;
-          continue;
-        }
-        for (int64_t k = 0; k < g.kw; ++k) {
-          const int64_t iw = w0 + k * g.dw;
-          if (iw < 0 || iw >= g.w) {
-            std::fill(dst, dst + g.c, zero);
-          } else {
-            std::copy(src_row + iw * g.c, src_row + (iw + 1) * g.c, dst);
-          }
-          dst += g.c;
-        }
-      }
-    }
+    GatherPatches(x, g, r0, nr, patches.data());
     Gemm<T>(false, false, nr, g.f_out, depth, patches.data(), f, y + r0 * g.f_out);
     on_block(y + r0 * g.f_out, nr);
   }

@@ -42,16 +42,45 @@ enum class Force { kNone, kOwn, kOneDnn };
 
 // PX_CPU_CONV=im2col or onednn forces a path for every float convolution
 // (for measurements); unset or anything else: the rule in PreferOneDnn
-// (which today is the same as onednn).
+// (which today is the same as onednn). PX_CPU_CONV=direct and matmul force
+// the form of the oneDNN path (see PreferMatMulForm).
+const char* ConvEnv() {
+  static const char* v = std::getenv("PX_CPU_CONV");
+  return v;
+}
+
 Force ForcedPath() {
   static const Force force = [] {
-    const char* v = std::getenv("PX_CPU_CONV");
+    const char* v = ConvEnv();
     if (v == nullptr) return Force::kNone;
     if (std::strcmp(v, "im2col") == 0) return Force::kOwn;
-    if (std::strcmp(v, "onednn") == 0) return Force::kOneDnn;
+    if (std::strcmp(v, "onednn") == 0 || std::strcmp(v, "direct") == 0 ||
+        std::strcmp(v, "matmul") == 0) {
+      return Force::kOneDnn;
+    }
     return Force::kNone;
   }();
   return force;
+}
+
+// Whether a plain convolution runs as oneDNN's matmul on its patch matrix
+// [n*oh*ow, kh*kw*c] instead of as its convolution primitive. The
+// convolution kernels (brgconv) sweep the whole filter once per image or
+// output row; when the filter is larger than the core's L2 cache and there
+// are few output pixels (ResNet50's last stages: a 9.4 MB filter, 32 output
+// pixels at batch 8), each sweep streams it from memory again, and the
+// layer runs at a third of the speed of one matmul, which reads the packed
+// filter once for all rows (plugins/cpu/README.md has the measurements).
+bool PreferMatMulForm(const ConvGeometry& g, bool depthwise) {
+  if (depthwise || g.groups != 1) return false;
+  if (const char* v = ConvEnv()) {
+    if (std::strcmp(v, "direct") == 0) return false;
+    if (std::strcmp(v, "matmul") == 0) return true;
+  }
+  constexpr int64_t kLargeFilterBytes = int64_t{1} << 20;
+  constexpr int64_t kMaxRows = 512;
+  const int64_t filter_bytes = g.kh * g.kw * g.c * g.f_out * static_cast<int64_t>(sizeof(float));
+  return filter_bytes >= kLargeFilterBytes && g.n * g.oh * g.ow <= kMaxRows;
 }
 
 // Which geometries go to oneDNN: every one it accepts (it beat im2col on
@@ -140,12 +169,18 @@ struct ArgSet {
   memory src, weights, dst, bias, factor, shift, scratch;
   std::vector<float> negated_mean;  // batch norm's bias
   AlignedBuffer scratch_buffer;
+  AlignedBuffer patches;  // the matmul form's patch matrix
 };
 
 // One shape's primitive and its filter in the primitive's layout.
 struct ConvEntry {
   bool ok = false;
-  dnnl::convolution_forward conv;
+  // A convolution primitive, or a matmul one on the patch matrix
+  // (PreferMatMulForm), whose source is the input itself when
+  // InputIsPatchMatrix and otherwise the patches gathered per call.
+  dnnl::primitive prim;
+  bool matmul_form = false;
+  bool gather_patches = false;
   memory::desc src_md, wei_md, dst_md, bias_md, channel_md, scratch_md;
   bool reorder_weights = false;
   dnnl::reorder weight_reorder;
@@ -220,6 +255,44 @@ struct OneDnnConv::Impl {
     return entries.emplace(key, entry).first->second;
   }
 
+  // The epilogue as post-ops on the primitive's destination: the bias is
+  // the primitive's own argument, then batch norm and the activation.
+  static dnnl::post_ops PostOps(const Epilogue<float>* e, ConvEntry* entry) {
+    dnnl::post_ops ops;
+    if (e != nullptr && e->batch_norm) {
+      // (conv - mean) * factor + offset, in the reference's order: the
+      // bias is -mean.
+      entry->batch_norm = true;
+      ops.append_binary(dnnl::algorithm::binary_mul, entry->channel_md);
+      ops.append_binary(dnnl::algorithm::binary_add, entry->channel_md);
+    }
+    if (e != nullptr) {
+      using sdk::FusedActivation;
+      switch (e->act) {
+        case FusedActivation::kNone: break;
+        case FusedActivation::kRelu:
+          ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
+          break;
+        case FusedActivation::kRelu6:
+          ops.append_eltwise(1.f, dnnl::algorithm::eltwise_clip, 0.f, 6.f);
+          break;
+        case FusedActivation::kLeakyRelu:
+          ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, e->alpha, 0.f);
+          break;
+        case FusedActivation::kElu:
+          ops.append_eltwise(1.f, dnnl::algorithm::eltwise_elu, 1.f, 0.f);
+          break;
+        case FusedActivation::kTanh:
+          ops.append_eltwise(1.f, dnnl::algorithm::eltwise_tanh, 0.f, 0.f);
+          break;
+        case FusedActivation::kSigmoid:
+          ops.append_eltwise(1.f, dnnl::algorithm::eltwise_logistic, 0.f, 0.f);
+          break;
+      }
+    }
+    return ops;
+  }
+
   static void Create(const ConvGeometry& g, bool depthwise, const Epilogue<float>* e,
                      ConvEntry* entry) {
     // oneDNN wants the bottom/right padding explicitly; TF's output size is
@@ -234,57 +307,47 @@ struct OneDnnConv::Impl {
     }
     const int64_t out_c = OutputChannels(g, depthwise);
     try {
-      entry->src_md = memory::desc({g.n, g.c, g.h, g.w}, kF32, Tag::nhwc);
-      entry->dst_md = memory::desc({g.n, out_c, g.oh, g.ow}, kF32, Tag::nhwc);
-      entry->user_wei_md = OneDnnWeightsDesc(g, depthwise, /*any=*/false);
-      const memory::desc any_wei = OneDnnWeightsDesc(g, depthwise, /*any=*/true);
-      entry->bias_md = memory::desc({out_c}, kF32, Tag::x);
-      entry->channel_md = memory::desc({1, out_c, 1, 1}, kF32, Tag::nchw);
+      const bool matmul_form = PreferMatMulForm(g, depthwise);
+      entry->matmul_form = matmul_form;
+      entry->gather_patches = matmul_form && !InputIsPatchMatrix(g);
+      const int64_t rows = g.n * g.oh * g.ow, depth = g.kh * g.kw * g.c;
+      if (matmul_form) {
+        // The HWIO filter is the [kh*kw*c, f_out] matrix as it is.
+        entry->src_md = memory::desc({rows, depth}, kF32, Tag::ab);
+        entry->dst_md = memory::desc({rows, out_c}, kF32, Tag::ab);
+        entry->user_wei_md = memory::desc({depth, out_c}, kF32, Tag::ab);
+        entry->bias_md = memory::desc({1, out_c}, kF32, Tag::ab);
+        entry->channel_md = memory::desc({1, out_c}, kF32, Tag::ab);
+      } else {
+        entry->src_md = memory::desc({g.n, g.c, g.h, g.w}, kF32, Tag::nhwc);
+        entry->dst_md = memory::desc({g.n, out_c, g.oh, g.ow}, kF32, Tag::nhwc);
+        entry->user_wei_md = OneDnnWeightsDesc(g, depthwise, /*any=*/false);
+        entry->bias_md = memory::desc({out_c}, kF32, Tag::x);
+        entry->channel_md = memory::desc({1, out_c, 1, 1}, kF32, Tag::nchw);
+      }
       dnnl::primitive_attr attr;
       attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-      dnnl::post_ops ops;
-      if (e != nullptr && e->batch_norm) {
-        // (conv - mean) * factor + offset, in the reference's order: the
-        // bias is -mean.
-        entry->batch_norm = true;
-        ops.append_binary(dnnl::algorithm::binary_mul, entry->channel_md);
-        ops.append_binary(dnnl::algorithm::binary_add, entry->channel_md);
+      attr.set_post_ops(PostOps(e, entry));
+      const memory::desc bias = e != nullptr ? entry->bias_md : memory::desc();
+      if (matmul_form) {
+        const memory::desc any_wei({depth, out_c}, kF32, Tag::any);
+        const dnnl::matmul::primitive_desc pd(
+            dnnl::matmul::desc(entry->src_md, any_wei, bias, entry->dst_md), attr, Engine());
+        entry->wei_md = pd.weights_desc();
+        entry->scratch_md = pd.scratchpad_desc();
+        entry->prim = dnnl::matmul(pd);
+      } else {
+        const memory::desc any_wei = OneDnnWeightsDesc(g, depthwise, /*any=*/true);
+        const memory::dims strides{g.sh, g.sw}, dilates{g.dh - 1, g.dw - 1};
+        const memory::dims pad_l{g.top, g.left}, pad_r{bottom, right};
+        const dnnl::convolution_forward::desc desc(
+            dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+            entry->src_md, any_wei, bias, entry->dst_md, strides, dilates, pad_l, pad_r);
+        const dnnl::convolution_forward::primitive_desc pd(desc, attr, Engine());
+        entry->wei_md = pd.weights_desc();
+        entry->scratch_md = pd.scratchpad_desc();
+        entry->prim = dnnl::convolution_forward(pd);
       }
-      if (e != nullptr) {
-        using sdk::FusedActivation;
-        switch (e->act) {
-          case FusedActivation::kNone: break;
-          case FusedActivation::kRelu:
-            ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
-            break;
-          case FusedActivation::kRelu6:
-            ops.append_eltwise(1.f, dnnl::algorithm::eltwise_clip, 0.f, 6.f);
-            break;
-          case FusedActivation::kLeakyRelu:
-            ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, e->alpha, 0.f);
-            break;
-          case FusedActivation::kElu:
-            ops.append_eltwise(1.f, dnnl::algorithm::eltwise_elu, 1.f, 0.f);
-            break;
-          case FusedActivation::kTanh:
-            ops.append_eltwise(1.f, dnnl::algorithm::eltwise_tanh, 0.f, 0.f);
-            break;
-          case FusedActivation::kSigmoid:
-            ops.append_eltwise(1.f, dnnl::algorithm::eltwise_logistic, 0.f, 0.f);
-            break;
-        }
-      }
-      attr.set_post_ops(ops);
-      const memory::dims strides{g.sh, g.sw}, dilates{g.dh - 1, g.dw - 1};
-      const memory::dims pad_l{g.top, g.left}, pad_r{bottom, right};
-      const dnnl::convolution_forward::desc desc(
-          dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, entry->src_md,
-          any_wei, e != nullptr ? entry->bias_md : memory::desc(), entry->dst_md, strides, dilates,
-          pad_l, pad_r);
-      const dnnl::convolution_forward::primitive_desc pd(desc, attr, Engine());
-      entry->wei_md = pd.weights_desc();
-      entry->scratch_md = pd.scratchpad_desc();
-      entry->conv = dnnl::convolution_forward(pd);
       entry->reorder_weights = entry->wei_md != entry->user_wei_md;
       if (entry->reorder_weights) {
         entry->weight_reorder = dnnl::reorder(dnnl::reorder::primitive_desc(
@@ -347,6 +410,12 @@ bool OneDnnConv::Execute(const ConvGeometry& g, bool depthwise, const float* x, 
       weights = reordered->data();
     }
     std::unique_ptr<ArgSet> set = entry->TakeSet(epilogue != nullptr);
+    if (entry->gather_patches) {
+      float* patches = static_cast<float*>(set->patches.Get(entry->src_md.get_size()));
+      if (patches == nullptr) throw std::bad_alloc();
+      GatherPatches(x, g, 0, g.n * g.oh * g.ow, patches);
+      x = patches;
+    }
     set->src.set_data_handle(const_cast<float*>(x));
     set->weights.set_data_handle(const_cast<float*>(weights));
     set->dst.set_data_handle(y);
@@ -361,7 +430,7 @@ bool OneDnnConv::Execute(const ConvGeometry& g, bool depthwise, const float* x, 
       }
       set->bias.set_data_handle(const_cast<float*>(b));
     }
-    entry->conv.execute(stream, set->args);
+    entry->prim.execute(stream, set->args);
     stream.wait();
     entry->ReturnSet(std::move(set));
     return true;

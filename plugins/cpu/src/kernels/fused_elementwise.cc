@@ -9,7 +9,8 @@
 // and the register it writes. Registers are reused once their value is dead,
 // so a chain needs two whatever its length. A call allocates nothing on the
 // heap: the registers live in thread-local scratch (one kernel instance may
-// run on several threads at once), one-element inputs and constants are read
+// run on several threads at once, and a large output's tiles are split over
+// the OpenMP team), one-element inputs and constants are read
 // as repeated values, never expanded, and a small output is one tile.
 //
 // Results equal the separate kernels': the simple ops (arithmetic, Neg, Abs,
@@ -33,6 +34,8 @@ namespace {
 // Elements per tile. A multiple of every vector width, so a tile's vector
 // and scalar parts fall where the separate kernels' do.
 constexpr int64_t kTile = 1024;
+// Outputs from this many elements run their tiles on the thread team.
+constexpr int64_t kParallelElements = int64_t{1} << 15;
 // Registers start on 64-byte boundaries (16 floats, 8 doubles).
 constexpr int64_t kAlignElements = 16;
 
@@ -268,39 +271,48 @@ class FusedElementwiseKernel : public sdk::OpKernel {
     if (n == 0) return;
     const int64_t tile = std::min(n, kTile);
     const int64_t stride = (tile + kAlignElements - 1) / kAlignElements * kAlignElements;
-    T* regs = scratch.Registers<T>(static_cast<size_t>(num_registers_ * stride));
     const void* const* inputs = scratch.inputs.data();
     const unsigned char* repeat = scratch.repeat.data();
+    const int64_t tiles = (n + tile - 1) / tile;
+    // Large outputs on several threads (OpenMP, like the epilogues), each
+    // with the registers of its own thread's scratch.
+#pragma omp parallel for schedule(static) if (tiles > 1 && n >= kParallelElements)
+    for (int64_t t = 0; t < tiles; ++t) {
+      T* regs = ThreadScratch().Registers<T>(static_cast<size_t>(num_registers_ * stride));
+      RunTile<T>(inputs, repeat, regs, stride, t * tile, std::min(tile, n - t * tile), y);
+    }
+  }
 
-    for (int64_t start = 0; start < n; start += tile) {
-      const int64_t len = std::min(tile, n - start);
-      for (const Step& s : steps_) {
-        auto operand = [&](const Operand& o, int k, bool* rep) -> const T* {
-          switch (o.kind) {
-            case Operand::kInput: {
-              const T* x = static_cast<const T*>(inputs[o.index]);
-              *rep = repeat[o.index] != 0;
-              return *rep ? x : x + start;
-            }
-            case Operand::kRegister:
-              *rep = false;
-              return regs + o.index * stride;
-            case Operand::kConstant:
-              break;
+  // The program over output elements [start, start + len).
+  template <typename T>
+  void RunTile(const void* const* inputs, const unsigned char* repeat, T* regs, int64_t stride,
+               int64_t start, int64_t len, T* y) const {
+    for (const Step& s : steps_) {
+      auto operand = [&](const Operand& o, int k, bool* rep) -> const T* {
+        switch (o.kind) {
+          case Operand::kInput: {
+            const T* x = static_cast<const T*>(inputs[o.index]);
+            *rep = repeat[o.index] != 0;
+            return *rep ? x : x + start;
           }
-          *rep = true;
-          if constexpr (std::is_same_v<T, float>) {
-            return &s.constant_f[k];
-          } else {
-            return &s.constant_d[k];
-          }
-        };
-        bool ra = false, rb = false;
-        const T* a = operand(s.a, 0, &ra);
-        const T* b = s.binary ? operand(s.b, 1, &rb) : nullptr;
-        T* out = s.out >= 0 ? regs + s.out * stride : y + start;
-        RunStep<T>(s, a, ra, b, rb, out, len);
-      }
+          case Operand::kRegister:
+            *rep = false;
+            return regs + o.index * stride;
+          case Operand::kConstant:
+            break;
+        }
+        *rep = true;
+        if constexpr (std::is_same_v<T, float>) {
+          return &s.constant_f[k];
+        } else {
+          return &s.constant_d[k];
+        }
+      };
+      bool ra = false, rb = false;
+      const T* a = operand(s.a, 0, &ra);
+      const T* b = s.binary ? operand(s.b, 1, &rb) : nullptr;
+      T* out = s.out >= 0 ? regs + s.out * stride : y + start;
+      RunStep<T>(s, a, ra, b, rb, out, len);
     }
   }
 
