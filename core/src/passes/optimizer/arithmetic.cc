@@ -3,7 +3,8 @@
 //   x * 1, 1 * x, x + 0, 0 + x, x - 0, x / 1  (the constant has one element,
 //     so the result has x's shape; for floats the zero must be -0.0 in an
 //     addition and +0.0 in a subtraction, the cases that keep -0.0 as it is);
-//   Transpose(Transpose(x, p), q) when q undoes p;
+//   Transpose(x, p) when p is the identity permutation of x's known rank,
+//     and Transpose(Transpose(x, p), q) when q undoes p;
 //   Cast to the type it already has, and a round trip through a wider type;
 //   Reshape to the shape x already has (both known), and Reshape of a
 //     Reshape (only the last target shape matters);
@@ -105,8 +106,8 @@ class Simplifier {
   void SimplifyIdentity(tf::NodeDef& n, const Node* node, const std::vector<std::string>& data_inputs);
   // x * 1, 1 * x, x + 0, 0 + x, x - 0, x / 1.
   void SimplifyBinary(tf::NodeDef& n, const Node* node, const std::vector<std::string>& data_inputs);
-  // Transpose(Transpose(x, p), q) when q undoes p.
-  void SimplifyTranspose(tf::NodeDef& n, const std::vector<std::string>& data_inputs);
+  // Transpose(x, identity) and Transpose(Transpose(x, p), q) when q undoes p.
+  void SimplifyTranspose(tf::NodeDef& n, const Node* node, const std::vector<std::string>& data_inputs);
   // Cast to the type it already has, and a round trip through a wider type.
   void SimplifyCast(tf::NodeDef& n, const std::vector<std::string>& data_inputs);
   // Reshape to the shape x already has, and Reshape of a Reshape.
@@ -174,7 +175,19 @@ void Simplifier::SimplifyBinary(tf::NodeDef& n, const Node* node, const std::vec
   }
 }
 
-void Simplifier::SimplifyTranspose(tf::NodeDef& n, const std::vector<std::string>& data_inputs) {
+void Simplifier::SimplifyTranspose(tf::NodeDef& n, const Node* node, const std::vector<std::string>& data_inputs) {
+  if (std::optional<Tensor> perm = ConstValue(index_.Find(ParseInput(data_inputs[1]).node), ctx_)) {
+    // The identity permutation of x's known rank (Keras' Tensordot makes
+    // one before every Dense layer on a 3-D input).
+    const PartialShape& xs = node->inputs[0].node->output_shapes[node->inputs[0].index];
+    const std::vector<int64_t> pv = IntValues(*perm);
+    bool identity = xs.rank_known() && xs.rank() == static_cast<int64_t>(pv.size()) && !tainted_.count(n.name());
+    for (size_t i = 0; i < pv.size() && identity; ++i) identity = pv[i] == static_cast<int64_t>(i);
+    if (identity) {
+      Bypass(n, data_inputs[0]);
+      return;
+    }
+  }
   tf::NodeDef* inner = index_.Find(ParseInput(data_inputs[0]).node);
   if (inner == nullptr || inner->op() != "Transpose" || ParseInput(data_inputs[0]).index != 0 ||
       ctx_.fed.count(EndpointKey(inner->name(), 0)) > 0) {
@@ -253,7 +266,7 @@ void Simplifier::Simplify(tf::NodeDef& n, const Node* node) {
                                          op == "Div" || op == "RealDiv")) {
     SimplifyBinary(n, node, data_inputs);
   } else if (op == "Transpose" && data_inputs.size() == 2) {
-    SimplifyTranspose(n, data_inputs);
+    SimplifyTranspose(n, node, data_inputs);
   } else if (op == "Cast" && data_inputs.size() == 1) {
     SimplifyCast(n, data_inputs);
   } else if (op == "Reshape" && data_inputs.size() == 2) {

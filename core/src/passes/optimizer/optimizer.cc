@@ -103,6 +103,9 @@ const std::vector<PassInfo>& AllPasses() {
       {"layout", OptimizeLayout,
        "4-D convolution, pooling, BiasAdd and batch-norm ops to the device's preferred layout (NHWC or NCHW), "
        "with the transposes between them cancelled or moved through elementwise ops"},
+      // Before "fuse", whose MatMul + BiasAdd fusion it prepares.
+      {"dense_layers", RewriteDenseLayers,
+       "batched products by a matrix as one MatMul over the rows, and a bias after a Reshape moved before it"},
       {"fuse", FuseOps,
        "TF1 atrous SpaceToBatchND/conv/BatchToSpaceND into one dilated convolution; MatMul/Conv2D/DepthwiseConv2dNative + BiasAdd (+ activation) into one fused op, and inference batch norm into the convolution"},
       {"fuse_elementwise", FuseElementwise,
@@ -131,7 +134,7 @@ absl::StatusOr<OptimizeResult> Optimize(const Graph& graph, const PassContext& c
   int step = 0;
   if (!options.dump_dir.empty()) Dump(options.dump_dir, "00_before", def, ctx);
   bool any_change = false;
-  for (int round = 0; round < 4; ++round) {
+  for (int round = 0; round < 6; ++round) {
     bool changed = false;
     for (const PassInfo& pass : AllPasses()) {
       if (std::find(options.disabled_passes.begin(), options.disabled_passes.end(), pass.name) !=
