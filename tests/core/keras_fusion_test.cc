@@ -1,8 +1,8 @@
 // The layer patterns Keras 3 exports, through the optimizer: batch norm as
 // Mul and AddV2 of constants after a convolution (with or without its
 // bias), ZeroPadding2D before a strided convolution, the weights marked
-// constant for the kernels, and feed-shape specialization of a graph whose
-// batch is unknown. Each optimized graph must give the unoptimized results.
+// constant for the kernels, Dense layers on 3-D inputs, and feed-shape
+// specialization of a graph whose batch is unknown. Each optimized graph must give the unoptimized results.
 #include <string>
 #include <vector>
 
@@ -194,6 +194,42 @@ TEST(KerasFusion, AnUnknownBatchIsSpecializedToTheFedShapes) {
     const bool specialized = batch == 1 || batch == 3;
     EXPECT_EQ(x_node->output_shapes[0].fully_defined(), specialized) << "batch " << batch;
   }
+}
+
+// Dense and EinsumDense on a 3-D input as Keras exports them: the identity
+// transpose of Tensordot, a reshape to rows, MatMul, a reshape back, then
+// BiasAdd; and a BatchMatMulV2 by a matrix, a reshape to [.., heads, size]
+// and an AddV2 of a [heads, size] bias. Each becomes one _FusedMatMul
+// between reshapes. A bias that broadcasts inside a row must stay.
+TEST(KerasFusion, DenseLayersOnThreeDimensionalInputsFuse) {
+  auto runtime = CpuRuntime();
+  auto typed = [](const std::string& node, const std::string& extra) {
+    return node.substr(0, node.size() - 3) + extra + " }\n";
+  };
+  std::string g =
+      Placeholder("x", {2, 5, 8}) + IntConst("perm", {0, 1, 2}) +
+      typed(Binary("t", "Transpose", "x", "perm"), " attr { key: 'Tperm' value { type: DT_INT32 } }") +
+      IntConst("rows", {10, 8}) +
+      typed(Binary("r", "Reshape", "t", "rows"), " attr { key: 'Tshape' value { type: DT_INT32 } }") +
+      FloatConst("w", {8, 6}, Ramp(48, 0.1f)) + Binary("mm", "MatMul", "r", "w") + IntConst("back", {2, 5, 6}) +
+      typed(Binary("r2", "Reshape", "mm", "back"), " attr { key: 'Tshape' value { type: DT_INT32 } }") +
+      FloatConst("b", {6}, {0.5f, -1, 0.25f, 2, 0, -0.5f}) + Binary("dense", "BiasAdd", "r2", "b") +
+      // EinsumDense "abc,cde->abde" with 2 heads of 3.
+      Binary("bmm", "BatchMatMulV2", "x", "w") + IntConst("heads", {2, 5, 2, 3}) +
+      typed(Binary("r3", "Reshape", "bmm", "heads"), " attr { key: 'Tshape' value { type: DT_INT32 } }") +
+      FloatConst("hb", {2, 3}, {1, 2, 3, -1, -2, -3}) + Binary("einsum_dense", "AddV2", "r3", "hb") +
+      // A [3] bias over [2, 5, 2, 3] repeats inside each row of 6: it stays.
+      FloatConst("w2", {8, 6}, Ramp(48, -0.05f)) + Binary("bmm2", "BatchMatMulV2", "x", "w2") +
+      typed(Binary("r4", "Reshape", "bmm2", "heads"), " attr { key: 'Tshape' value { type: DT_INT32 } }") +
+      FloatConst("sb", {3}, {1, 2, 3}) + Binary("small_bias", "AddV2", "r4", "sb");
+  Outcome o = RunBoth(runtime.get(), g, {{"x", Random({2, 5, 8}, 51)}}, {"dense", "einsum_dense", "small_bias"});
+  EXPECT_EQ(CountOp(*o.run_graph, "Transpose"), 0);
+  EXPECT_EQ(CountOp(*o.run_graph, "BatchMatMulV2"), 0);
+  EXPECT_EQ(CountOp(*o.run_graph, "_FusedMatMul"), 2);
+  EXPECT_EQ(CountOp(*o.run_graph, "MatMul"), 1);  // the small bias's product
+  EXPECT_EQ(NodeOf(o, "dense")->op, "Reshape");
+  EXPECT_EQ(NodeOf(o, "einsum_dense")->op, "Reshape");
+  ExpectNear(o.optimized, o.plain, 1e-5);
 }
 
 }  // namespace
