@@ -988,6 +988,25 @@ def gen_fused_elementwise(dt, rng):
     ]
 
 
+def gen_layer_norm(dt, rng):
+    def ref(eps):
+        def f(x, gamma, beta):
+            x = x.astype(np.float64)
+            mean = x.mean(axis=-1, keepdims=True)
+            var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
+            return (x - mean) / np.sqrt(var + eps) * gamma + beta
+        return f
+    x = rand(rng, (3, 4, 37), dt, -3, 5)
+    g, b = rand(rng, (37,), dt, 0.5, 2), rand(rng, (37,), dt, -1, 1)
+    row = rand(rng, (5,), dt, -1, 1)
+    return [
+        # 37 columns: two whole 16-lane blocks and a tail.
+        Case("rows", [In(x, dt), In(g, dt), In(b, dt)], {"epsilon": 1e-3}, ref=ref(1e-3), tol="accum"),
+        Case("one_row", [In(row, dt), In(row, dt), In(row, dt)], {"epsilon": 1e-6}, ref=ref(1e-6),
+             tol="accum"),
+    ]
+
+
 # ---------------------------------------------------------------------------
 # IsFinite / IsNan / IsInf and the cumulative ops
 # ---------------------------------------------------------------------------
@@ -1689,6 +1708,7 @@ TABLE.update({
     "_FusedConv2D": Entry(gen_fused_conv(False)),
     "_FusedDepthwiseConv2dNative": Entry(gen_fused_conv(True)),
     "_PlexusFusedElementwise": Entry(gen_fused_elementwise),
+    "_PlexusLayerNorm": Entry(gen_layer_norm),
     "Reshape": Entry(gen_reshape),
     "Transpose": Entry(gen_transpose),
     "ConcatV2": Entry(gen_concat_v2),

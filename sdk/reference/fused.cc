@@ -336,6 +336,46 @@ class FusedElementwiseKernel : public sdk::OpKernel {
   sdk::Shape shape_;
 };
 
+// _PlexusLayerNorm: each row normalized in double, the two-pass way.
+class LayerNormKernel : public sdk::OpKernel {
+ public:
+  void Init(sdk::Attrs& attrs) override { epsilon_ = attrs.Float("epsilon"); }
+  void Compute(sdk::Call& call) override {
+    const sdk::Shape xs = call.input_shape(0);
+    PX_SDK_CHECK(!xs.empty(), "_PlexusLayerNorm input must have at least one dimension");
+    const int64_t c = xs.back();
+    for (size_t i = 1; i < 3; ++i) {
+      PX_SDK_CHECK(sdk::NumElements(call.input_shape(i)) == c,
+                   "_PlexusLayerNorm input %zu has %lld elements, expected the last dimension %lld", i,
+                   static_cast<long long>(sdk::NumElements(call.input_shape(i))), static_cast<long long>(c));
+    }
+    sdk::VisitFloat(call.input_dtype(0), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* x = call.input<T>(0);
+      const T* gamma = call.input<T>(1);
+      const T* beta = call.input<T>(2);
+      T* y = call.AllocateOutput<T>(0, xs);
+      const int64_t rows = c == 0 ? 0 : sdk::NumElements(xs) / c;
+      for (int64_t r = 0; r < rows; ++r) {
+        const T* xr = x + r * c;
+        double mean = 0, var = 0;
+        for (int64_t i = 0; i < c; ++i) mean += static_cast<double>(xr[i]);
+        mean /= static_cast<double>(c);
+        for (int64_t i = 0; i < c; ++i) var += (static_cast<double>(xr[i]) - mean) * (static_cast<double>(xr[i]) - mean);
+        var /= static_cast<double>(c);
+        const double inv = 1.0 / std::sqrt(var + static_cast<double>(epsilon_));
+        for (int64_t i = 0; i < c; ++i) {
+          y[r * c + i] = static_cast<T>((static_cast<double>(xr[i]) - mean) * inv * static_cast<double>(gamma[i]) +
+                                        static_cast<double>(beta[i]));
+        }
+      }
+    });
+  }
+
+ private:
+  float epsilon_ = 0;
+};
+
 }  // namespace
 
 PX_Status* RegisterFusedKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar) {
@@ -348,7 +388,9 @@ PX_Status* RegisterFusedKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar*
       (s = sdk::RegisterKernel<FusedDepthwiseConvKernel>(
            info, registrar, sdk::sig::kFusedDepthwiseConv2dNative, {floats})) ||
       (s = sdk::RegisterKernel<FusedElementwiseKernel>(
-           info, registrar, sdk::sig::kPlexusFusedElementwise, {{PX_DT_FLOAT, PX_DT_DOUBLE}}))) {
+           info, registrar, sdk::sig::kPlexusFusedElementwise, {{PX_DT_FLOAT, PX_DT_DOUBLE}})) ||
+      (s = sdk::RegisterKernel<LayerNormKernel>(info, registrar, sdk::sig::kPlexusLayerNorm,
+                                                {{PX_DT_FLOAT, PX_DT_DOUBLE}}))) {
     return s;
   }
   return nullptr;

@@ -1,8 +1,9 @@
 // The layer patterns Keras 3 exports, through the optimizer: batch norm as
 // Mul and AddV2 of constants after a convolution (with or without its
 // bias), ZeroPadding2D before a strided convolution, the weights marked
-// constant for the kernels, Dense layers on 3-D inputs, and feed-shape
-// specialization of a graph whose batch is unknown. Each optimized graph must give the unoptimized results.
+// constant for the kernels, Dense layers on 3-D inputs, layer norms, and
+// feed-shape specialization of a graph whose batch is unknown. Each
+// optimized graph must give the unoptimized results.
 #include <string>
 #include <vector>
 
@@ -230,6 +231,66 @@ TEST(KerasFusion, DenseLayersOnThreeDimensionalInputsFuse) {
   EXPECT_EQ(NodeOf(o, "dense")->op, "Reshape");
   EXPECT_EQ(NodeOf(o, "einsum_dense")->op, "Reshape");
   ExpectNear(o.optimized, o.plain, 1e-5);
+}
+
+// Layer normalization over the last axis as Keras 3 writes it (with and
+// without gamma and beta, tf.nn.moments' StopGradient included) and in the
+// textbook form becomes one _PlexusLayerNorm; a mean over another axis
+// stays as it is.
+TEST(KerasFusion, LayerNormsBecomeOneNode) {
+  auto runtime = CpuRuntime();
+  auto mean = [](const std::string& name, const std::string& x, const std::string& axes) {
+    return "node { name: '" + name + "' op: 'Mean' input: '" + x + "' input: '" + axes +
+           "' attr { key: 'T' value { type: DT_FLOAT } } attr { key: 'keep_dims' value { b: true } }"
+           " attr { key: 'Tidx' value { type: DT_INT32 } } }\n";
+  };
+  // Keras 3: x * inv + (-mean * inv + beta), inv = rsqrt(var + eps) * gamma.
+  auto keras = [&](const std::string& p, const std::string& x, bool gamma, bool beta) {
+    std::string g = mean(p + "mean", x, "last") + Unary(p + "sg", "StopGradient", p + "mean") +
+                    Binary(p + "sq", "SquaredDifference", x, p + "sg") + mean(p + "var", p + "sq", "last") +
+                    Binary(p + "ve", "AddV2", p + "var", "eps") + Unary(p + "rs", "Rsqrt", p + "ve");
+    std::string inv = p + "rs";
+    if (gamma) {
+      g += Binary(p + "inv", "Mul", p + "rs", "gamma");
+      inv = p + "inv";
+    }
+    g += Binary(p + "xi", "Mul", x, inv) + Unary(p + "neg", "Neg", p + "mean") + Binary(p + "mi", "Mul", p + "neg", inv);
+    std::string rest = p + "mi";
+    if (beta) {
+      g += Binary(p + "rest", "AddV2", p + "mi", "beta");
+      rest = p + "rest";
+    }
+    return g + Binary(p + "y", "AddV2", p + "xi", rest);
+  };
+  std::string g = Placeholder("x", {3, 5, 24}) + Placeholder("x2", {3, 5, 24}) + Placeholder("x3", {3, 5, 24}) +
+                  Placeholder("x4", {3, 5, 24}) + IntConst("last", {-1}) + IntConst("first", {1}) +
+                  FloatConst("eps", {}, {1e-3f}) + FloatConst("gamma", {24}, Ramp(24, 0.2f)) +
+                  FloatConst("beta", {1, 1, 24}, Ramp(24, -0.1f)) + keras("a/", "x", true, true) +
+                  keras("b/", "x2", false, false) +
+                  // Textbook: (x - mean) * rsqrt(var + eps) * gamma + beta.
+                  mean("c/mean", "x3", "last") + Binary("c/d", "Sub", "x3", "c/mean") +
+                  Binary("c/sq", "SquaredDifference", "x3", "c/mean") + mean("c/var", "c/sq", "last") +
+                  Binary("c/ve", "AddV2", "eps", "c/var") + Unary("c/rs", "Rsqrt", "c/ve") +
+                  Binary("c/n", "Mul", "c/d", "c/rs") + Binary("c/ng", "Mul", "gamma", "c/n") +
+                  Binary("c/y", "AddV2", "c/ng", "beta") +
+                  // Over axis 1: not a layer norm of the last axis.
+                  mean("d/mean", "x4", "first") + Binary("d/d", "Sub", "x4", "d/mean") +
+                  Binary("d/sq", "SquaredDifference", "x4", "d/mean") + mean("d/var", "d/sq", "first") +
+                  Binary("d/ve", "AddV2", "d/var", "eps") + Unary("d/rs", "Rsqrt", "d/ve") +
+                  Binary("d/y", "Mul", "d/d", "d/rs");
+  Tensor x = Random({3, 5, 24}, 61);
+  // One row far from zero (the unfused float graph loses some digits there,
+  // so the tolerance is looser than elsewhere).
+  for (int64_t i = 0; i < 24; ++i) x.data<float>()[i] += 100.0f;
+  Outcome o = RunBoth(runtime.get(), g,
+                      {{"x", x}, {"x2", Random({3, 5, 24}, 62)}, {"x3", Random({3, 5, 24}, 63)}, {"x4", Random({3, 5, 24}, 64)}},
+                      {"a/y", "b/y", "c/y", "d/y"});
+  EXPECT_EQ(NodeOf(o, "a/y")->op, "_PlexusLayerNorm");
+  EXPECT_EQ(NodeOf(o, "b/y")->op, "_PlexusLayerNorm");
+  EXPECT_EQ(NodeOf(o, "c/y")->op, "_PlexusLayerNorm");
+  EXPECT_NE(NodeOf(o, "d/y")->op, "_PlexusLayerNorm");
+  EXPECT_EQ(CountOp(*o.run_graph, "_PlexusLayerNorm"), 3);
+  ExpectNear(o.optimized, o.plain, 5e-5);
 }
 
 }  // namespace

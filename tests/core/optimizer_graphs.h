@@ -17,7 +17,7 @@
 namespace plexus::optimizer_graphs {
 
 inline const std::vector<std::string> kAllPasses = {"prune", "arithmetic", "constant_fold", "cse", "layout",
-                                             "dense_layers", "fuse", "fuse_elementwise", "dead_nodes", "const_inputs"};
+                                             "dense_layers", "layer_norm", "fuse", "fuse_elementwise", "dead_nodes", "const_inputs"};
 
 // Every pass but `keep` (and dead-node removal, which cleans up after it).
 inline std::vector<std::string> AllBut(const std::string& keep) {

@@ -17,7 +17,7 @@ namespace plexus {
 struct OptimizerOptions {
   bool enabled = true;
   // Names of passes not to run: prune, arithmetic, constant_fold, cse, layout,
-  // dense_layers, fuse, fuse_elementwise, dead_nodes, const_inputs.
+  // dense_layers, layer_norm, fuse, fuse_elementwise, dead_nodes, const_inputs.
   std::vector<std::string> disabled_passes;
   // When set, the graph before and after each pass that changed it is
   // written there as text (.pbtxt) and Graphviz (.dot, and .svg when the

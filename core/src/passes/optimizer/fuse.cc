@@ -38,19 +38,6 @@ const std::set<std::string>& Activations() {
   return kOps;
 }
 
-// True when the session's device has a kernel for `op` accepting `dtype`.
-bool DeviceHasKernel(const PassContext& ctx, const std::string& op, DataType dtype) {
-  if (ctx.device == nullptr || OpRegistry::Global().Find(op) == nullptr) return false;
-  for (const KernelRegistration* k : ctx.device->plugin().kernels().ForOp(op)) {
-    bool ok = true;
-    for (const auto& [attr, allowed] : k->type_constraints) {
-      if (attr == "T") ok &= std::find(allowed.begin(), allowed.end(), dtype) != allowed.end();
-    }
-    if (ok) return true;
-  }
-  return false;
-}
-
 // Conv2D (constant HWIO filter) -> FusedBatchNorm (inference, constant
 // parameters): scale the filter, and turn the batch norm into a BiasAdd.
 bool FoldBatchNorm(const PassContext& ctx, NodeIndex& index, NameSet& names, tf::NodeDef& bn) {

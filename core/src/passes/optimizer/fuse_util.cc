@@ -1,9 +1,25 @@
 // Helpers shared by the fusion passes (fuse_util.h).
 #include "passes/optimizer/fuse_util.h"
 
+#include <algorithm>
+
+#include "plexus/device.h"
 #include "plexus/tensor_proto.h"
 
 namespace plexus::opt {
+
+// True when the session's device has a kernel for `op` accepting `dtype`.
+bool DeviceHasKernel(const PassContext& ctx, const std::string& op, DataType dtype) {
+  if (ctx.device == nullptr || OpRegistry::Global().Find(op) == nullptr) return false;
+  for (const KernelRegistration* k : ctx.device->plugin().kernels().ForOp(op)) {
+    bool ok = true;
+    for (const auto& [attr, allowed] : k->type_constraints) {
+      if (attr == "T") ok &= std::find(allowed.begin(), allowed.end(), dtype) != allowed.end();
+    }
+    if (ok) return true;
+  }
+  return false;
+}
 
 std::vector<std::string> DataInputs(const tf::NodeDef& n) {
   std::vector<std::string> v;

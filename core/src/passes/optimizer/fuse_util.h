@@ -14,6 +14,8 @@
 
 namespace plexus::opt {
 
+// True when the session's device has a kernel for `op` accepting `dtype`.
+bool DeviceHasKernel(const PassContext& ctx, const std::string& op, DataType dtype);
 std::vector<std::string> DataInputs(const tf::NodeDef& n);
 std::vector<std::string> ControlInputs(const tf::NodeDef& n);
 // `n` feeds exactly one data input of one node and nothing else, and the

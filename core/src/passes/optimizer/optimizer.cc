@@ -106,6 +106,9 @@ const std::vector<PassInfo>& AllPasses() {
       // Before "fuse", whose MatMul + BiasAdd fusion it prepares.
       {"dense_layers", RewriteDenseLayers,
        "batched products by a matrix as one MatMul over the rows, and a bias after a Reshape moved before it"},
+      // Before "fuse_elementwise", which would take its elementwise ops.
+      {"layer_norm", FuseLayerNorms,
+       "layer normalization over the last axis, written out as means and elementwise ops, into one _PlexusLayerNorm"},
       {"fuse", FuseOps,
        "TF1 atrous SpaceToBatchND/conv/BatchToSpaceND into one dilated convolution; MatMul/Conv2D/DepthwiseConv2dNative + BiasAdd (+ activation) into one fused op, and inference batch norm into the convolution"},
       {"fuse_elementwise", FuseElementwise,

@@ -71,6 +71,7 @@ absl::StatusOr<bool> FoldConstants(tf::GraphDef& def, const PassContext& ctx);
 absl::StatusOr<bool> EliminateCommonSubexpressions(tf::GraphDef& def, const PassContext& ctx);
 absl::StatusOr<bool> OptimizeLayout(tf::GraphDef& def, const PassContext& ctx);
 absl::StatusOr<bool> RewriteDenseLayers(tf::GraphDef& def, const PassContext& ctx);
+absl::StatusOr<bool> FuseLayerNorms(tf::GraphDef& def, const PassContext& ctx);
 absl::StatusOr<bool> FuseOps(tf::GraphDef& def, const PassContext& ctx);
 absl::StatusOr<bool> FuseElementwise(tf::GraphDef& def, const PassContext& ctx);
 absl::StatusOr<bool> RemoveDeadNodes(tf::GraphDef& def, const PassContext& ctx);

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "kernels/elementwise_impl.h"
+#include "kernels/fused_steps.h"
 #include "kernels/fused_epilogue.h"
 #include "plexus/sdk/op_signatures.h"
 
@@ -111,8 +112,33 @@ inline void Unary(const T* a, bool ra, T* out, int64_t len, F f) {
   }
 }
 
+// The simple steps in fused_steps.h's order (every code but kUnary).
+fused_steps::Op WideOp(Code c) {
+  switch (c) {
+    case Code::kNeg: return fused_steps::Op::kNeg;
+    case Code::kAbs: return fused_steps::Op::kAbs;
+    case Code::kSquare: return fused_steps::Op::kSquare;
+    case Code::kRelu: return fused_steps::Op::kRelu;
+    case Code::kRelu6: return fused_steps::Op::kRelu6;
+    case Code::kAdd: return fused_steps::Op::kAdd;
+    case Code::kSub: return fused_steps::Op::kSub;
+    case Code::kMul: return fused_steps::Op::kMul;
+    case Code::kDiv: return fused_steps::Op::kDiv;
+    case Code::kMax: return fused_steps::Op::kMax;
+    case Code::kMin: return fused_steps::Op::kMin;
+    case Code::kSqDiff: return fused_steps::Op::kSqDiff;
+    case Code::kUnary: break;
+  }
+  return fused_steps::Op::kNeg;  // not reached: kUnary never asks
+}
+
 template <typename T>
 void RunStep(const Step& s, const T* a, bool ra, const T* b, bool rb, T* out, int64_t len) {
+  if constexpr (std::is_same_v<T, float>) {
+    // Float steps on the widest vectors the CPU has (fused_steps.h).
+    static const fused_steps::StepFn wide = fused_steps::WidestSteps();
+    if (wide != nullptr && s.code != Code::kUnary) return wide(WideOp(s.code), a, ra, b, rb, out, len);
+  }
   switch (s.code) {
     // The same expressions as the separate kernels (elementwise_impl.h,
     // elementwise_eigen.h): NaN passes through Relu, Relu6, Maximum, Minimum.

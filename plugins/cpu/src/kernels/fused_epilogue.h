@@ -32,6 +32,8 @@ PX_Status* RegisterFusedConvKernels(sdk::RegistrationInfo* info, PX_KernelRegist
 PX_Status* RegisterDepthwiseKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 // _PlexusFusedElementwise, in fused_elementwise.cc.
 PX_Status* RegisterFusedElementwiseKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
+// _PlexusLayerNorm, in layer_norm.cc.
+PX_Status* RegisterLayerNormKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 
 // True when [x, x + x_size) and [y, y + y_size) share memory.
 template <typename A, typename B>

@@ -87,6 +87,7 @@ PX_Status* RegisterFusedFamily(sdk::RegistrationInfo* info, PX_KernelRegistrar* 
     return s;
   }
   if (PX_Status* s = RegisterFusedConvKernels(info, registrar)) return s;
+  if (PX_Status* s = RegisterLayerNormKernels(info, registrar)) return s;
   return RegisterFusedElementwiseKernels(info, registrar);
 }
 

@@ -306,6 +306,7 @@ inline constexpr OpSignature kMfcc{"Mfcc", {}, {1}};
 inline constexpr OpSignature kFusedMatMul{"_FusedMatMul", {"T"}};
 inline constexpr OpSignature kFusedConv2D{"_FusedConv2D", {"T"}};
 inline constexpr OpSignature kPlexusFusedElementwise{"_PlexusFusedElementwise", {"T"}};
+inline constexpr OpSignature kPlexusLayerNorm{"_PlexusLayerNorm", {"T"}};
 
 // Activation gradients
 inline constexpr OpSignature kReluGrad{"ReluGrad", {"T"}};
@@ -439,7 +440,7 @@ inline constexpr const OpSignature* kAllSignatures[] = {
     &kGather, &kGatherV2, &kGatherNd, &kPad, &kPadV2, &kMirrorPad, &kTile, &kReverseV2,
     &kExpandDims, &kSqueeze, &kShape, &kShapeN, &kSize, &kRank, &kFill, &kZerosLike, &kOnesLike,
     &kRange, &kOneHot, &kBroadcastTo, &kSpaceToBatchND, &kBatchToSpaceND, &kDecodeWav,
-    &kAudioSpectrogram, &kMfcc, &kFusedMatMul, &kFusedConv2D, &kPlexusFusedElementwise, &kReluGrad,
+    &kAudioSpectrogram, &kMfcc, &kFusedMatMul, &kFusedConv2D, &kPlexusFusedElementwise, &kPlexusLayerNorm, &kReluGrad,
     &kRelu6Grad, &kEluGrad, &kSeluGrad, &kLeakyReluGrad, &kSoftplusGrad, &kSigmoidGrad, &kTanhGrad,
     &kRsqrtGrad, &kSqrtGrad, &kReciprocalGrad, &kInvGrad, &kUnsortedSegmentSum,
     &kConv2DBackpropInput, &kConv2DBackpropFilter, &kDepthwiseConv2dNativeBackpropInput,
