@@ -730,6 +730,11 @@ EINSUM_EQUATIONS = [
     ("diagonal", "ii->i", [(4, 4)]),
     ("trace", "ii->", [(4, 4)]),
     ("three_operands", "ij,jk,kl->il", [(2, 3), (3, 4), (4, 2)]),
+    # Keras MultiHeadAttention's two products, strided views of [B,T,N,H].
+    ("mha_scores", "BTNH,BSNH->BNTS", [(2, 5, 3, 4), (2, 6, 3, 4)]),
+    ("mha_values", "BNTS,BSNH->BTNH", [(2, 3, 5, 6), (2, 6, 3, 4)]),
+    ("transposed_lhs_and_out", "kbi,kj->bji", [(4, 2, 3), (4, 5)]),
+    ("unit_dims", "bxk,bky->byx", [(3, 1, 4), (3, 4, 1)]),
 ]
 
 

@@ -335,6 +335,12 @@ class EinsumKernel : public sdk::OpKernel {
         nsb *= sizes[c];
       }
     }
+    if constexpr (std::is_same_v<T, float>) {
+      if (sum_a.empty() && sum_b.empty() && free_a.size() == 1 && free_b.size() == 1 && contracted.size() == 1 &&
+          StridedProduct(call, sizes, out_shape, batch, free_a[0], contracted[0], free_b[0])) {
+        return;
+      }
+    }
     std::vector<T> pa = Permuted<T>(call, 0, batch + free_a + contracted + sum_a);
     if (!sum_a.empty()) pa = SumTail(pa, nb * nm * nk, nsa);
     std::vector<T> pb = Permuted<T>(call, 1, batch + contracted + free_b + sum_b);
@@ -359,6 +365,91 @@ class EinsumKernel : public sdk::OpKernel {
       for (char c : output_) perm.push_back(static_cast<int64_t>(product_labels.find(c)));
       Transpose(product.data(), product_shape, perm, out);
     }
+  }
+
+  // Element strides of each label of operand `labels` with shape `shape`
+  // (row-major).
+  static std::map<char, int64_t> Strides(const std::string& labels, const std::map<char, int64_t>& sizes) {
+    std::map<char, int64_t> strides;
+    int64_t stride = 1;
+    for (size_t d = labels.size(); d-- > 0;) {
+      strides[labels[d]] = stride;
+      stride *= sizes.at(labels[d]);
+    }
+    return strides;
+  }
+
+  // The float product when one label each is free in a, contracted and free
+  // in b, and there is no summed label: one GEMM per batch index straight
+  // on the operands and the output, with leading dimensions, instead of
+  // permuting both operands and the product (attention's
+  // BTNH,BSNH->BNTS and BNTS,BSNH->BTNH). Batches split over the OpenMP
+  // team, each product single-threaded. False when a matrix has no unit
+  // stride or the GEMM library takes no leading dimensions (checked before
+  // the output is allocated).
+  bool StridedProduct(sdk::Call& call, const std::map<char, int64_t>& sizes, const sdk::Shape& out_shape,
+                      const std::string& batch, char m_label, char k_label, char n_label) {
+    const std::map<char, int64_t> sa = Strides(operands_[0], sizes), sb = Strides(operands_[1], sizes),
+                                  so = Strides(output_, sizes);
+    // A matrix [rows, cols] with strides (rs, cs) is row-major with ld rs
+    // when cs == 1, or the transpose of a row-major [cols, rows] with ld cs
+    // when rs == 1.
+    auto layout = [](int64_t rs, int64_t cs, int64_t rows, int64_t cols, bool* transposed, int64_t* ld) {
+      if (cs == 1 && (rs >= cols || rows == 1)) {
+        *transposed = false;
+        *ld = std::max<int64_t>(rs, cols);
+        return true;
+      }
+      if (rs == 1 && (cs >= rows || cols == 1)) {
+        *transposed = true;
+        *ld = std::max<int64_t>(cs, rows);
+        return true;
+      }
+      return false;
+    };
+    const int64_t m = sizes.at(m_label), k = sizes.at(k_label), n = sizes.at(n_label);
+    bool ta = false, tb = false, tc = false;
+    int64_t lda = 0, ldb = 0, ldc = 0;
+    if (!HaveStridedGemm() || !layout(sa.at(m_label), sa.at(k_label), m, k, &ta, &lda) ||
+        !layout(sb.at(k_label), sb.at(n_label), k, n, &tb, &ldb) ||
+        !layout(so.at(m_label), so.at(n_label), m, n, &tc, &ldc)) {
+      return false;
+    }
+    float* out = call.AllocateOutput<float>(0, out_shape);
+    const int64_t out_n = sdk::NumElements(out_shape);
+    if (out_n == 0) return true;
+    if (k == 0) {
+      std::fill(out, out + out_n, 0.0f);
+      return true;
+    }
+    const float* a = call.input<float>(0);
+    const float* b = call.input<float>(1);
+    int64_t batches = 1;
+    for (char c : batch) batches *= sizes.at(c);
+    bool ok = true;
+#pragma omp parallel for schedule(static) if (batches > 1 && batches * m * n * k >= (int64_t{1} << 18))
+    for (int64_t i = 0; i < batches; ++i) {
+      int64_t rest = i, oa = 0, ob = 0, oc = 0;
+      for (size_t d = batch.size(); d-- > 0;) {
+        const int64_t size = sizes.at(batch[d]);
+        const int64_t idx = rest % size;
+        rest /= size;
+        oa += idx * sa.at(batch[d]);
+        ob += idx * sb.at(batch[d]);
+        oc += idx * so.at(batch[d]);
+      }
+      // A transposed output: compute c^T = b^T a^T.
+      const bool done = tc ? GemmStrided(!tb, !ta, n, m, k, b + ob, ldb, a + oa, lda, out + oc, ldc)
+                           : GemmStrided(ta, tb, m, n, k, a + oa, lda, b + ob, ldb, out + oc, ldc);
+      if (!done) {
+#pragma omp atomic write
+        ok = false;
+      }
+    }
+    // The library refuses only arguments it cannot take, which the checks
+    // above rule out.
+    PX_SDK_CHECK(ok, "Einsum '%s': the GEMM library refused a strided product", equation_.c_str());
+    return true;
   }
 
   std::string equation_;

@@ -21,6 +21,17 @@ template <typename T>
 void Gemm(bool transpose_a, bool transpose_b, int64_t m, int64_t n, int64_t k, const T* a,
           const T* b, T* c);
 
+// c = op(a) * op(b) on float matrices with leading dimensions (row-major:
+// element (i, j) of a is a[i * lda + j], of [m, k], or of [k, m] when
+// transpose_a), for views into larger tensors; c must not overlap a or b,
+// and k > 0. HaveStridedGemm() is false when the build has no GEMM library
+// that takes leading dimensions (then use Gemm on contiguous copies);
+// GemmStrided returns false (nothing written) then, or on arguments the
+// library refuses.
+bool HaveStridedGemm();
+bool GemmStrided(bool transpose_a, bool transpose_b, int64_t m, int64_t n, int64_t k, const float* a,
+                 int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc);
+
 // Every supported type is an explicit specialization, defined in
 // linalg_gemm_<dtype>.cc (float, double, int32, int64) or linalg_gemm.cc.
 #define PX_CPU_SPECIALIZE_GEMM(T) \

@@ -44,4 +44,30 @@ void Gemm<float>(bool transpose_a, bool transpose_b, int64_t m, int64_t n, int64
   });
 }
 
+bool HaveStridedGemm() {
+#if defined(PX_CPU_SGEMM_ONEDNN) || defined(PX_CPU_SGEMM_OPENBLAS)
+  return true;
+#else
+  return false;
+#endif
+}
+
+bool GemmStrided(bool transpose_a, bool transpose_b, int64_t m, int64_t n, int64_t k, const float* a,
+                 int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc) {
+#if defined(PX_CPU_SGEMM_ONEDNN)
+  return dnnl_sgemm(transpose_a ? 'T' : 'N', transpose_b ? 'T' : 'N', m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c,
+                    ldc) == dnnl_success;
+#elif defined(PX_CPU_SGEMM_OPENBLAS)
+  if (m > INT_MAX || n > INT_MAX || k > INT_MAX || lda > INT_MAX || ldb > INT_MAX || ldc > INT_MAX) return false;
+  cblas_sgemm(CblasRowMajor, transpose_a ? CblasTrans : CblasNoTrans, transpose_b ? CblasTrans : CblasNoTrans,
+              static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.0f, a, static_cast<int>(lda), b,
+              static_cast<int>(ldb), 0.0f, c, static_cast<int>(ldc));
+  return true;
+#else
+  (void)transpose_a, (void)transpose_b, (void)m, (void)n, (void)k, (void)a, (void)lda, (void)b, (void)ldb;
+  (void)c, (void)ldc;
+  return false;
+#endif
+}
+
 }  // namespace plexus::cpu
