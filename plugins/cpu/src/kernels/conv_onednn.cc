@@ -73,6 +73,9 @@ Force ForcedPath() {
 // filter once for all rows (plugins/cpu/README.md has the measurements).
 bool PreferMatMulForm(const ConvGeometry& g, bool depthwise) {
   if (depthwise || g.groups != 1) return false;
+  // A product in disguise (RunProduct's, or a 1x1 convolution of a 1x1
+  // image such as a squeeze-excite layer's): always the matmul.
+  if (g.h == 1 && g.w == 1 && g.kh == 1 && g.kw == 1 && g.oh == 1 && g.ow == 1) return true;
   if (const char* v = ConvEnv()) {
     if (std::strcmp(v, "direct") == 0) return false;
     if (std::strcmp(v, "matmul") == 0) return true;
@@ -373,6 +376,21 @@ bool OneDnnConv::RunDepthwise(const ConvGeometry& g, const float* x, const float
   return PreferOneDnnDepthwise(g) && Execute(g, /*depthwise=*/true, x, f, epilogue, y);
 }
 
+bool OneDnnConv::RunProduct(int64_t m, int64_t k, int64_t n, const float* a, const float* b,
+                            const Epilogue<float>* epilogue, float* y) {
+  // m images of 1x1 pixels with k channels, a 1x1 filter [1, 1, k, n]: the
+  // same bytes as a and b.
+  ConvGeometry g;
+  g.n = m;
+  g.h = g.w = g.oh = g.ow = 1;
+  g.c = k;
+  g.kh = g.kw = 1;
+  g.f_out = n;
+  g.top = g.left = 0;
+  g.sh = g.sw = g.dh = g.dw = 1;
+  return Execute(g, /*depthwise=*/false, a, b, epilogue, y);
+}
+
 bool OneDnnConv::Execute(const ConvGeometry& g, bool depthwise, const float* x, const float* f,
                          const Epilogue<float>* epilogue, float* y) {
   if (g.n == 0 || g.oh == 0 || g.ow == 0 || g.f_out == 0 || g.c == 0) return false;
@@ -452,6 +470,10 @@ bool OneDnnConv::Run(const ConvGeometry&, const float*, const float*, const Epil
 }
 bool OneDnnConv::RunDepthwise(const ConvGeometry&, const float*, const float*,
                               const Epilogue<float>*, float*) {
+  return false;
+}
+bool OneDnnConv::RunProduct(int64_t, int64_t, int64_t, const float*, const float*,
+                            const Epilogue<float>*, float*) {
   return false;
 }
 bool OneDnnConv::Execute(const ConvGeometry&, bool, const float*, const float*,

@@ -45,6 +45,15 @@ class OneDnnConv {
   bool RunDepthwise(const ConvGeometry& g, const float* x, const float* f,
                     const Epilogue<float>* epilogue, float* y);
 
+  // y[m, n] = epilogue(a[m, k] * b[k, n]) for row-major float matrices:
+  // oneDNN's matmul with b packed once, as the 1x1 convolution it is (the
+  // matmul form below). For products whose b is a constant of the graph
+  // (set_constant_filter): Dense layers, most of all the classifiers at
+  // small batches, where dnnl_sgemm repacks all of b on every call. False
+  // when oneDNN is not built in or refuses the shape.
+  bool RunProduct(int64_t m, int64_t k, int64_t n, const float* a, const float* b,
+                  const Epilogue<float>* epilogue, float* y);
+
   // The filter is a constant of the graph (the optimizer's
   // `_plexus_const_inputs`, read by ConstantFilter below): it is reordered
   // once per geometry and never compared again. Otherwise the last filter

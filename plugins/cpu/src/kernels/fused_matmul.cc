@@ -1,13 +1,16 @@
 // CPU kernels: _FusedMatMul (MatMul + BiasAdd [+ activation], created by
 // the graph optimizer), and the fused family's registration.
 //
-// The product runs through the same Gemm as MatMul (linalg_gemm.h), a block
-// of output rows at a time; the epilogue (fused_epilogue.h) follows each
+// float with constant weights (the optimizer's _plexus_const_inputs) runs
+// as oneDNN's matmul with the weights packed once and the epilogue as
+// post-ops (conv_onednn.h, RunProduct). Otherwise the product runs through
+// the same Gemm as MatMul (linalg_gemm.h), a block of output rows at a time; the epilogue (fused_epilogue.h) follows each
 // block while it is still in cache, instead of BiasAdd and the activation
 // each making a full pass over the output in separate kernels.
 #include <algorithm>
 #include <vector>
 
+#include "kernels/conv_onednn.h"
 #include "kernels/fused_epilogue.h"
 #include "kernels/linalg_gemm.h"
 #include "kernels/linalg_transpose.h"
@@ -32,6 +35,10 @@ class FusedMatMulKernel : public sdk::OpKernel {
     spec_ = sdk::ReadFusedSpec(attrs, "_FusedMatMul", /*allow_batch_norm=*/false);
     ta_ = attrs.Bool("transpose_a", false);
     tb_ = attrs.Bool("transpose_b", false);
+    // Constant weights (the optimizer's _plexus_const_inputs) go to oneDNN's
+    // matmul, packed once (conv_onednn.h's RunProduct).
+    packed_ = ConstantInput(attrs, 1) && !ta_ && !tb_;
+    onednn_.set_constant_filter(true);
   }
 
   void Compute(sdk::Call& call) override {
@@ -51,6 +58,12 @@ class FusedMatMulKernel : public sdk::OpKernel {
       const T* b = call.input<T>(1);
       T* y = call.AllocateOutput<T>(0, {m, n});
       if (m == 0 || n == 0) return;
+      if constexpr (std::is_same_v<T, float>) {
+        if (packed_ && k > 0 && !BuffersOverlap(a, m * k, y, m * n) &&
+            onednn_.RunProduct(m, k, n, a, b, &epilogue, y)) {
+          return;
+        }
+      }
       int64_t block = std::min(m, RowsPerBlock(n));
       // Blocks write y while later blocks still read a and b: an output
       // that shares memory with an input is computed in one block (Gemm
@@ -77,6 +90,8 @@ class FusedMatMulKernel : public sdk::OpKernel {
  private:
   sdk::FusedSpec spec_;
   bool ta_ = false, tb_ = false;
+  bool packed_ = false;
+  OneDnnConv onednn_;
 };
 
 }  // namespace

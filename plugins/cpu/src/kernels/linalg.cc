@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/conv_onednn.h"
 #include "kernels/linalg_gemm.h"
 #include "kernels/linalg_transpose.h"
 #include "kernels/register_kernels.h"
@@ -94,6 +95,9 @@ class MatMulKernel : public sdk::OpKernel {
   void Init(sdk::Attrs& attrs) override {
     ta_ = attrs.Bool("transpose_a", false);
     tb_ = attrs.Bool("transpose_b", false);
+    // Constant float weights: oneDNN's matmul, packed once (conv_onednn.h).
+    packed_ = ConstantInput(attrs, 1) && !ta_ && !tb_;
+    onednn_.set_constant_filter(true);
   }
   void Compute(sdk::Call& call) override {
     const sdk::Shape a = call.input_shape(0), b = call.input_shape(1);
@@ -110,12 +114,21 @@ class MatMulKernel : public sdk::OpKernel {
     VisitMatMulType(call.input_dtype(0), [&](auto tag) {
       using T = typename decltype(tag)::type;
       T* out = call.AllocateOutput<T>(0, {m, n});
+      if constexpr (std::is_same_v<T, float>) {
+        // (Not when the output shares memory with the input.)
+        if (packed_ && m > 0 && n > 0 && k > 0 && !BuffersOverlap(call.input<float>(0), m * k, out, m * n) &&
+            onednn_.RunProduct(m, k, n, call.input<float>(0), call.input<float>(1), nullptr, out)) {
+          return;
+        }
+      }
       Gemm<T>(ta_, tb_, m, n, k, call.input<T>(0), call.input<T>(1), out);
     });
   }
 
  private:
   bool ta_ = false, tb_ = false;
+  bool packed_ = false;
+  OneDnnConv onednn_;
 };
 
 template <bool kBroadcast>
