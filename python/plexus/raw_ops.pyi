@@ -676,6 +676,7 @@ __all__ = [
     '_PlexusApplyMomentum',
     '_PlexusApplyRMSProp',
     '_PlexusFusedElementwise',
+    '_PlexusLayerNorm',
     '_PlexusReducedShape',
     '_Retval',
 ]
@@ -2447,6 +2448,10 @@ def _PlexusApplyRMSProp(var: TensorLike, ms: TensorLike, mom: TensorLike, lr: Te
 
 def _PlexusFusedElementwise(inputs: Sequence[TensorLike], *, T: DType | None = ..., shape: Sequence[int], program: Sequence[str | bytes], name: str | None = ...) -> Tensor:
     """TensorFlow op `_PlexusFusedElementwise`."""
+
+
+def _PlexusLayerNorm(x: TensorLike, gamma: TensorLike, beta: TensorLike, *, T: DType | None = ..., epsilon: float, name: str | None = ...) -> Tensor:
+    """TensorFlow op `_PlexusLayerNorm`."""
 
 
 def _PlexusReducedShape(input_shape: TensorLike, axes: TensorLike, *, Tidx: DType = ..., name: str | None = ...) -> Tensor:
