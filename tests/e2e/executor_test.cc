@@ -91,12 +91,16 @@ void ExpectClose(const Tensor& got, const std::vector<double>& want) {
   }
 }
 
+// A parallel session gets an intra-op budget of one thread (`intra_threads`
+// 0), the only budget at which the scheduler runs branches side by side.
 std::unique_ptr<Session> MakeSession(Runtime* runtime, const char* text, bool parallel, bool trace = false,
-                                     const std::string& device = "") {
+                                     const std::string& device = "", int intra_threads = 0) {
   auto graph = ImportGraphDefBytes(text, "<parallel test>", GraphFormat::kText);
   EXPECT_TRUE(graph.ok()) << graph.status();
   SessionOptions options;
   options.inter_op_parallelism = parallel;
+  options.intra_op_threads = intra_threads > 0 ? intra_threads : (parallel ? 1 : 0);
+  if (intra_threads > 0) options.adapt_threads_to_load = false;
   options.trace = trace;
   options.device = device;
   auto session = Session::Create(runtime, std::shared_ptr<const Graph>(*std::move(graph)), options);
@@ -141,6 +145,26 @@ TEST(ParallelExecutor, IndependentBranchesRunOnSeveralThreadsWithSerialResults) 
   }
   // The caller keeps one MatMul and hands the other two to the pool.
   EXPECT_GE(used.size(), 2u) << json;
+}
+
+// With a budget of several threads each kernel uses them all itself, so the
+// branches run one after another on the calling thread.
+TEST(ParallelExecutor, ABudgetOfSeveralThreadsRunsBranchesInOrder) {
+  ASSERT_TRUE(kPoolSized);
+  auto runtime = CpuRuntime();
+  Tensor a = Random(kN, kN, 1), b = Random(kN, kN, 2);
+  auto session = MakeSession(runtime.get(), kThreeBranches, true, /*trace=*/true, "", /*intra_threads=*/2);
+  auto p = session->Run({{"a", a}, {"b", b}}, {"out"});
+  ASSERT_TRUE(p.ok()) << p.status();
+  ExpectClose((*p)[0], Expected(a, b));
+  std::string path = ::testing::TempDir() + "/plexus_in_order_trace.json";
+  ASSERT_TRUE(session->WriteTrace(path).ok());
+  std::ifstream f(path);
+  std::string json((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  auto threads = ThreadsByNode(json);
+  std::set<std::string> used;
+  for (const char* node : {"mm_ab", "mm_ba", "mm_aa"}) used.insert(threads[node].begin(), threads[node].end());
+  EXPECT_EQ(used.size(), 1u) << json;
 }
 
 TEST(ParallelExecutor, ConcurrentRunsOfOneSessionStayCorrect) {

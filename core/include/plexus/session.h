@@ -37,7 +37,9 @@ struct SessionOptions {
   // Run independent expensive branches (two convolutions side by side, say)
   // at the same time on the process's inter-op thread pool, whose size
   // PLEXUS_INTER_OP_THREADS sets (default: the hardware threads; 1 turns
-  // it off everywhere). Cheap ops always run inline.
+  // it off everywhere). Cheap ops always run inline. Only runs whose
+  // intra-op budget is one thread use it: with more, each kernel uses the
+  // whole budget itself and the run is in order.
   bool inter_op_parallelism = true;
   // Give the intermediate tensors of graphs with static shapes offsets in
   // one arena per device, planned once so that tensors alive at the same
