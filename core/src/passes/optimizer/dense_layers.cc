@@ -35,13 +35,8 @@ struct Rewriter {
   // The static shape of `input` ("node" or "node:k"), or null when it is
   // unknown or may not hold at run time.
   const PartialShape* ShapeOf(const std::string& input) const {
-    const InputRef ref = ParseInput(input);
-    const Node* node = graph.FindNode(ref.node);
-    if (node == nullptr || tainted.count(ref.node) > 0 || ref.index >= static_cast<int>(node->output_shapes.size())) {
-      return nullptr;
-    }
-    const PartialShape& s = node->output_shapes[ref.index];
-    return s.fully_defined() ? &s : nullptr;
+    const PartialShape* s = InferredShape(graph, tainted, input);
+    return s != nullptr && s->fully_defined() ? s : nullptr;
   }
 
   tf::NodeDef* AddShapeConst(const std::string& base, const std::vector<int64_t>& dims, const std::string& device) {

@@ -21,6 +21,15 @@ bool DeviceHasKernel(const PassContext& ctx, const std::string& op, DataType dty
   return false;
 }
 
+const PartialShape* InferredShape(const Graph& graph, const std::set<std::string>& tainted, const std::string& input) {
+  const InputRef ref = ParseInput(input);
+  const Node* node = graph.FindNode(ref.node);
+  if (node == nullptr || tainted.count(ref.node) > 0 || ref.index >= static_cast<int>(node->output_shapes.size())) {
+    return nullptr;
+  }
+  return &node->output_shapes[ref.index];
+}
+
 std::vector<std::string> DataInputs(const tf::NodeDef& n) {
   std::vector<std::string> v;
   for (const std::string& in : n.input()) {

@@ -5,6 +5,7 @@
 #define PLEXUS_SRC_PASSES_OPTIMIZER_FUSE_UTIL_H_
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,11 @@
 
 namespace plexus::opt {
 
+// The shape the importer inferred for `input` ("node" or "node:k") of
+// `graph` (imported from the pass's GraphDef), or null when there is no
+// such output or its shape may not hold at run time (a node in `tainted`,
+// FeedTainted's set).
+const PartialShape* InferredShape(const Graph& graph, const std::set<std::string>& tainted, const std::string& input);
 // True when the session's device has a kernel for `op` accepting `dtype`.
 bool DeviceHasKernel(const PassContext& ctx, const std::string& op, DataType dtype);
 std::vector<std::string> DataInputs(const tf::NodeDef& n);

@@ -82,26 +82,21 @@ class Matcher {
   }
 
   // The static shape of `input`, when known and reliable.
-  const PartialShape* ShapeOf(const std::string& input) const {
-    const InputRef ref = ParseInput(input);
-    const Node* node = graph_.FindNode(ref.node);
-    if (node == nullptr || tainted_.count(ref.node) > 0 || ref.index >= static_cast<int>(node->output_shapes.size())) {
-      return nullptr;
-    }
-    return &node->output_shapes[ref.index];
-  }
+  const PartialShape* ShapeOf(const std::string& input) const { return InferredShape(graph_, tainted_, input); }
 
   std::optional<Tensor> Const(const std::string& input) const { return ConstOf(index_, ctx_, input); }
 
  private:
-  // The node producing output 0 named by `input`, when it has op `op`.
+  // The node producing output 0 named by `input`, when its op is one of
+  // `ops` and it has that op's number of data inputs (1 for Rsqrt and Neg,
+  // 2 for the others).
   tf::NodeDef* Producer(const std::string& input, std::initializer_list<const char*> ops) const {
     const InputRef ref = ParseInput(input);
-    if (ref.index != 0) return nullptr;
-    tf::NodeDef* n = index_.Find(ref.node);
+    tf::NodeDef* n = ref.index == 0 ? index_.Find(ref.node) : nullptr;
     if (n == nullptr) return nullptr;
+    const size_t arity = n->op() == "Rsqrt" || n->op() == "Neg" ? 1 : 2;
     for (const char* op : ops) {
-      if (n->op() == op) return DataInputs(*n).size() == 2 || op == std::string("Rsqrt") || op == std::string("Neg") ? n : nullptr;
+      if (n->op() == op) return DataInputs(*n).size() == arity ? n : nullptr;
     }
     return nullptr;
   }
@@ -153,7 +148,7 @@ class Matcher {
 
   bool Rsqrt(const std::string& input, Match* m, std::string* mean_out) const {
     tf::NodeDef* rsqrt = Producer(input, {"Rsqrt"});
-    if (rsqrt == nullptr || DataInputs(*rsqrt).size() != 1) return false;
+    if (rsqrt == nullptr) return false;
     tf::NodeDef* add = Producer(DataInputs(*rsqrt)[0], {"Add", "AddV2"});
     if (add == nullptr) return false;
     const std::vector<std::string> in = DataInputs(*add);
@@ -209,7 +204,7 @@ class Matcher {
           std::string operand = q[o];
           if (negated) {
             tf::NodeDef* neg = Producer(operand, {"Neg"});
-            if (neg == nullptr || DataInputs(*neg).size() != 1) continue;
+            if (neg == nullptr) continue;
             t->members.insert(neg->name());
             operand = DataInputs(*neg)[0];
           }

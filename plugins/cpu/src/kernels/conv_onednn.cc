@@ -182,7 +182,6 @@ struct ConvEntry {
   // (PreferMatMulForm), whose source is the input itself when
   // InputIsPatchMatrix and otherwise the patches gathered per call.
   dnnl::primitive prim;
-  bool matmul_form = false;
   bool gather_patches = false;
   memory::desc src_md, wei_md, dst_md, bias_md, channel_md, scratch_md;
   bool reorder_weights = false;
@@ -244,6 +243,23 @@ struct ConvEntry {
 struct OneDnnConv::Impl {
   std::mutex mu;
   std::map<Key, std::shared_ptr<ConvEntry>> entries;
+  // A constant filter in each layout its primitives asked for, shared by
+  // every entry that wants that layout: batch sizes and thread counts each
+  // get a primitive of their own, but rarely a new filter layout, so a
+  // product run at many batch sizes keeps one packed copy, not one each.
+  std::vector<std::pair<memory::desc, std::shared_ptr<std::vector<float>>>> packed;
+
+  std::shared_ptr<std::vector<float>> Packed(const memory::desc& md) {
+    std::lock_guard<std::mutex> lock(mu);
+    for (const auto& [layout, data] : packed) {
+      if (layout == md) return data;
+    }
+    return nullptr;
+  }
+  void AddPacked(const memory::desc& md, std::shared_ptr<std::vector<float>> data) {
+    std::lock_guard<std::mutex> lock(mu);
+    packed.emplace_back(md, std::move(data));
+  }
 
   std::shared_ptr<ConvEntry> Get(const ConvGeometry& g, bool depthwise, const Epilogue<float>* e) {
     const Key key = KeyOf(g, depthwise, e);
@@ -311,7 +327,6 @@ struct OneDnnConv::Impl {
     const int64_t out_c = OutputChannels(g, depthwise);
     try {
       const bool matmul_form = PreferMatMulForm(g, depthwise);
-      entry->matmul_form = matmul_form;
       entry->gather_patches = matmul_form && !InputIsPatchMatrix(g);
       const int64_t rows = g.n * g.oh * g.ow, depth = g.kh * g.kw * g.c;
       if (matmul_form) {
@@ -415,12 +430,17 @@ bool OneDnnConv::Execute(const ConvGeometry& g, bool depthwise, const float* x, 
           reordered = entry->reordered;
         }
       }
+      const bool entry_has_it = reordered != nullptr;
+      if (!reordered && constant_filter_) reordered = impl_->Packed(entry->wei_md);
       if (!reordered) {
         reordered = std::make_shared<std::vector<float>>(entry->wei_md.get_size() / sizeof(float) + 16);
         memory src(entry->user_wei_md, eng, const_cast<float*>(f));
         memory dst(entry->wei_md, eng, reordered->data());
         entry->weight_reorder.execute(stream, src, dst);
         stream.wait();
+        if (constant_filter_) impl_->AddPacked(entry->wei_md, reordered);
+      }
+      if (!entry_has_it) {
         std::lock_guard<std::mutex> lock(entry->mu);
         if (!constant_filter_) entry->filter_copy.assign(f, f + count);
         entry->reordered = reordered;

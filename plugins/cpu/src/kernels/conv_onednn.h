@@ -55,8 +55,9 @@ class OneDnnConv {
                   const Epilogue<float>* epilogue, float* y);
 
   // The filter is a constant of the graph (the optimizer's
-  // `_plexus_const_inputs`, read by ConstantFilter below): it is reordered
-  // once per geometry and never compared again. Otherwise the last filter
+  // `_plexus_const_inputs`, read by ConstantInput below): it is reordered
+  // once per layout the primitives ask for (geometries that want the same
+  // layout share the copy) and never compared again. Otherwise the last filter
   // seen is kept and compared with each call's (exact, and cheaper than a
   // reorder, but it reads the filter twice per call). Set before the first
   // Run.

@@ -52,6 +52,7 @@ struct Operand {
 
 struct Step {
   Code code = Code::kNeg;
+  fused_steps::Op wide = fused_steps::Op::kNeg;  // the float loop of a simple step (fused_steps.h)
   ew::Un un = ew::Un::kNeg;
   bool binary = false;
   Operand a, b;
@@ -132,12 +133,13 @@ fused_steps::Op WideOp(Code c) {
   return fused_steps::Op::kNeg;  // not reached: kUnary never asks
 }
 
+// One step over a tile. Float's simple steps run in fused_steps.h's loops
+// for the widest vectors the CPU has (`float_steps`); the rest here.
 template <typename T>
-void RunStep(const Step& s, const T* a, bool ra, const T* b, bool rb, T* out, int64_t len) {
+void RunStep(const Step& s, fused_steps::StepFn float_steps, const T* a, bool ra, const T* b, bool rb, T* out,
+             int64_t len) {
   if constexpr (std::is_same_v<T, float>) {
-    // Float steps on the widest vectors the CPU has (fused_steps.h).
-    static const fused_steps::StepFn wide = fused_steps::WidestSteps();
-    if (wide != nullptr && s.code != Code::kUnary) return wide(WideOp(s.code), a, ra, b, rb, out, len);
+    if (s.code != Code::kUnary) return float_steps(s.wide, a, ra, b, rb, out, len);
   }
   switch (s.code) {
     // The same expressions as the separate kernels (elementwise_impl.h,
@@ -225,6 +227,7 @@ class FusedElementwiseKernel : public sdk::OpKernel {
       const sdk::FusedInstruction& ins = program[j];
       Step s;
       s.code = CodeOf(ins.op, &s.un);
+      if (s.code != Code::kUnary) s.wide = WideOp(s.code);
       s.binary = ins.arity == 2;
       for (int k = 0; k < ins.arity; ++k) {
         const sdk::FusedOperand& o = k == 0 ? ins.a : ins.b;
@@ -338,7 +341,7 @@ class FusedElementwiseKernel : public sdk::OpKernel {
       const T* a = operand(s.a, 0, &ra);
       const T* b = s.binary ? operand(s.b, 1, &rb) : nullptr;
       T* out = s.out >= 0 ? regs + s.out * stride : y + start;
-      RunStep<T>(s, a, ra, b, rb, out, len);
+      RunStep<T>(s, float_steps_, a, ra, b, rb, out, len);
     }
   }
 
@@ -348,6 +351,7 @@ class FusedElementwiseKernel : public sdk::OpKernel {
   int64_t n_ = 0;
   std::vector<Step> steps_;
   int64_t num_registers_ = 0;
+  const fused_steps::StepFn float_steps_ = fused_steps::WidestSteps();
 };
 
 }  // namespace

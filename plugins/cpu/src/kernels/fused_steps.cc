@@ -26,7 +26,7 @@ StepFn WidestSteps() {
   if (width == Width::kAvx512) return StepAvx512;
   if (width == Width::kAvx2) return StepAvx2;
 #endif
-  return nullptr;
+  return StepBase;
 }
 
 LayerNormFn WidestLayerNorm() {

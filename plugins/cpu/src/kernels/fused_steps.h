@@ -21,8 +21,7 @@ enum class Op : uint8_t { kNeg, kAbs, kSquare, kRelu, kRelu6, kAdd, kSub, kMul, 
 // the one value *a or *b; unary ops ignore b.
 using StepFn = void (*)(Op op, const float* a, bool ra, const float* b, bool rb, float* out, int64_t len);
 
-// The widest version this CPU runs, or null when only the baseline loops
-// apply (another architecture, or a CPU without AVX2).
+// The widest version this CPU runs (the baseline one at least).
 StepFn WidestSteps();
 
 // y[r, :] = (x[r, :] - mean) / sqrt(variance + epsilon) * gamma + beta for
