@@ -258,6 +258,12 @@ PX_Status* OutputAllocate(PX_KernelContext* ctx, size_t index, int32_t ndim,
   if (ndim < 0 || (ndim > 0 && shape == nullptr)) {
     return StatusCreate(PX_CODE_INVALID_ARGUMENT, "output_allocate: bad shape");
   }
+  if (ctx->output_descriptors[index].ndim >= 0) {
+    // The host allocated it (its shape was known) or the kernel already
+    // did: a second allocation would leave the first one unwritten.
+    return MakePluginStatus(absl::FailedPreconditionError(absl::StrCat(
+        "output_allocate: output ", index, " is already allocated; write into it")));
+  }
   Shape dims(shape, shape + ndim);
   for (int64_t d : dims) {
     if (d < 0) {

@@ -86,12 +86,7 @@ Executor::~Executor() {
 
 
 bool Executor::IsCachedConstant(const Tensor& tensor) const {
-  for (const Item& item : items_) {
-    for (const Tensor& t : item.constant_outputs) {
-      if (t.buffer() != nullptr && t.buffer() == tensor.buffer()) return true;
-    }
-  }
-  return false;
+  return tensor.buffer() != nullptr && constant_buffers_.contains(tensor.buffer().get());
 }
 
 absl::Status Executor::CheckFeed(int index, const Tensor& value) const {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "devices/host_ops.h"
@@ -162,6 +163,7 @@ class Executor {
   struct ParallelRun;
   struct EventPool;
   struct RunScratch;
+  struct BoundLaunches;
   struct Recording;
   class TraceSpan;
 
@@ -182,6 +184,14 @@ class Executor {
   absl::Status Compute(const Item& item, absl::Span<const Tensor* const> inputs,
                        std::vector<Tensor>* outputs, PX_Stream* stream, const RunState& run) const;
   void PlanMemory();
+  // Binds the kernel launches of a new scratch set (bound_launches.cc).
+  void BindLaunches(RunScratch& scratch) const;
+  // Fills in the feeds' descriptors of the bound launches; false when some
+  // feed is not where its reader reads it (the run then launches as usual).
+  bool BindFeeds(BoundLaunches& bound, const std::vector<Tensor>& feeds) const;
+  // Runs bound launch `launch`, its allocated outputs then moved to `slots`.
+  absl::Status LaunchBound(BoundLaunches& bound, int launch, std::vector<Tensor>& slots, PX_Stream* stream,
+                           const RunState& run) const;
   absl::StatusOr<std::vector<Tensor>> RunInOrder(const std::vector<Tensor>& feeds,
                                                  RunState& run) const;
   absl::StatusOr<std::vector<Tensor>> RunParallel(const std::vector<Tensor>& feeds,
@@ -210,6 +220,12 @@ class Executor {
   bool fetch_to_host_ = true;  // Options::fetch_to_host
   MemoryPlan plan_;
   std::vector<int64_t> slot_offset_;  // arena offset of each slot, -1 when not planned
+  // Per slot: its value is set when a scratch set is made and never changes
+  // (a constant's output, or a planned slot's view), so the in-order
+  // scheduler neither runs constant items nor clears these slots.
+  std::vector<char> slot_persistent_;
+  // The buffers of constants' outputs (never handed out to callers).
+  absl::flat_hash_set<const Buffer*> constant_buffers_;
   std::vector<int64_t> arena_bytes_;  // per device
   // Scratch of finished runs, reused by later ones (see RunScratch).
   mutable std::mutex scratch_mu_;

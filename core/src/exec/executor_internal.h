@@ -16,6 +16,7 @@
 #include "exec/run_streams.h"
 #include "plexus/device.h"
 #include "plexus/graph.h"
+#include "plexus/kernel_registry.h"
 
 namespace plexus {
 
@@ -28,10 +29,52 @@ bool HasStringInput(const Node& node);
 // A variable reference read as a value, where the op does not take a ref.
 absl::Status Dereference(const Node& node, std::vector<Tensor>& inputs);
 
+// True when the kernel of `item` can read `value` as its input `k` where it
+// lies: no variable reference, no string, and in the memory the kernel reads
+// that input from (its device's, or host memory for a host-memory input,
+// which host-accessible devices share).
+inline bool ReadsInPlace(const KernelRegistration& kernel, Device* device, int k, const Tensor& value) {
+  Device* target = kernel.InputInHostMemory(k) ? nullptr : device;
+  return !value.is_ref() && value.dtype() != DataType::kString &&
+         (value.device() == target ||
+          (value.host_readable() && (target == nullptr || target->host_accessible())));
+}
+
+// Kernel launches bound once per scratch set (bound_launches.cc): for every
+// kernel with static shapes whose inputs are constants, planned values or
+// feeds, the descriptors it reads, and those of its planned outputs, are
+// built when the set is made, since those addresses never move. A run calls
+// compute straight from them: per run, only the feeds' descriptors are
+// filled in and the outputs outside the plan (fetched ones, say) allocated.
+struct Executor::BoundLaunches {
+  static constexpr int kConstant = -2;  // launch_of: a constant, nothing to run
+  struct Launch {
+    const Item* item = nullptr;
+    size_t first_input = 0;  // into descs; the outputs follow the inputs
+    size_t num_inputs = 0;
+    size_t num_outputs = 0;
+    // The outputs (PX_KernelContext::outputs): planned views, or for the
+    // outputs in `allocate`, made per run and moved to their slots.
+    std::vector<Tensor> outputs;
+    std::vector<int> allocate;
+  };
+  struct FeedUse {
+    int feed;
+    size_t desc;           // into descs
+    Device* target;        // where the reader reads it (null: host memory)
+    bool target_shares_host;  // target is null or host-accessible
+  };
+  std::vector<int> launch_of;  // per item: its launch, kConstant or -1 (empty: nothing bound)
+  std::vector<Launch> launches;
+  std::vector<DLTensor> descs;
+  std::vector<FeedUse> feed_uses;  // by feed
+};
+
 // What a run needs besides its streams, kept by the executor between runs:
 // the memory plan's arenas (one per device) with, for every planned slot, a
-// tensor viewing its place, and the serial path's value slots, use counts
-// and retired list. A run takes a set and gives it back once its streams
+// tensor viewing its place, the serial path's value slots (persistent
+// slots, see Executor::slot_persistent_, hold their value from the set's
+// making on), use counts, retired list and bound launches. A run takes a set and gives it back once its streams
 // have drained, so steady-state runs allocate nothing for these;
 // concurrent runs each get their own.
 struct Executor::RunScratch {
@@ -41,6 +84,7 @@ struct Executor::RunScratch {
   std::vector<int> uses;
   std::vector<Tensor> retired;
   std::vector<Tensor> inputs, outputs;
+  BoundLaunches bound;
 };
 
 struct Executor::RunState {

@@ -139,7 +139,15 @@ absl::StatusOr<std::unique_ptr<Executor::RunScratch>> Executor::TakeScratch() co
   auto set = std::make_unique<RunScratch>();
   set->slots.resize(num_slots_);
   set->retired.reserve(items_.size());
-  if (slot_offset_.empty()) return set;
+  for (const Item& item : items_) {
+    for (size_t k = 0; k < item.constant_outputs.size(); ++k) {
+      set->slots[item.first_slot + k] = item.constant_outputs[k];
+    }
+  }
+  if (slot_offset_.empty()) {
+    BindLaunches(*set);
+    return set;
+  }
   set->arenas.assign(devices_.size(), nullptr);
   for (size_t d = 0; d < arena_bytes_.size(); ++d) {
     if (arena_bytes_[d] == 0) continue;
@@ -160,8 +168,10 @@ absl::StatusOr<std::unique_ptr<Executor::RunScratch>> Executor::TakeScratch() co
       const size_t bytes = static_cast<size_t>(NumElements(shape)) * DataTypeSize(dtype);
       set->views[item.first_slot + k] =
           Tensor(dtype, shape, std::make_shared<Buffer>(static_cast<char*>(arena->data()) + offset, bytes, arena));
+      set->slots[item.first_slot + k] = set->views[item.first_slot + k];
     }
   }
+  BindLaunches(*set);
   return set;
 }
 

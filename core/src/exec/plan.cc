@@ -469,6 +469,18 @@ absl::StatusOr<std::shared_ptr<Executor>> Executor::Create(const Graph& graph, c
   // The plan follows the serial order, so only serial runs use it.
   exec->fetch_to_host_ = options.fetch_to_host;
   if (options.memory_plan && !exec->dataflow_ && !exec->parallel_) exec->PlanMemory();
+  exec->slot_persistent_.assign(exec->num_slots_, 0);
+  for (const Item& item : exec->items_) {
+    for (size_t k = 0; k < item.constant_outputs.size(); ++k) {
+      exec->slot_persistent_[item.first_slot + k] = 1;
+      if (item.constant_outputs[k].buffer() != nullptr) {
+        exec->constant_buffers_.insert(item.constant_outputs[k].buffer().get());
+      }
+    }
+  }
+  for (size_t slot = 0; slot < exec->slot_offset_.size(); ++slot) {
+    if (exec->slot_offset_[slot] >= 0) exec->slot_persistent_[slot] = 1;
+  }
   exec->DecideDeviceGraph(options);
   return exec;
 }

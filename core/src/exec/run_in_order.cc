@@ -50,7 +50,7 @@ absl::StatusOr<std::vector<Tensor>> Executor::RunInOrder(const std::vector<Tenso
   auto take = [&](const Source& s) -> Tensor {
     if (s.item >= 0) {
       const int slot = items_[s.item].first_slot + s.output;
-      if (uses[slot] == 1 && slots[slot].dtype() == DataType::kVariant) return std::move(slots[slot]);
+      if (uses[slot] == 1 && !slot_persistent_[slot] && slots[slot].dtype() == DataType::kVariant) return std::move(slots[slot]);
       return slots[slot];
     }
     const bool last = --feeds_left[s.feed] == 0;
@@ -70,8 +70,25 @@ absl::StatusOr<std::vector<Tensor>> Executor::RunInOrder(const std::vector<Tenso
     }
   } sync_on_exit{run};
   absl::InlinedVector<const Tensor*, 8> pointers;
-  for (const Item& item : items_) {
+  // Launches bound to this scratch set run straight from their descriptors
+  // (not while tracing: those launches are timed one by one).
+  BoundLaunches& bound = run.scratch->bound;
+  const bool use_bound = run.trace == nullptr && BindFeeds(bound, feed_values);
+  for (size_t i = 0; i < items_.size(); ++i) {
+    if (use_bound) {
+      const int launch = bound.launch_of[i];
+      if (launch >= 0) {
+        // Its inputs are persistent slots or feeds: nothing to retire.
+        PX_RETURN_IF_ERROR(LaunchBound(bound, launch, slots,
+                                       run.streams.stream(bound.launches[launch].item->device_index), run));
+        continue;
+      }
+      if (launch == BoundLaunches::kConstant) continue;  // in its slots already
+    }
+    const Item& item = items_[i];
     const Node& node = *item.node;
+    // A constant's outputs are in its slots since the scratch set was made.
+    if (!item.constant_outputs.empty() && run.trace == nullptr) continue;
     // The common case, a kernel whose inputs are already where it reads
     // them (no copy, no variable reference, no string): the kernel reads the
     // slots directly, without copying tensors into an input list.
@@ -79,9 +96,7 @@ absl::StatusOr<std::vector<Tensor>> Executor::RunInOrder(const std::vector<Tenso
     pointers.clear();
     for (size_t k = 0; direct && k < item.inputs.size(); ++k) {
       const Tensor& t = value_of(item.inputs[k]);
-      Device* target = item.kernel->InputInHostMemory(static_cast<int>(k)) ? nullptr : item.device;
-      direct = !t.is_ref() && t.dtype() != DataType::kString &&
-               (t.device() == target || (t.host_readable() && (target == nullptr || target->host_accessible())));
+      direct = ReadsInPlace(*item.kernel, item.device, static_cast<int>(k), t);
       pointers.push_back(&t);
     }
     if (direct) {
@@ -99,20 +114,17 @@ absl::StatusOr<std::vector<Tensor>> Executor::RunInOrder(const std::vector<Tenso
     for (const Source& s : item.inputs) {
       if (s.item < 0) continue;
       const int slot = items_[s.item].first_slot + s.output;
-      if (--uses[slot] != 0) continue;
-      if (!slot_offset_.empty() && slot_offset_[slot] >= 0) {
-        slots[slot] = Tensor();
-      } else {
-        run.retired.push_back(std::move(slots[slot]));
-      }
+      if (slot_persistent_[slot] || --uses[slot] != 0) continue;
+      run.retired.push_back(std::move(slots[slot]));
     }
   }
   std::vector<Tensor> fetched;
   for (const Source& s : fetch_sources_) fetched.push_back(value_of(s));
   // Values still in slots (fetched, or never read) wait with the retired
   // ones for the streams to drain; the slots stay for the next run.
-  for (Tensor& t : slots) {
-    if (!t.valid()) continue;
+  for (int slot = 0; slot < num_slots_; ++slot) {
+    Tensor& t = slots[slot];
+    if (!t.valid() || slot_persistent_[slot]) continue;
     if (t.buffer() != nullptr || t.is_ref()) run.retired.push_back(std::move(t));
     t = Tensor();
   }

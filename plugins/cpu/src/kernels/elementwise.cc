@@ -114,6 +114,7 @@ class BinaryKernel : public sdk::OpKernel {
   }
 
   void Compute(sdk::Call& call) override {
+    if (FlatFloat(call)) return;
     // Per-thread scratch: steady-state calls reuse its capacity.
     thread_local Shape shapes[2];
     thread_local Plan<2> plan;
@@ -154,6 +155,29 @@ class BinaryKernel : public sdk::OpKernel {
   }
 
  private:
+  // Float operands of one shape, or one of them a scalar (rank 0): one loop,
+  // with no plan built (for small tensors, building one costs more than the
+  // math). False, with nothing done, for every other case.
+  bool FlatFloat(sdk::Call& call) const {
+    const DLTensor& a = call.input(0);
+    const DLTensor& b = call.input(1);
+    if (op_ == Bin::kPow || sdk::DtypeOf(a) != PX_DT_FLOAT || sdk::DtypeOf(b) != PX_DT_FLOAT ||
+        !px_sdk_is_contiguous(&a) || !px_sdk_is_contiguous(&b)) {
+      return false;
+    }
+    const bool same = a.ndim == b.ndim && std::equal(a.shape, a.shape + a.ndim, b.shape);
+    const int full = same || b.ndim == 0 ? 0 : a.ndim == 0 ? 1 : -1;
+    if (full < 0) return false;
+    const DLTensor& shape = full == 0 ? a : b;
+    int64_t n = 1;
+    for (int d = 0; d < shape.ndim; ++d) n *= shape.shape[d];
+    void* out = ew::IsComparison(op_) ? static_cast<void*>(call.AllocateOutputLike<bool>(0, full))
+                                      : static_cast<void*>(call.AllocateOutputLike<float>(0, full));
+    ew::RunFlatBinary(op_, n, same || full == 0, same || full == 1, static_cast<const float*>(px_sdk_data(&a)),
+                      static_cast<const float*>(px_sdk_data(&b)), out);
+    return true;
+  }
+
   Bin op_ = Bin::kAdd;
   bool strict_shapes_ = true;
 };

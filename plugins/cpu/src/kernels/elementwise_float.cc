@@ -8,6 +8,9 @@ namespace plexus::cpu::ew {
 void RunBinary(Bin op, const Plan<2>& plan, const float* a, const float* b, void* out) {
   RunBinaryImpl<float>(op, plan, a, b, out);
 }
+void RunFlatBinary(Bin op, int64_t n, bool va, bool vb, const float* a, const float* b, void* out) {
+  RunFlatBinaryImpl<float>(op, n, va, vb, a, b, out);
+}
 void RunBinary(Bin op, const Plan<2>& plan, const sdk::half* a, const sdk::half* b, void* out) {
   RunBinaryImpl<sdk::half>(op, plan, a, b, out);
 }

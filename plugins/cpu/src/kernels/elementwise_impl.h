@@ -92,6 +92,24 @@ bool MakePlan(const Shape* shapes, Plan<N>* plan) {
   return true;
 }
 
+// out[i] = f(a[i or 0], b[i or 0]) for n elements: va (vb) says a (b) has
+// n values rather than one.
+template <typename TA, typename TB, typename TO, typename F>
+inline void RunFlat2(int64_t n, bool va, bool vb, const TA* a, const TB* b, TO* out, F f) {
+  if (va && vb) {
+    for (int64_t i = 0; i < n; ++i) out[i] = f(a[i], b[i]);
+  } else if (va) {
+    const TB y = *b;
+    for (int64_t i = 0; i < n; ++i) out[i] = f(a[i], y);
+  } else if (vb) {
+    const TA x = *a;
+    for (int64_t i = 0; i < n; ++i) out[i] = f(x, b[i]);
+  } else {
+    const TO v = f(*a, *b);
+    for (int64_t i = 0; i < n; ++i) out[i] = v;
+  }
+}
+
 // out[i] = f(a[ia], b[ib]) over a two-input plan.
 template <typename TA, typename TB, typename TO, typename F>
 void RunPlan2(const Plan<2>& p, const TA* a, const TB* b, TO* out, F f) {
@@ -103,24 +121,12 @@ void RunPlan2(const Plan<2>& p, const TA* a, const TB* b, TO* out, F f) {
   }
   const int64_t inner = p.dims[rank - 1];
   const bool va = p.strides[0][rank - 1] != 0, vb = p.strides[1][rank - 1] != 0;
+  if (rank == 1) return RunFlat2(inner, va, vb, a, b, out, f);
   thread_local std::vector<int64_t> index;
   index.assign(rank, 0);
   int64_t oa = 0, ob = 0;
   for (int64_t done = 0; done < p.num_elements; done += inner) {
-    const TA* pa = a + oa;
-    const TB* pb = b + ob;
-    if (va && vb) {
-      for (int64_t i = 0; i < inner; ++i) out[i] = f(pa[i], pb[i]);
-    } else if (va) {
-      const TB y = *pb;
-      for (int64_t i = 0; i < inner; ++i) out[i] = f(pa[i], y);
-    } else if (vb) {
-      const TA x = *pa;
-      for (int64_t i = 0; i < inner; ++i) out[i] = f(x, pb[i]);
-    } else {
-      const TO v = f(*pa, *pb);
-      for (int64_t i = 0; i < inner; ++i) out[i] = v;
-    }
+    RunFlat2(inner, va, vb, a + oa, b + ob, out, f);
     out += inner;
     for (int d = rank - 2; d >= 0; --d) {
       oa += p.strides[0][d];
@@ -202,17 +208,18 @@ inline C IntMod(C x, C y) {
   return static_cast<C>(x % y);
 }
 
-// The binary ops over a plan, computing in C (float for the 16-bit floats).
-template <typename T>
-void RunBinaryImpl(Bin op, const Plan<2>& p, const T* a, const T* b, void* out) {
+// Calls run(g, (TO*)nullptr) with g(T, T) -> TO computing binary `op` in C
+// (float for the 16-bit floats); TO is bool for comparisons, else T.
+template <typename T, typename Run>
+void DispatchBinary(Bin op, Run run) {
   using C = sdk::ComputeType<T>;
   auto arith = [&](auto f) {
-    RunPlan2(p, a, b, static_cast<T*>(out),
-             [f](T x, T y) { return static_cast<T>(f(static_cast<C>(x), static_cast<C>(y))); });
+    run([f](T x, T y) { return static_cast<T>(f(static_cast<C>(x), static_cast<C>(y))); },
+        static_cast<T*>(nullptr));
   };
   auto compare = [&](auto f) {
-    RunPlan2(p, a, b, static_cast<bool*>(out),
-             [f](T x, T y) -> bool { return f(static_cast<C>(x), static_cast<C>(y)); });
+    run([f](T x, T y) -> bool { return f(static_cast<C>(x), static_cast<C>(y)); },
+        static_cast<bool*>(nullptr));
   };
   switch (op) {
     case Bin::kLess: return compare([](C x, C y) { return x < y; });
@@ -292,6 +299,22 @@ void RunBinaryImpl(Bin op, const Plan<2>& p, const T* a, const T* b, void* out) 
   throw sdk::KernelError(PX_CODE_UNIMPLEMENTED, "binary op not available for this dtype");
 }
 
+// The binary ops over a plan.
+template <typename T>
+void RunBinaryImpl(Bin op, const Plan<2>& p, const T* a, const T* b, void* out) {
+  DispatchBinary<T>(op, [&](auto g, auto* tag) {
+    RunPlan2(p, a, b, static_cast<decltype(tag)>(out), g);
+  });
+}
+
+// The same for operands of the output's n elements (va, vb) or of one.
+template <typename T>
+void RunFlatBinaryImpl(Bin op, int64_t n, bool va, bool vb, const T* a, const T* b, void* out) {
+  DispatchBinary<T>(op, [&](auto g, auto* tag) {
+    RunFlat2(n, va, vb, a, b, static_cast<decltype(tag)>(out), g);
+  });
+}
+
 // Per-dtype compute, defined in elementwise_<dtype>.cc. Inputs were checked
 // (dtypes, shapes, integer divisors non-zero, integer exponents
 // non-negative). Comparisons write bool, the rest T.
@@ -300,6 +323,9 @@ void RunBinaryImpl(Bin op, const Plan<2>& p, const T* a, const T* b, void* out) 
   void RunUnary(Un op, const T* x, T* y, int64_t n)
 
 PX_EW_DECLARE(float);
+// Float operands without a plan (see RunFlatBinaryImpl): tiny tensors spend
+// more on building a plan than on the math.
+void RunFlatBinary(Bin op, int64_t n, bool va, bool vb, const float* a, const float* b, void* out);
 PX_EW_DECLARE(sdk::half);
 PX_EW_DECLARE(sdk::bfloat16);
 PX_EW_DECLARE(double);
