@@ -147,15 +147,21 @@ def main():
         headers = ["runtime", "N=%d us" % lo, "N=%d us" % hi, "us/op (slope)",
                    "us/op (N=%d total/N)" % hi, "ratio", "check (N=%d)" % hi]
         text = "== Executor overhead: %s\n" % title + table(headers, rows)
-        for peer, label, goal in ((("tensorflow", "default"), "tensorflow", 5.0),
-                                  (("onnxruntime", "default"), "onnxruntime", 1.0)):
-            s = slopes.get(peer)
-            ratio = s / base if s is not None and base else None
+        # The goals are about the executor, so they compare the unfused runs:
+        # Plexus with its optimizer off (with it on, the chain is fused into
+        # one kernel) against each peer's lower slope of its two variants.
+        unfused = slopes.get(("plexus", "noopt"))
+        for runtime, goal in (("tensorflow", 5.0), ("onnxruntime", 1.0)):
+            peer = [slopes[(runtime, v)] for v in ("default", "noopt") if slopes.get((runtime, v)) is not None]
+            s = min(peer) if peer else None
+            ratio = s / unfused if s is not None and unfused else None
             met = ratio is not None and ratio >= goal
-            summary["overhead_%s_vs_%s" % (kind, label)] = {
-                "ratio": ratio, "goal": ">= %.0fx" % goal if goal > 1 else "> 1x", "met": met}
-            text += "\n   goal: per-op overhead %s than %s: ratio %s -> %s" % (
-                "at least 5x lower" if goal > 1 else "lower", label, fmt_ratio(ratio),
+            summary["overhead_%s_vs_%s" % (kind, runtime)] = {
+                "ratio": ratio, "goal": ">= %.0fx" % goal if goal > 1 else "> 1x", "met": met,
+                "plexus_us_per_op": unfused, "peer_us_per_op": s}
+            text += ("\n   goal: per-op overhead of plexus (optimizer off) %s than %s's (the lower of its "
+                     "two variants): ratio %s -> %s") % (
+                "at least 5x lower" if goal > 1 else "lower", runtime, fmt_ratio(ratio),
                 "MET" if met else "not met")
         out_text.append(text)
 

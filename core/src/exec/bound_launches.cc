@@ -57,7 +57,12 @@ void Executor::BindLaunches(RunScratch& scratch) const {
     }
     if (!bindable) continue;
     BoundLaunches::Launch launch;
-    launch.item = &item;
+    launch.node = &node;
+    launch.device = item.device;
+    launch.kernel = item.kernel;
+    launch.instance = item.instance;
+    launch.device_index = item.device_index;
+    launch.first_slot = item.first_slot;
     launch.first_input = bound.descs.size();
     launch.num_inputs = values.size();
     launch.num_outputs = static_cast<size_t>(node.num_outputs());
@@ -110,30 +115,29 @@ absl::Status Executor::LaunchBound(BoundLaunches& bound, int index, std::vector<
                                    const RunState& run) const {
   PX_RETURN_IF_ERROR(run.CheckCancelled());
   BoundLaunches::Launch& launch = bound.launches[index];
-  const Item& item = *launch.item;
   // The kernel gets copies of its output descriptors: whatever it does to
   // them, the bound ones stay as built.
   const DLTensor* first_output = bound.descs.data() + launch.first_input + launch.num_inputs;
   absl::InlinedVector<DLTensor, 4> outputs(first_output, first_output + launch.num_outputs);
   for (int k : launch.allocate) {
-    const Node& node = *item.node;
+    const Node& node = *launch.node;
     absl::StatusOr<Tensor> tensor =
-        item.kernel->OutputInHostMemory(k)
+        launch.kernel->OutputInHostMemory(k)
             ? Tensor::AllocateHost(node.output_types[k], node.output_shapes[k].dims())
-            : item.device->AllocateTensor(node.output_types[k], node.output_shapes[k].dims());
+            : launch.device->AllocateTensor(node.output_types[k], node.output_shapes[k].dims());
     if (!tensor.ok()) {
-      return Annotate(tensor.status(), absl::StrCat(Where(node, *item.device), ": output ", k));
+      return Annotate(tensor.status(), absl::StrCat(Where(node, *launch.device), ": output ", k));
     }
     launch.outputs[k] = *std::move(tensor);
     outputs[k] = launch.outputs[k].ToDLTensor();
   }
-  PX_KernelContext ctx{item.node, item.device, item.kernel, &launch.outputs, outputs.data(), outputs.size()};
-  PX_Status* status = item.kernel->compute(item.instance, &ctx, bound.descs.data() + launch.first_input,
-                                           launch.num_inputs, outputs.data(), outputs.size(), stream);
-  for (int k : launch.allocate) slots[item.first_slot + k] = std::move(launch.outputs[k]);
+  PX_KernelContext ctx{launch.node, launch.device, launch.kernel, &launch.outputs, outputs.data(), outputs.size()};
+  PX_Status* status = launch.kernel->compute(launch.instance, &ctx, bound.descs.data() + launch.first_input,
+                                             launch.num_inputs, outputs.data(), outputs.size(), stream);
+  for (int k : launch.allocate) slots[launch.first_slot + k] = std::move(launch.outputs[k]);
   if (status == nullptr) return absl::OkStatus();
   absl::Status s = TakePluginStatus(status);
-  return absl::Status(s.code(), absl::StrCat(Where(*item.node, *item.device), ": ", s.message()));
+  return absl::Status(s.code(), absl::StrCat(Where(*launch.node, *launch.device), ": ", s.message()));
 }
 
 }  // namespace plexus

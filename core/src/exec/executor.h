@@ -224,6 +224,7 @@ class Executor {
   // (a constant's output, or a planned slot's view), so the in-order
   // scheduler neither runs constant items nor clears these slots.
   std::vector<char> slot_persistent_;
+  std::vector<int> transient_slots_;  // the others
   // The buffers of constants' outputs (never handed out to callers).
   absl::flat_hash_set<const Buffer*> constant_buffers_;
   std::vector<int64_t> arena_bytes_;  // per device

@@ -49,7 +49,13 @@ inline bool ReadsInPlace(const KernelRegistration& kernel, Device* device, int k
 struct Executor::BoundLaunches {
   static constexpr int kConstant = -2;  // launch_of: a constant, nothing to run
   struct Launch {
-    const Item* item = nullptr;
+    // From the item, kept here so that a run reads only the launches.
+    const Node* node = nullptr;
+    Device* device = nullptr;
+    const KernelRegistration* kernel = nullptr;
+    void* instance = nullptr;
+    int device_index = 0;
+    int first_slot = 0;
     size_t first_input = 0;  // into descs; the outputs follow the inputs
     size_t num_inputs = 0;
     size_t num_outputs = 0;

@@ -481,6 +481,9 @@ absl::StatusOr<std::shared_ptr<Executor>> Executor::Create(const Graph& graph, c
   for (size_t slot = 0; slot < exec->slot_offset_.size(); ++slot) {
     if (exec->slot_offset_[slot] >= 0) exec->slot_persistent_[slot] = 1;
   }
+  for (int slot = 0; slot < exec->num_slots_; ++slot) {
+    if (!exec->slot_persistent_[slot]) exec->transient_slots_.push_back(slot);
+  }
   exec->DecideDeviceGraph(options);
   return exec;
 }

@@ -80,7 +80,7 @@ absl::StatusOr<std::vector<Tensor>> Executor::RunInOrder(const std::vector<Tenso
       if (launch >= 0) {
         // Its inputs are persistent slots or feeds: nothing to retire.
         PX_RETURN_IF_ERROR(LaunchBound(bound, launch, slots,
-                                       run.streams.stream(bound.launches[launch].item->device_index), run));
+                                       run.streams.stream(bound.launches[launch].device_index), run));
         continue;
       }
       if (launch == BoundLaunches::kConstant) continue;  // in its slots already
@@ -122,9 +122,9 @@ absl::StatusOr<std::vector<Tensor>> Executor::RunInOrder(const std::vector<Tenso
   for (const Source& s : fetch_sources_) fetched.push_back(value_of(s));
   // Values still in slots (fetched, or never read) wait with the retired
   // ones for the streams to drain; the slots stay for the next run.
-  for (int slot = 0; slot < num_slots_; ++slot) {
+  for (int slot : transient_slots_) {
     Tensor& t = slots[slot];
-    if (!t.valid() || slot_persistent_[slot]) continue;
+    if (!t.valid()) continue;
     if (t.buffer() != nullptr || t.is_ref()) run.retired.push_back(std::move(t));
     t = Tensor();
   }
