@@ -70,8 +70,10 @@ void Usage() {
       "timed runs fills about S seconds (from the warmup's median), at least --iters\n"
       "and at most --max-iters. --batch is only a label when every input is fed.\n"
       "--threads N: each kernel uses at most N threads (SessionOptions::intra_op_threads;\n"
-      "default: the CPUs the process may use). PLEXUS_ADAPTIVE_THREADS=0 keeps the count\n"
-      "fixed while other processes are busy.\n";
+      "default: the CPUs the process may use). --threads 1 also turns inter-op\n"
+      "parallelism off (SessionOptions::inter_op_parallelism), so that the run uses one\n"
+      "thread in all, as the peers' one-thread rows do (inter_op=1).\n"
+      "PLEXUS_ADAPTIVE_THREADS=0 keeps the count fixed while other processes are busy.\n";
 }
 
 std::vector<std::string> Split(const std::string& text, char sep) {
@@ -312,6 +314,9 @@ int main(int argc, char** argv) {
   plexus::SessionOptions session_options;
   session_options.device = o.device;
   session_options.intra_op_threads = o.threads;
+  // One thread means one thread in all: no branches side by side on the
+  // inter-op pool either (the peers' one-thread rows set inter_op=1).
+  if (o.threads == 1) session_options.inter_op_parallelism = false;
   // PLEXUS_BENCH_TRACE=FILE: also write the timeline of every run (first
   // run included) in Chrome trace format, to see where the time goes.
   const char* trace_path = std::getenv("PLEXUS_BENCH_TRACE");
@@ -383,6 +388,7 @@ int main(int argc, char** argv) {
   const std::string threads =
       "intra_op=" + std::to_string(o.threads > 0 ? o.threads : plexus::DefaultIntraOpThreads()) +
       (o.threads > 0 ? " (--threads)" : " (automatic)") + (adaptive ? " adaptive" : " fixed") +
+      (session_options.inter_op_parallelism ? "" : ", inter-op off") +
       ", last run " + std::to_string((*session)->last_execution_info().intra_op_threads) +
       "; " + std::to_string(ProcessThreads()) + " threads in the process after the runs";
 

@@ -433,6 +433,7 @@ GRAPH_ONLY = {
     "_FusedMatMul": "made by the graph optimizer's fusion pass",
     "_PlexusFusedElementwise": "made by the graph optimizer's elementwise fusion",
     "_PlexusLayerNorm": "made by the graph optimizer's layer-norm fusion",
+    "_PlexusFusedConv2DAdd": "made by the graph optimizer's fusion pass (residual adds)",
     "Const": "graph constant; use plexus.constant",
     "Placeholder": "graph input; use plexus.function input signatures",
     "PlaceholderWithDefault": "graph input with a default; graphs only",

@@ -675,6 +675,7 @@ __all__ = [
     '_PlexusApplyGradientDescent',
     '_PlexusApplyMomentum',
     '_PlexusApplyRMSProp',
+    '_PlexusFusedConv2DAdd',
     '_PlexusFusedElementwise',
     '_PlexusLayerNorm',
     '_PlexusReducedShape',
@@ -2444,6 +2445,10 @@ def _PlexusApplyMomentum(var: TensorLike, accum: TensorLike, lr: TensorLike, gra
 
 def _PlexusApplyRMSProp(var: TensorLike, ms: TensorLike, mom: TensorLike, lr: TensorLike, rho: TensorLike, momentum: TensorLike, epsilon: TensorLike, grad: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> __PlexusApplyRMSPropOutput:
     """TensorFlow op `_PlexusApplyRMSProp`."""
+
+
+def _PlexusFusedConv2DAdd(input: TensorLike, filter: TensorLike, args: Sequence[TensorLike], addend: TensorLike, *, T: DType | None = ..., strides: Sequence[int], padding: str | bytes, explicit_paddings: Sequence[int] = ..., data_format: str | bytes = ..., filter_format: str | bytes = ..., dilations: Sequence[int] = ..., fused_ops: Sequence[str | bytes] = ..., epsilon: float = ..., leakyrelu_alpha: float = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `_PlexusFusedConv2DAdd`."""
 
 
 def _PlexusFusedElementwise(inputs: Sequence[TensorLike], *, T: DType | None = ..., shape: Sequence[int], program: Sequence[str | bytes], name: str | None = ...) -> Tensor:

@@ -971,6 +971,36 @@ def gen_fused_conv(depthwise):
     return gen
 
 
+def gen_fused_conv_add(dt, rng):
+    # _PlexusFusedConv2DAdd: _FusedConv2D's epilogue, + the addend, then the activation.
+    cases = []
+    for name, fops in [("bias", ["BiasAdd"]), ("bias_relu", ["BiasAdd", "Relu"]),
+                       ("bias_leakyrelu", ["BiasAdd", "LeakyRelu"]),
+                       ("batchnorm_relu6", ["FusedBatchNorm", "Relu6"]),
+                       ("bias_relu_same_stride2", ["BiasAdd", "Relu"])]:
+        stride = 2 if "stride2" in name else 1
+        padding = "SAME" if "same" in name else "VALID"
+        x = rand(rng, (2, 5, 6, 3), dt, -1, 1)
+        w = rand(rng, (3, 3, 3, 4), dt, -1, 1)
+        out_shape = (2, 3, 3, 4) if stride == 2 else (2, 3, 4, 4)
+        if fops[0] == "BiasAdd":
+            args = [rand(rng, (4,), dt, -1, 1)]
+        else:
+            args = [v.astype(np.float64) for v in bn_params(rng, 4)]
+        addend = rand(rng, out_shape, dt, -2, 2)
+        attrs = {"fused_ops": fops, "strides": [1, stride, stride, 1], "padding": padding, "epsilon": 1e-3}
+        if "LeakyRelu" in fops:
+            attrs["leakyrelu_alpha"] = 0.1
+
+        def ref(xv, wv, argv, av, fops=fops, stride=stride, padding=padding):
+            y = R.conv2d(xv, wv, (stride, stride), padding, (1, 1), None, False)
+            y = fused_epilogue(y, fops[:1], argv, 0.1, 1e-3) + av
+            return R.activation(fops[1] if len(fops) > 1 else None, y, 0.1)
+        cases.append(Case(name, [In(x, dt), In(w, dt), [In(a, dt) for a in args], In(addend, dt)], attrs,
+                          ref=ref, tol="accum", out_dtypes=[dt]))
+    return cases
+
+
 def gen_fused_elementwise(dt, rng):
     x, y = rand(rng, (2, 3), dt, -2, 2), rand(rng, (2, 3), dt, -2, 2)
     s = rand(rng, (1,), dt, -1, 1)
@@ -1714,6 +1744,7 @@ TABLE.update({
     "_FusedDepthwiseConv2dNative": Entry(gen_fused_conv(True)),
     "_PlexusFusedElementwise": Entry(gen_fused_elementwise),
     "_PlexusLayerNorm": Entry(gen_layer_norm),
+    "_PlexusFusedConv2DAdd": Entry(gen_fused_conv_add),
     "Reshape": Entry(gen_reshape),
     "Transpose": Entry(gen_transpose),
     "ConcatV2": Entry(gen_concat_v2),

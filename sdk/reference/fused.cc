@@ -36,9 +36,11 @@ T FromDouble(double v) {
 
 // y[i] for i in [0, n), channel (i / inner) % channels: the epilogue after
 // the product, each step stored in T.
+// With `addend` (_PlexusFusedConv2DAdd), y[i] + addend[i] comes between
+// the per-channel step and the activation.
 template <typename T>
 void Epilogue(const sdk::FusedSpec& spec, sdk::Call& call, int64_t n, int64_t inner,
-              int64_t channels, T* y) {
+              int64_t channels, T* y, const T* addend = nullptr) {
   using C = sdk::ComputeType<T>;
   if (spec.batch_norm) {
     const T* scale = call.input<T>(2);
@@ -57,6 +59,9 @@ void Epilogue(const sdk::FusedSpec& spec, sdk::Call& call, int64_t n, int64_t in
       const int64_t c = (i / inner) % channels;
       y[i] = static_cast<T>(static_cast<C>(y[i]) + static_cast<C>(bias[c]));
     }
+  }
+  if (addend != nullptr) {
+    for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>(static_cast<C>(y[i]) + static_cast<C>(addend[i]));
   }
   if (spec.activation == sdk::FusedActivation::kNone) return;
   const C alpha = static_cast<C>(spec.leakyrelu_alpha);
@@ -118,9 +123,12 @@ class FusedMatMulKernel : public sdk::OpKernel {
   bool ta_ = false, tb_ = false;
 };
 
+// _FusedConv2D, and _PlexusFusedConv2DAdd: the same with its last input
+// added before the activation.
 class FusedConv2DKernel : public sdk::OpKernel {
  public:
   void Init(sdk::Attrs& attrs) override {
+    add_ = std::string(attrs.op()) == sdk::sig::kPlexusFusedConv2DAdd.op;
     spec_ = sdk::ReadFusedSpec(attrs, "_FusedConv2D", /*allow_batch_norm=*/true);
     const std::string filter_format = attrs.String("filter_format", "HWIO");
     if (filter_format != "HWIO") {
@@ -130,6 +138,9 @@ class FusedConv2DKernel : public sdk::OpKernel {
                       filter_format.c_str()));
     }
     window_.Read(attrs, false);
+    if (add_ && window_.nchw) {
+      throw sdk::KernelError(PX_CODE_UNIMPLEMENTED, "_PlexusFusedConv2DAdd supports data_format NHWC only");
+    }
   }
   void Compute(sdk::Call& call) override {
     const sdk::Shape xs = call.input_shape(0), fs = call.input_shape(1);
@@ -185,13 +196,24 @@ class FusedConv2DKernel : public sdk::OpKernel {
         }
       }
       const int64_t inner = nchw ? oh * ow : 1;
-      Epilogue<T>(spec_, call, sdk::NumElements(out_shape), inner, c_out, y);
+      const T* addend = nullptr;
+      if (add_) {
+        const size_t last = static_cast<size_t>(2 + spec_.num_args);
+        PX_SDK_CHECK(call.num_inputs() == last + 1, "_PlexusFusedConv2DAdd needs %zu inputs, got %zu",
+                     last + 1, call.num_inputs());
+        PX_SDK_CHECK(call.input_shape(last) == out_shape,
+                     "_PlexusFusedConv2DAdd addend %s must have the output's shape %s",
+                     sdk::ShapeString(call.input_shape(last)).c_str(), sdk::ShapeString(out_shape).c_str());
+        addend = call.input<T>(last);
+      }
+      Epilogue<T>(spec_, call, sdk::NumElements(out_shape), inner, c_out, y, addend);
     });
   }
 
  private:
   sdk::FusedSpec spec_;
   sdk::Window window_;
+  bool add_ = false;
 };
 
 // _FusedDepthwiseConv2dNative: DepthwiseConv2dNative's loops (filter
@@ -390,7 +412,9 @@ PX_Status* RegisterFusedKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar*
       (s = sdk::RegisterKernel<FusedElementwiseKernel>(
            info, registrar, sdk::sig::kPlexusFusedElementwise, {{PX_DT_FLOAT, PX_DT_DOUBLE}})) ||
       (s = sdk::RegisterKernel<LayerNormKernel>(info, registrar, sdk::sig::kPlexusLayerNorm,
-                                                {{PX_DT_FLOAT, PX_DT_DOUBLE}}))) {
+                                                {{PX_DT_FLOAT, PX_DT_DOUBLE}})) ||
+      (s = sdk::RegisterKernel<FusedConv2DKernel>(info, registrar, sdk::sig::kPlexusFusedConv2DAdd,
+                                                  {{PX_DT_FLOAT, PX_DT_DOUBLE}}))) {
     return s;
   }
   return nullptr;

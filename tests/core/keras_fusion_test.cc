@@ -1,7 +1,8 @@
 // The layer patterns Keras 3 exports, through the optimizer: batch norm as
 // Mul and AddV2 of constants after a convolution (with or without its
 // bias), ZeroPadding2D before a strided convolution, the weights marked
-// constant for the kernels, Dense layers on 3-D inputs, layer norms, and
+// constant for the kernels, Dense layers on 3-D inputs, layer norms,
+// residual adds into the convolution before them, and
 // feed-shape specialization of a graph whose batch is unknown. Each
 // optimized graph must give the unoptimized results.
 #include <string>
@@ -291,6 +292,41 @@ TEST(KerasFusion, LayerNormsBecomeOneNode) {
   EXPECT_NE(NodeOf(o, "d/y")->op, "_PlexusLayerNorm");
   EXPECT_EQ(CountOp(*o.run_graph, "_PlexusLayerNorm"), 3);
   ExpectNear(o.optimized, o.plain, 5e-5);
+}
+
+// ResNet's and MobileNetV2's residual blocks: the Add after a convolution's
+// bias or batch norm (and the Relu after the Add) join the convolution as
+// one _PlexusFusedConv2DAdd, whichever operand of the Add it is; an Add
+// that broadcasts stays.
+TEST(KerasFusion, ResidualAddsJoinTheConvolution) {
+  auto runtime = CpuRuntime();
+  auto bias_add = [](const std::string& name, const std::string& x, const std::string& b) {
+    return "node { name: '" + name + "' op: 'BiasAdd' input: '" + x + "' input: '" + b +
+           "' attr { key: 'T' value { type: DT_FLOAT } } }\n";
+  };
+  std::string g =
+      Placeholder("x", {2, 6, 6, 4}) + Placeholder("r", {2, 6, 1, 4}) +
+      // Identity block end: conv + bias, + x, Relu.
+      FloatConst("f", {3, 3, 4, 4}, Ramp(144, 0.03f)) + Conv("conv", "Conv2D", "x", "f", 1, "SAME") +
+      FloatConst("b", {4}, {0.1f, -0.2f, 0.3f, 0}) + bias_add("bias", "conv", "b") +
+      Binary("add", "AddV2", "x", "bias") + Unary("y", "Relu", "add") +
+      // Keras' batch norm as Mul and AddV2, then the Add, fetched, no activation.
+      FloatConst("f2", {1, 1, 4, 4}, Ramp(16, 0.1f)) + Conv("conv2", "Conv2D", "y", "f2", 1, "VALID") +
+      FloatConst("scale2", {4}, {0.5f, 2, -1, 1.5f}) + Binary("mul2", "Mul", "conv2", "scale2") +
+      FloatConst("shift2", {4}, {0.1f, -0.3f, 0.2f, 0}) + Binary("bn2", "AddV2", "mul2", "shift2") +
+      Binary("z", "AddV2", "bn2", "y") +
+      // A broadcasting Add: not fused.
+      FloatConst("f3", {1, 1, 4, 4}, Ramp(16, -0.1f)) + Conv("conv3", "Conv2D", "z", "f3", 1, "VALID") +
+      FloatConst("b3", {4}, {0, 0.5f, 0, -0.5f}) + bias_add("bias3", "conv3", "b3") +
+      Binary("add3", "AddV2", "bias3", "r") + Unary("w", "Relu", "add3");
+  Outcome o = RunBoth(runtime.get(), g, {{"x", Random({2, 6, 6, 4}, 71)}, {"r", Random({2, 6, 1, 4}, 72)}},
+                      {"y", "z", "w"});
+  EXPECT_EQ(NodeOf(o, "y")->op, "_PlexusFusedConv2DAdd");
+  EXPECT_EQ(NodeOf(o, "z")->op, "_PlexusFusedConv2DAdd");
+  EXPECT_NE(NodeOf(o, "w")->op, "_PlexusFusedConv2DAdd");
+  EXPECT_EQ(CountOp(*o.run_graph, "_PlexusFusedConv2DAdd"), 2);
+  EXPECT_EQ(CountOp(*o.run_graph, "_FusedConv2D"), 1);
+  ExpectNear(o.optimized, o.plain, 1e-5);
 }
 
 }  // namespace

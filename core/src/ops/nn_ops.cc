@@ -337,6 +337,52 @@ PX_REGISTER_OP(OpDefBuilder("_FusedConv2D")
                    .Attr("leakyrelu_alpha: float = 0.2")
                    .SetShapeFn(FusedConv2DShape));
 
+// _PlexusFusedConv2DAdd (created by the graph optimizer's fuse pass for
+// devices with a kernel for it; internal): _FusedConv2D whose epilogue also
+// adds `addend`, a tensor of the output's shape, before the activation:
+//   output = act(epilogue(conv(input, filter)) + addend)
+// with fused_ops [BiasAdd] or [FusedBatchNorm], then optionally the
+// activation. It is a residual block's Add (and the activation after it)
+// run inside the convolution.
+absl::Status FusedConv2DAddShape(InferenceContext& ctx) {
+  PX_RETURN_IF_ERROR(FusedConv2DShape(ctx));
+  const PartialShape& addend = ctx.input(ctx.num_inputs() - 1);
+  const PartialShape& out = ctx.output(0);
+  if (!addend.rank_known() || !out.rank_known()) return absl::OkStatus();
+  bool same = addend.rank() == out.rank();
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; same && d < out.rank(); ++d) {
+    const int64_t a = addend.dim(d), o = out.dim(d);
+    same = a < 0 || o < 0 || a == o;
+    dims.push_back(o >= 0 ? o : a);
+  }
+  if (!same) {
+    return ctx.Error(absl::StrCat("_PlexusFusedConv2DAdd addend ", addend.ToString(),
+                                  " must have the convolution's output shape ", out.ToString()));
+  }
+  ctx.set_output(0, PartialShape(dims));
+  return absl::OkStatus();
+}
+
+PX_REGISTER_OP(OpDefBuilder("_PlexusFusedConv2DAdd")
+                   .Input("input: T")
+                   .Input("filter: T")
+                   .Input("args: num_args * T")
+                   .Input("addend: T")
+                   .Output("output: T")
+                   .Attr("T: {float, double}")
+                   .Attr("num_args: int >= 1")
+                   .Attr("strides: list(int)")
+                   .Attr("padding: string")
+                   .Attr("explicit_paddings: list(int) = []")
+                   .Attr("data_format: string = \"NHWC\"")
+                   .Attr("filter_format: string = \"HWIO\"")
+                   .Attr("dilations: list(int) = [1, 1, 1, 1]")
+                   .Attr("fused_ops: list(string) = []")
+                   .Attr("epsilon: float = 0.0001")
+                   .Attr("leakyrelu_alpha: float = 0.2")
+                   .SetShapeFn(FusedConv2DAddShape));
+
 // _FusedDepthwiseConv2dNative (created by the graph optimizer): the
 // depthwise convolution's shape, then the args as for _FusedConv2D (their
 // length is the output depth, input depth * channel multiplier).

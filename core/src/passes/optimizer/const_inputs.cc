@@ -21,7 +21,7 @@ namespace {
 
 const std::set<std::string>& WeightOps() {
   static const std::set<std::string> kOps = {
-      "Conv2D", "_FusedConv2D", "DepthwiseConv2dNative", "_FusedDepthwiseConv2dNative",
+      "Conv2D", "_FusedConv2D", "_PlexusFusedConv2DAdd", "DepthwiseConv2dNative", "_FusedDepthwiseConv2dNative",
       "Conv3D", "MatMul", "_FusedMatMul"};
   return kOps;
 }

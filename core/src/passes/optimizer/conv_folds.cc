@@ -54,6 +54,14 @@ bool MergeIntoBiasAdd(const PassContext& ctx, NodeIndex& index, NameSet& names, 
   for (const std::string& ctl : ControlInputs(add)) merged.add_input(ctl);
   index.AddNode(*std::move(sum_node));
   index.ReplaceNode(add, std::move(merged));
+  // The old BiasAdd has no reader left: it becomes a NoOp without inputs
+  // (dead_nodes removes it), so that its input has the merged node as its
+  // only reader and fuses in this same pass.
+  tf::NodeDef orphan;
+  orphan.set_name(bias_add.name());
+  orphan.set_op("NoOp");
+  orphan.set_device(bias_add.device());
+  index.ReplaceNode(bias_add, std::move(orphan));
   return true;
 }
 

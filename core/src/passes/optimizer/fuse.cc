@@ -16,6 +16,9 @@
 //     _FusedDepthwiseConv2dNative, TensorFlow's own fused ops, when the
 //     device's plugin has a kernel for them in that dtype. A folded batch
 //     norm is a BiasAdd by then, so it fuses the same way.
+//   - a residual Add after such a _FusedConv2D (without an activation yet),
+//     and the activation after the Add, join it as one _PlexusFusedConv2DAdd
+//     when the device has a kernel for it (conv_add.cc).
 // The fused node takes the name of the last node of the pattern, so its
 // consumers and a fetch of it need no rewiring. Intermediate nodes must have
 // no other consumer and must not be named by the signature.
@@ -32,11 +35,6 @@
 
 namespace plexus::opt {
 namespace {
-
-const std::set<std::string>& Activations() {
-  static const std::set<std::string> kOps = {"Relu", "Relu6", "Elu", "LeakyRelu", "Tanh", "Sigmoid"};
-  return kOps;
-}
 
 // Conv2D (constant HWIO filter) -> FusedBatchNorm (inference, constant
 // parameters): scale the filter, and turn the batch norm into a BiasAdd.
@@ -218,7 +216,7 @@ bool FuseBiasAdd(const PassContext& ctx, NodeIndex& index, tf::NodeDef& bias_add
   // An activation that is the BiasAdd's only reader joins the fusion.
   tf::NodeDef* last = &bias_add;
   tf::NodeDef* act = nullptr;
-  if (SoleConsumer(index, ctx, bias_add, &act) && Activations().count(act->op()) > 0 &&
+  if (SoleConsumer(index, ctx, bias_add, &act) && FusableActivations().count(act->op()) > 0 &&
       TypeAttr(*act, "T") == t && DataInputs(*act).size() == 1 &&
       ctx.fed.count(EndpointKey(bias_add.name(), 0)) == 0) {
     last = act;
@@ -263,6 +261,9 @@ bool FuseBiasAdd(const PassContext& ctx, NodeIndex& index, tf::NodeDef& bias_add
 // atrous.cc: SpaceToBatchND -> convolution -> BatchToSpaceND into one
 // dilated convolution; returns how many were rewritten.
 int RewriteAtrousConvolutions(tf::GraphDef& def, const PassContext& ctx, NodeIndex& index);
+// conv_add.cc: residual Adds (and their activations) into the convolution
+// before them; returns how many were fused.
+int FuseConvAdds(tf::GraphDef& def, const PassContext& ctx, NodeIndex& index);
 
 absl::StatusOr<bool> FuseOps(tf::GraphDef& def, const PassContext& ctx) {
   int folded = 0, fused = 0;
@@ -304,13 +305,17 @@ absl::StatusOr<bool> FuseOps(tf::GraphDef& def, const PassContext& ctx) {
       if (FuseBiasAdd(ctx, index, *def.mutable_node(i))) ++fused;
     }
   }
-  if (atrous + pads + scaled + folded + fused == 0) return false;
+  // After the fusions above, in this same pass: the elementwise fusion
+  // that follows would otherwise take the Add and its activation.
+  const int adds = FuseConvAdds(def, ctx, index);
+  if (atrous + pads + scaled + folded + fused + adds == 0) return false;
   if (ctx.log) {
     ctx.log->push_back(absl::StrCat("fuse: ", atrous, " atrous convolutions made dilated, ", pads,
                                     " zero pads folded into convolutions, ", scaled,
                                     " per-channel products folded into filters, ", folded,
                                     " batch norms folded into convolutions, ", fused,
-                                    " MatMul/Conv2D/DepthwiseConv2dNative + BiasAdd (+ activation) fused"));
+                                    " MatMul/Conv2D/DepthwiseConv2dNative + BiasAdd (+ activation) fused, ", adds,
+                                    " residual adds fused into convolutions"));
   }
   return true;
 }

@@ -9,6 +9,11 @@
 namespace plexus::opt {
 
 // True when the session's device has a kernel for `op` accepting `dtype`.
+const std::set<std::string>& FusableActivations() {
+  static const std::set<std::string> kOps = {"Relu", "Relu6", "Elu", "LeakyRelu", "Tanh", "Sigmoid"};
+  return kOps;
+}
+
 bool DeviceHasKernel(const PassContext& ctx, const std::string& op, DataType dtype) {
   if (ctx.device == nullptr || OpRegistry::Global().Find(op) == nullptr) return false;
   for (const KernelRegistration* k : ctx.device->plugin().kernels().ForOp(op)) {

@@ -20,6 +20,9 @@ namespace plexus::opt {
 // such output or its shape may not hold at run time (a node in `tainted`,
 // FeedTainted's set).
 const PartialShape* InferredShape(const Graph& graph, const std::set<std::string>& tainted, const std::string& input);
+// The activations the fused products and convolutions take (Relu, Relu6,
+// Elu, LeakyRelu, Tanh, Sigmoid).
+const std::set<std::string>& FusableActivations();
 // True when the session's device has a kernel for `op` accepting `dtype`.
 bool DeviceHasKernel(const PassContext& ctx, const std::string& op, DataType dtype);
 std::vector<std::string> DataInputs(const tf::NodeDef& n);

@@ -157,6 +157,7 @@ using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int
 Key KeyOf(const ConvGeometry& g, bool depthwise, const Epilogue<float>* e) {
   int kind = 0;
   if (e != nullptr) kind = 1 + 2 * static_cast<int>(e->act) + (e->batch_norm ? 1 : 0);
+  kind = 2 * kind + (e != nullptr && e->addend != nullptr ? 1 : 0);
   kind = 2 * kind + (depthwise ? 1 : 0);
   return Key(g.n, g.h, g.w, g.c, g.kh, g.kw, g.f_out, g.oh, g.ow, g.top, g.left, g.sh, g.sw, g.dh,
              g.dw, g.groups, kind, TeamSize());
@@ -188,6 +189,7 @@ struct ConvEntry {
   dnnl::reorder weight_reorder;
   memory::desc user_wei_md;
   bool batch_norm = false;
+  bool addend = false;  // dst starts as the addend (a sum post-op), see PostOps
 
   // Guarded by mu: the last filter seen (HWIO) and its reordered copy, and
   // the argument sets not in use.
@@ -284,6 +286,15 @@ struct OneDnnConv::Impl {
       entry->batch_norm = true;
       ops.append_binary(dnnl::algorithm::binary_mul, entry->channel_md);
       ops.append_binary(dnnl::algorithm::binary_add, entry->channel_md);
+    }
+    if (e != nullptr && e->addend != nullptr) {
+      // _PlexusFusedConv2DAdd's addend: copied into the destination before
+      // the primitive runs, and added there by a sum post-op, the residual
+      // fusion oneDNN's convolution kernels are built for (with a binary add
+      // of a whole tensor instead, it chose jit_1x1 over brgconv_1x1 for
+      // ResNet50's 1x1 layers).
+      entry->addend = true;
+      ops.append_sum(1.f);
     }
     if (e != nullptr) {
       using sdk::FusedActivation;
@@ -467,6 +478,7 @@ bool OneDnnConv::Execute(const ConvGeometry& g, bool depthwise, const float* x, 
         set->shift.set_data_handle(const_cast<float*>(epilogue->shift.data()));
       }
       set->bias.set_data_handle(const_cast<float*>(b));
+      if (entry->addend) std::memcpy(y, epilogue->addend, entry->dst_md.get_size());
     }
     entry->prim.execute(stream, set->args);
     stream.wait();

@@ -273,7 +273,7 @@ void DepthwiseGeneral(const T* x, const T* f, const ConvGeometry& g,
       if constexpr (!std::is_same_v<T, C>) {
         for (C& v : acc_storage) v = static_cast<C>(static_cast<T>(v));
       }
-      ApplyEpilogueChunk(*epilogue, acc_storage.data(), g.ow, out_c);
+      ApplyEpilogueChunk(*epilogue, acc_storage.data(), g.ow, out_c, static_cast<const C*>(nullptr));
     }
     T* dst = y + (b * g.oh + i) * g.ow * out_c;
     for (int64_t o = 0; o < g.ow * out_c; ++o) dst[o] = static_cast<T>(acc_storage[o]);

@@ -1,5 +1,6 @@
 // CPU kernels: _FusedConv2D (Conv2D + BiasAdd or inference FusedBatchNorm
-// [+ activation], created by the graph optimizer).
+// [+ activation], created by the graph optimizer), and _PlexusFusedConv2DAdd
+// (the same with a residual Add before the activation; float, NHWC).
 //
 // float: oneDNN's convolution with the bias / batch norm and the activation
 // as post-ops (conv_onednn.h), when the plugin is built with oneDNN.
@@ -7,7 +8,8 @@
 // (nn_conv.cc): NHWC im2col patches a block of output rows at a time,
 // multiplied by the [kh*kw*c, f_out] filter with the shared Gemm (1x1,
 // stride 1 and no padding skip the patches: one GEMM over the whole input).
-// The epilogue (fused_epilogue.h) follows each block's product. A grouped
+// The epilogue (fused_epilogue.h) follows each block's product; oneDNN
+// takes _PlexusFusedConv2DAdd's addend as a binary post-op. A grouped
 // convolution is one oneDNN primitive too; otherwise one im2col convolution
 // per group (conv_groups.h), then the epilogue over the whole output.
 // NCHW inputs are transposed to NHWC and the result back.
@@ -40,13 +42,15 @@ void FusedConvNhwc(const T* x, const T* f, const ConvGeometry& g,
     ApplyEpilogue<T>(epilogue, y, g.n * g.oh * g.ow, g.f_out);
     return;
   }
-  ConvNhwcBlocks(x, f, g, y, int64_t{1} << 18,
-                 [&](T* y_block, int64_t rows) { ApplyEpilogue<T>(epilogue, y_block, rows, g.f_out); });
+  ConvNhwcBlocks(x, f, g, y, int64_t{1} << 18, [&](T* y_block, int64_t rows) {
+    ApplyEpilogue<T>(epilogue, y_block, rows, g.f_out, (y_block - y) / g.f_out);
+  });
 }
 
 class FusedConv2DKernel : public sdk::OpKernel {
  public:
   void Init(sdk::Attrs& attrs) override {
+    add_ = std::string(attrs.op()) == sdk::sig::kPlexusFusedConv2DAdd.op;
     spec_ = sdk::ReadFusedSpec(attrs, "_FusedConv2D", /*allow_batch_norm=*/true);
     const std::string filter_format = attrs.String("filter_format", "HWIO");
     if (filter_format != "HWIO") {
@@ -56,6 +60,9 @@ class FusedConv2DKernel : public sdk::OpKernel {
                       filter_format.c_str()));
     }
     window_.Read(attrs, false);
+    if (add_ && window_.nchw) {
+      throw sdk::KernelError(PX_CODE_UNIMPLEMENTED, "_PlexusFusedConv2DAdd supports data_format NHWC only");
+    }
     onednn_.set_constant_filter(ConstantInput(attrs, 1));
   }
 
@@ -68,7 +75,20 @@ class FusedConv2DKernel : public sdk::OpKernel {
     sdk::VisitFloat(call.input_dtype(0), [&](auto tag) {
       using T = typename decltype(tag)::type;
       using C = sdk::ComputeType<T>;
-      const auto epilogue = Epilogue<C>::template Make<T>(spec_, call, g.f_out, "_FusedConv2D");
+      auto epilogue = Epilogue<C>::template Make<T>(spec_, call, g.f_out, "_FusedConv2D");
+      if (add_) {
+        const size_t last = static_cast<size_t>(2 + spec_.num_args);
+        PX_SDK_CHECK(call.num_inputs() == last + 1, "_PlexusFusedConv2DAdd needs %zu inputs, got %zu",
+                     last + 1, call.num_inputs());
+        PX_SDK_CHECK(call.input_shape(last) == out_shape,
+                     "_PlexusFusedConv2DAdd addend %s must have the output's shape %s",
+                     sdk::ShapeString(call.input_shape(last)).c_str(), sdk::ShapeString(out_shape).c_str());
+        if constexpr (std::is_same_v<T, C>) {
+          epilogue.addend = call.input<T>(last);
+        } else {
+          sdk::UnsupportedType(call.input_dtype(0), "_PlexusFusedConv2DAdd");
+        }
+      }
       const T* x = call.input<T>(0);
       const T* f = call.input<T>(1);
       T* y = call.AllocateOutput<T>(0, out_shape);
@@ -105,13 +125,17 @@ class FusedConv2DKernel : public sdk::OpKernel {
   sdk::FusedSpec spec_;
   sdk::Window window_;
   OneDnnConv onednn_;
+  bool add_ = false;
 };
 
 }  // namespace
 
 PX_Status* RegisterFusedConvKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar) {
-  return sdk::RegisterKernel<FusedConv2DKernel>(info, registrar, sdk::sig::kFusedConv2D,
-                                                {sdk::FloatTypes()});
+  PX_Status* s = sdk::RegisterKernel<FusedConv2DKernel>(info, registrar, sdk::sig::kFusedConv2D,
+                                                        {sdk::FloatTypes()});
+  if (s != nullptr) return s;
+  return sdk::RegisterKernel<FusedConv2DKernel>(info, registrar, sdk::sig::kPlexusFusedConv2DAdd,
+                                                {{PX_DT_FLOAT}});
 }
 
 }  // namespace plexus::cpu

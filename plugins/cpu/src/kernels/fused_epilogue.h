@@ -54,6 +54,9 @@ struct Epilogue {
   std::vector<C> shift;   // BiasAdd: the bias; batch norm: the offset
   std::vector<C> mean;    // batch norm only
   std::vector<C> factor;  // batch norm only: scale / sqrt(variance + epsilon)
+  // _PlexusFusedConv2DAdd: a tensor of the output's shape (rows of
+  // `channels`), added after the per-channel step, before the activation.
+  const C* addend = nullptr;
 
   template <typename T>
   static Epilogue Make(const sdk::FusedSpec& spec, sdk::Call& call, int64_t channels,
@@ -92,10 +95,11 @@ struct Epilogue {
   }
 };
 
-// The per-channel step fused with a piecewise-linear activation `kAct`
-// (kNone for the others), over `rows` rows of `channels` values in place.
+// The per-channel step (and the addend's rows at `add`, when not null)
+// fused with a piecewise-linear activation `kAct` (kNone for the others),
+// over `rows` rows of `channels` values in place.
 template <sdk::FusedActivation kAct, typename C>
-void ChannelStep(const Epilogue<C>& e, C* y, int64_t rows, int64_t channels) {
+void ChannelStep(const Epilogue<C>& e, C* y, int64_t rows, int64_t channels, const C* add) {
   const C* shift = e.shift.data();
   const C alpha = e.alpha;
   auto act = [alpha](C v) {
@@ -111,7 +115,18 @@ void ChannelStep(const Epilogue<C>& e, C* y, int64_t rows, int64_t channels) {
     const C* factor = e.factor.data();
     for (int64_t r = 0; r < rows; ++r) {
       C* yr = y + r * channels;
-      for (int64_t c = 0; c < channels; ++c) yr[c] = act((yr[c] - mean[c]) * factor[c] + shift[c]);
+      if (add != nullptr) {
+        const C* ar = add + r * channels;
+        for (int64_t c = 0; c < channels; ++c) yr[c] = act((yr[c] - mean[c]) * factor[c] + shift[c] + ar[c]);
+      } else {
+        for (int64_t c = 0; c < channels; ++c) yr[c] = act((yr[c] - mean[c]) * factor[c] + shift[c]);
+      }
+    }
+  } else if (add != nullptr) {
+    for (int64_t r = 0; r < rows; ++r) {
+      C* yr = y + r * channels;
+      const C* ar = add + r * channels;
+      for (int64_t c = 0; c < channels; ++c) yr[c] = act(yr[c] + shift[c] + ar[c]);
     }
   } else {
     for (int64_t r = 0; r < rows; ++r) {
@@ -121,22 +136,23 @@ void ChannelStep(const Epilogue<C>& e, C* y, int64_t rows, int64_t channels) {
   }
 }
 
-// The whole epilogue over a chunk of rows of C values, in place.
+// The whole epilogue over a chunk of rows of C values, in place; `add`:
+// the addend's rows for this chunk, or null.
 template <typename C>
-void ApplyEpilogueChunk(const Epilogue<C>& e, C* y, int64_t rows, int64_t channels) {
+void ApplyEpilogueChunk(const Epilogue<C>& e, C* y, int64_t rows, int64_t channels, const C* add) {
   using sdk::FusedActivation;
   switch (e.act) {
     case FusedActivation::kRelu:
-      ChannelStep<FusedActivation::kRelu>(e, y, rows, channels);
+      ChannelStep<FusedActivation::kRelu>(e, y, rows, channels, add);
       return;
     case FusedActivation::kRelu6:
-      ChannelStep<FusedActivation::kRelu6>(e, y, rows, channels);
+      ChannelStep<FusedActivation::kRelu6>(e, y, rows, channels, add);
       return;
     case FusedActivation::kLeakyRelu:
-      ChannelStep<FusedActivation::kLeakyRelu>(e, y, rows, channels);
+      ChannelStep<FusedActivation::kLeakyRelu>(e, y, rows, channels, add);
       return;
     default:
-      ChannelStep<FusedActivation::kNone>(e, y, rows, channels);
+      ChannelStep<FusedActivation::kNone>(e, y, rows, channels, add);
       break;
   }
   const int64_t n = rows * channels;
@@ -149,11 +165,14 @@ void ApplyEpilogueChunk(const Epilogue<C>& e, C* y, int64_t rows, int64_t channe
 }
 
 // Applies the epilogue to `rows` rows of `channels` values of T in place,
-// a cache-sized chunk of whole rows at a time.
+// a cache-sized chunk of whole rows at a time. `first_row`: where the rows
+// start in the whole output (the addend's row to add to the first).
 template <typename T>
-void ApplyEpilogue(const Epilogue<sdk::ComputeType<T>>& e, T* y, int64_t rows, int64_t channels) {
+void ApplyEpilogue(const Epilogue<sdk::ComputeType<T>>& e, T* y, int64_t rows, int64_t channels,
+                   int64_t first_row = 0) {
   using C = sdk::ComputeType<T>;
   if (rows == 0 || channels == 0) return;
+  const C* add = e.addend != nullptr ? e.addend + first_row * channels : nullptr;
   constexpr int64_t kChunkElements = 4096;
   const int64_t chunk_rows = std::max<int64_t>(1, kChunkElements / channels);
   if constexpr (std::is_same_v<T, C>) {
@@ -163,16 +182,18 @@ void ApplyEpilogue(const Epilogue<sdk::ComputeType<T>>& e, T* y, int64_t rows, i
 #pragma omp parallel for schedule(static) if (chunks > 1 && rows * channels > (int64_t{1} << 15))
     for (int64_t ci = 0; ci < chunks; ++ci) {
       const int64_t r0 = ci * chunk_rows;
-      ApplyEpilogueChunk(e, y + r0 * channels, std::min(chunk_rows, rows - r0), channels);
+      ApplyEpilogueChunk(e, y + r0 * channels, std::min(chunk_rows, rows - r0), channels,
+                         add != nullptr ? add + r0 * channels : nullptr);
     }
   } else {
+    PX_SDK_CHECK(add == nullptr, "an addend is for float outputs only");
     std::vector<C> buffer(static_cast<size_t>(std::min(chunk_rows, rows) * channels));
     for (int64_t r0 = 0; r0 < rows; r0 += chunk_rows) {
       const int64_t nr = std::min(chunk_rows, rows - r0);
       T* yc = y + r0 * channels;
       const int64_t n = nr * channels;
       for (int64_t i = 0; i < n; ++i) buffer[i] = static_cast<C>(yc[i]);
-      ApplyEpilogueChunk(e, buffer.data(), nr, channels);
+      ApplyEpilogueChunk(e, buffer.data(), nr, channels, static_cast<const C*>(nullptr));
       for (int64_t i = 0; i < n; ++i) yc[i] = static_cast<T>(buffer[i]);
     }
   }

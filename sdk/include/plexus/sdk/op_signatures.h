@@ -307,6 +307,7 @@ inline constexpr OpSignature kFusedMatMul{"_FusedMatMul", {"T"}};
 inline constexpr OpSignature kFusedConv2D{"_FusedConv2D", {"T"}};
 inline constexpr OpSignature kPlexusFusedElementwise{"_PlexusFusedElementwise", {"T"}};
 inline constexpr OpSignature kPlexusLayerNorm{"_PlexusLayerNorm", {"T"}};
+inline constexpr OpSignature kPlexusFusedConv2DAdd{"_PlexusFusedConv2DAdd", {"T"}};
 
 // Activation gradients
 inline constexpr OpSignature kReluGrad{"ReluGrad", {"T"}};
@@ -440,7 +441,8 @@ inline constexpr const OpSignature* kAllSignatures[] = {
     &kGather, &kGatherV2, &kGatherNd, &kPad, &kPadV2, &kMirrorPad, &kTile, &kReverseV2,
     &kExpandDims, &kSqueeze, &kShape, &kShapeN, &kSize, &kRank, &kFill, &kZerosLike, &kOnesLike,
     &kRange, &kOneHot, &kBroadcastTo, &kSpaceToBatchND, &kBatchToSpaceND, &kDecodeWav,
-    &kAudioSpectrogram, &kMfcc, &kFusedMatMul, &kFusedConv2D, &kPlexusFusedElementwise, &kPlexusLayerNorm, &kReluGrad,
+    &kAudioSpectrogram, &kMfcc, &kFusedMatMul, &kFusedConv2D, &kPlexusFusedElementwise, &kPlexusLayerNorm,
+    &kPlexusFusedConv2DAdd, &kReluGrad,
     &kRelu6Grad, &kEluGrad, &kSeluGrad, &kLeakyReluGrad, &kSoftplusGrad, &kSigmoidGrad, &kTanhGrad,
     &kRsqrtGrad, &kSqrtGrad, &kReciprocalGrad, &kInvGrad, &kUnsortedSegmentSum,
     &kConv2DBackpropInput, &kConv2DBackpropFilter, &kDepthwiseConv2dNativeBackpropInput,
