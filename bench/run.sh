@@ -37,7 +37,9 @@
 #
 # Environment (all optional):
 #   BENCH_THREADS=N        steps 4-5: intra-op threads of every runtime, Plexus
-#                          included (default 2); step 6: the "all threads" count
+#                          included (default 2; with 1, Plexus's inter-op
+#                          parallelism is off too, as the peers' inter_op=1);
+#                          step 6: the "all threads" count
 #                          (default: the CPUs this process may use)
 #   BENCH_SECONDS=1        timed seconds per case and runtime, after warmup
 #   BENCH_MIN_ITERS=20     least number of timed runs per case
