@@ -2415,7 +2415,7 @@ def _Arg(*, T: DType, index: int, name: str | None = ...) -> Tensor:
     """TensorFlow op `_Arg`."""
 
 
-def _FusedConv2D(input: TensorLike, filter: TensorLike, args: Sequence[TensorLike], *, T: DType | None = ..., strides: Sequence[int], padding: str | bytes, explicit_paddings: Sequence[int] = ..., data_format: str | bytes = ..., filter_format: str | bytes = ..., dilations: Sequence[int] = ..., use_cudnn_on_gpu: bool = ..., fused_ops: Sequence[str | bytes] = ..., epsilon: float = ..., leakyrelu_alpha: float = ..., name: str | None = ...) -> Tensor:
+def _FusedConv2D(input: TensorLike, filter: TensorLike, args: Sequence[TensorLike], *, T: DType | None = ..., use_cudnn_on_gpu: bool = ..., strides: Sequence[int], padding: str | bytes, explicit_paddings: Sequence[int] = ..., data_format: str | bytes = ..., filter_format: str | bytes = ..., dilations: Sequence[int] = ..., fused_ops: Sequence[str | bytes] = ..., epsilon: float = ..., leakyrelu_alpha: float = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `_FusedConv2D`."""
 
 

@@ -197,15 +197,7 @@ class FusedConv2DKernel : public sdk::OpKernel {
       }
       const int64_t inner = nchw ? oh * ow : 1;
       const T* addend = nullptr;
-      if (add_) {
-        const size_t last = static_cast<size_t>(2 + spec_.num_args);
-        PX_SDK_CHECK(call.num_inputs() == last + 1, "_PlexusFusedConv2DAdd needs %zu inputs, got %zu",
-                     last + 1, call.num_inputs());
-        PX_SDK_CHECK(call.input_shape(last) == out_shape,
-                     "_PlexusFusedConv2DAdd addend %s must have the output's shape %s",
-                     sdk::ShapeString(call.input_shape(last)).c_str(), sdk::ShapeString(out_shape).c_str());
-        addend = call.input<T>(last);
-      }
+      if (add_) addend = call.input<T>(sdk::FusedConvAddendInput(call, spec_, out_shape));
       Epilogue<T>(spec_, call, sdk::NumElements(out_shape), inner, c_out, y, addend);
     });
   }

@@ -11,6 +11,7 @@
 #include "devices/host_services.h"
 #include "exec/executor.h"
 #include "exec/executor_internal.h"
+#include "exec/launch.h"
 #include "plexus/plugin_host.h"
 
 namespace plexus {
@@ -71,9 +72,8 @@ void Executor::BindLaunches(RunScratch& scratch) const {
         bound.descs.push_back(values[k]->ToDLTensor());
         continue;
       }
-      Device* target = item.kernel->InputInHostMemory(static_cast<int>(k)) ? nullptr : item.device;
-      bound.feed_uses.push_back({item.inputs[k].feed, bound.descs.size(), target,
-                                 target == nullptr || target->host_accessible()});
+      bound.feed_uses.push_back(
+          {item.inputs[k].feed, bound.descs.size(), InputTarget(*item.kernel, item.device, static_cast<int>(k))});
       bound.descs.push_back(DLTensor{});
     }
     for (int k = 0; k < node.num_outputs(); ++k) {
@@ -91,21 +91,16 @@ void Executor::BindLaunches(RunScratch& scratch) const {
 }
 
 bool Executor::BindFeeds(BoundLaunches& bound, const std::vector<Tensor>& feeds) const {
+  // feed_uses is sorted by feed: each feed's descriptor is made once.
   int last = -1;
   DLTensor desc{};
-  Device* device = nullptr;
-  bool host_readable = false;
   for (const BoundLaunches::FeedUse& use : bound.feed_uses) {
+    const Tensor& value = feeds[use.feed];
+    if (!ReadableAt(value, use.target)) return false;
     if (use.feed != last) {
-      const Tensor& value = feeds[use.feed];
-      if (value.is_ref() || value.dtype() == DataType::kString) return false;
       last = use.feed;
       desc = value.ToDLTensor();
-      device = value.device();
-      host_readable = value.host_readable();
     }
-    // As ReadsInPlace decides.
-    if (device != use.target && !(host_readable && use.target_shares_host)) return false;
     bound.descs[use.desc] = desc;
   }
   return true;
@@ -119,17 +114,12 @@ absl::Status Executor::LaunchBound(BoundLaunches& bound, int index, std::vector<
   // them, the bound ones stay as built.
   const DLTensor* first_output = bound.descs.data() + launch.first_input + launch.num_inputs;
   absl::InlinedVector<DLTensor, 4> outputs(first_output, first_output + launch.num_outputs);
-  for (int k : launch.allocate) {
-    const Node& node = *launch.node;
-    absl::StatusOr<Tensor> tensor =
-        launch.kernel->OutputInHostMemory(k)
-            ? Tensor::AllocateHost(node.output_types[k], node.output_shapes[k].dims())
-            : launch.device->AllocateTensor(node.output_types[k], node.output_shapes[k].dims());
-    if (!tensor.ok()) {
-      return Annotate(tensor.status(), absl::StrCat(Where(node, *launch.device), ": output ", k));
+  if (!launch.allocate.empty()) {
+    const LaunchSpec spec{launch.node, launch.device, launch.kernel, launch.instance, /*static_shapes=*/true, &Where};
+    for (int k : launch.allocate) {
+      PX_ASSIGN_OR_RETURN(launch.outputs[k], AllocateKernelOutput(spec, k, launch.node->output_shapes[k].dims()));
+      outputs[k] = launch.outputs[k].ToDLTensor();
     }
-    launch.outputs[k] = *std::move(tensor);
-    outputs[k] = launch.outputs[k].ToDLTensor();
   }
   PX_KernelContext ctx{launch.node, launch.device, launch.kernel, &launch.outputs, outputs.data(), outputs.size()};
   PX_Status* status = launch.kernel->compute(launch.instance, &ctx, bound.descs.data() + launch.first_input,

@@ -29,15 +29,24 @@ bool HasStringInput(const Node& node);
 // A variable reference read as a value, where the op does not take a ref.
 absl::Status Dereference(const Node& node, std::vector<Tensor>& inputs);
 
-// True when the kernel of `item` can read `value` as its input `k` where it
-// lies: no variable reference, no string, and in the memory the kernel reads
-// that input from (its device's, or host memory for a host-memory input,
-// which host-accessible devices share).
-inline bool ReadsInPlace(const KernelRegistration& kernel, Device* device, int k, const Tensor& value) {
-  Device* target = kernel.InputInHostMemory(k) ? nullptr : device;
+// True when a kernel reading from `target` (a device, or null for host
+// memory) can read `value` where it lies: no variable reference, no string,
+// and in that memory (host memory, which host-accessible devices share).
+inline bool ReadableAt(const Tensor& value, const Device* target) {
   return !value.is_ref() && value.dtype() != DataType::kString &&
          (value.device() == target ||
           (value.host_readable() && (target == nullptr || target->host_accessible())));
+}
+
+// Where a kernel on `device` reads its input `k`: null (host memory) for a
+// host-memory input, else the device.
+inline Device* InputTarget(const KernelRegistration& kernel, Device* device, int k) {
+  return kernel.InputInHostMemory(k) ? nullptr : device;
+}
+
+// True when the kernel can read `value` as its input `k` where it lies.
+inline bool ReadsInPlace(const KernelRegistration& kernel, Device* device, int k, const Tensor& value) {
+  return ReadableAt(value, InputTarget(kernel, device, k));
 }
 
 // Kernel launches bound once per scratch set (bound_launches.cc): for every
@@ -66,9 +75,8 @@ struct Executor::BoundLaunches {
   };
   struct FeedUse {
     int feed;
-    size_t desc;           // into descs
-    Device* target;        // where the reader reads it (null: host memory)
-    bool target_shares_host;  // target is null or host-accessible
+    size_t desc;     // into descs
+    Device* target;  // where the reader reads it (InputTarget)
   };
   std::vector<int> launch_of;  // per item: its launch, kConstant or -1 (empty: nothing bound)
   std::vector<Launch> launches;

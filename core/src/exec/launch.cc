@@ -63,20 +63,24 @@ absl::Status PrepareOutputs(const LaunchSpec& spec, absl::Span<const Tensor* con
       (*descs)[k] = outputs[k].ToDLTensor();
       continue;
     }
-    auto allocated = host ? Tensor::AllocateHost(node.output_types[k], shape.dims())
-                          : device.AllocateTensor(node.output_types[k], shape.dims());
-    if (!host && !allocated.ok() && absl::IsResourceExhausted(allocated.status()) &&
-        release_memory != nullptr && *release_memory) {
-      PX_ASSIGN_OR_RETURN(bool released, (*release_memory)());
-      if (released) allocated = device.AllocateTensor(node.output_types[k], shape.dims());
-    }
-    if (!allocated.ok()) {
-      return Annotate(allocated.status(), absl::StrCat(WhereOf(spec), ": output ", k));
-    }
-    outputs[k] = *std::move(allocated);
+    PX_ASSIGN_OR_RETURN(outputs[k], AllocateKernelOutput(spec, k, shape.dims(), release_memory));
     (*descs)[k] = outputs[k].ToDLTensor();
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<Tensor> AllocateKernelOutput(const LaunchSpec& spec, int k, const Shape& dims,
+                                            const ReleaseMemoryFn* release_memory) {
+  const DataType dtype = spec.node->output_types[k];
+  const bool host = spec.kernel->OutputInHostMemory(k);
+  auto allocated = host ? Tensor::AllocateHost(dtype, dims) : spec.device->AllocateTensor(dtype, dims);
+  if (!host && !allocated.ok() && absl::IsResourceExhausted(allocated.status()) && release_memory != nullptr &&
+      *release_memory) {
+    PX_ASSIGN_OR_RETURN(bool released, (*release_memory)());
+    if (released) allocated = spec.device->AllocateTensor(dtype, dims);
+  }
+  if (!allocated.ok()) return Annotate(allocated.status(), absl::StrCat(WhereOf(spec), ": output ", k));
+  return allocated;
 }
 
 absl::Status CallKernel(const LaunchSpec& spec, absl::Span<const Tensor* const> inputs,

@@ -56,6 +56,12 @@ absl::Status PrepareOutputs(const LaunchSpec& spec, absl::Span<const Tensor* con
                             const Tensor* planned, std::vector<Tensor>* outputs, OutputDescs* descs,
                             const ReleaseMemoryFn* release_memory = nullptr);
 
+// Output `k` of the launch, of shape `dims`: in host memory when the kernel
+// keeps that output there, else on the device (after one release_memory try
+// when the device is out of memory). Errors name the launch and the output.
+absl::StatusOr<Tensor> AllocateKernelOutput(const LaunchSpec& spec, int k, const Shape& dims,
+                                            const ReleaseMemoryFn* release_memory = nullptr);
+
 // Calls the kernel's compute on `stream` and checks that it made every
 // output. Errors name the node and device.
 absl::Status CallKernel(const LaunchSpec& spec, absl::Span<const Tensor* const> inputs,

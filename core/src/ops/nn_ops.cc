@@ -274,12 +274,13 @@ PX_REGISTER_OP(OpDefBuilder("FusedBatchNormV3")
 // INVALID_ARGUMENT).
 // The args check shared by _FusedConv2D and _FusedDepthwiseConv2dNative,
 // after the convolution's shape was set.
-absl::Status FusedConvArgsShape(InferenceContext& ctx, const char* op) {
+// `trailing`: inputs after the args (_PlexusFusedConv2DAdd's addend).
+absl::Status FusedConvArgsShape(InferenceContext& ctx, const char* op, int trailing = 0) {
   const tf::AttrValue* fused = ctx.node().FindAttr("fused_ops");
   if (fused == nullptr || fused->list().s_size() == 0) return absl::OkStatus();
   const std::string& first = fused->list().s(0);
   const int want = first == "BiasAdd" ? 1 : first == "FusedBatchNorm" ? 4 : 0;
-  if (want == 0 || ctx.num_inputs() != 2 + want) return absl::OkStatus();
+  if (want == 0 || ctx.num_inputs() != 2 + want + trailing) return absl::OkStatus();
   const PartialShape& out = ctx.output(0);
   PX_ASSIGN_OR_RETURN(std::string format, GetAttrString(ctx.node(), "data_format"));
   const int64_t channels = out.rank_known() ? out.dim(format == "NCHW" ? 1 : 3) : -1;
@@ -300,7 +301,7 @@ absl::Status FusedConvArgsShape(InferenceContext& ctx, const char* op) {
   return absl::OkStatus();
 }
 
-absl::Status FusedConv2DShape(InferenceContext& ctx) {
+absl::Status FusedConv2DShapeOf(InferenceContext& ctx, const char* op, int trailing) {
   PX_ASSIGN_OR_RETURN(std::string filter_format, GetAttrString(ctx.node(), "filter_format"));
   if (filter_format != "HWIO" && filter_format != "OIHW" && filter_format != "OIHW_VECT_I") {
     return ctx.Error(absl::StrCat("filter_format must be HWIO, OIHW or OIHW_VECT_I, got '",
@@ -312,29 +313,35 @@ absl::Status FusedConv2DShape(InferenceContext& ctx) {
     return absl::OkStatus();
   }
   PX_RETURN_IF_ERROR(ConvShape(ctx, false));
-  return FusedConvArgsShape(ctx, "_FusedConv2D");
+  return FusedConvArgsShape(ctx, op, trailing);
+}
+
+absl::Status FusedConv2DShape(InferenceContext& ctx) { return FusedConv2DShapeOf(ctx, "_FusedConv2D", 0); }
+
+// The attributes _FusedConv2D and _PlexusFusedConv2DAdd share.
+OpDefBuilder& FusedConv2DAttrs(OpDefBuilder& b) {
+  return b.Attr("strides: list(int)")
+      .Attr("padding: string")
+      .Attr("explicit_paddings: list(int) = []")
+      .Attr("data_format: string = \"NHWC\"")
+      .Attr("filter_format: string = \"HWIO\"")
+      .Attr("dilations: list(int) = [1, 1, 1, 1]")
+      .Attr("fused_ops: list(string) = []")
+      .Attr("epsilon: float = 0.0001")
+      .Attr("leakyrelu_alpha: float = 0.2");
 }
 
 // TensorFlow's signature before its args became a type list (TArgs) with
 // host_args; T there is {half, float, double, int8, qint8}: here the four
 // floating types, bfloat16 included, as the plain Conv2D.
-PX_REGISTER_OP(OpDefBuilder("_FusedConv2D")
-                   .Input("input: T")
-                   .Input("filter: T")
-                   .Input("args: num_args * T")
-                   .Output("output: T")
-                   .Attr("T: {half, bfloat16, float, double}")
-                   .Attr("num_args: int >= 0")
-                   .Attr("strides: list(int)")
-                   .Attr("padding: string")
-                   .Attr("explicit_paddings: list(int) = []")
-                   .Attr("data_format: string = \"NHWC\"")
-                   .Attr("filter_format: string = \"HWIO\"")
-                   .Attr("dilations: list(int) = [1, 1, 1, 1]")
-                   .Attr("use_cudnn_on_gpu: bool = true")
-                   .Attr("fused_ops: list(string) = []")
-                   .Attr("epsilon: float = 0.0001")
-                   .Attr("leakyrelu_alpha: float = 0.2")
+PX_REGISTER_OP(FusedConv2DAttrs(OpDefBuilder("_FusedConv2D")
+                                     .Input("input: T")
+                                     .Input("filter: T")
+                                     .Input("args: num_args * T")
+                                     .Output("output: T")
+                                     .Attr("T: {half, bfloat16, float, double}")
+                                     .Attr("num_args: int >= 0")
+                                     .Attr("use_cudnn_on_gpu: bool = true"))
                    .SetShapeFn(FusedConv2DShape));
 
 // _PlexusFusedConv2DAdd (created by the graph optimizer's fuse pass for
@@ -345,7 +352,7 @@ PX_REGISTER_OP(OpDefBuilder("_FusedConv2D")
 // activation. It is a residual block's Add (and the activation after it)
 // run inside the convolution.
 absl::Status FusedConv2DAddShape(InferenceContext& ctx) {
-  PX_RETURN_IF_ERROR(FusedConv2DShape(ctx));
+  PX_RETURN_IF_ERROR(FusedConv2DShapeOf(ctx, "_PlexusFusedConv2DAdd", /*trailing=*/1));
   const PartialShape& addend = ctx.input(ctx.num_inputs() - 1);
   const PartialShape& out = ctx.output(0);
   if (!addend.rank_known() || !out.rank_known()) return absl::OkStatus();
@@ -364,23 +371,14 @@ absl::Status FusedConv2DAddShape(InferenceContext& ctx) {
   return absl::OkStatus();
 }
 
-PX_REGISTER_OP(OpDefBuilder("_PlexusFusedConv2DAdd")
-                   .Input("input: T")
-                   .Input("filter: T")
-                   .Input("args: num_args * T")
-                   .Input("addend: T")
-                   .Output("output: T")
-                   .Attr("T: {float, double}")
-                   .Attr("num_args: int >= 1")
-                   .Attr("strides: list(int)")
-                   .Attr("padding: string")
-                   .Attr("explicit_paddings: list(int) = []")
-                   .Attr("data_format: string = \"NHWC\"")
-                   .Attr("filter_format: string = \"HWIO\"")
-                   .Attr("dilations: list(int) = [1, 1, 1, 1]")
-                   .Attr("fused_ops: list(string) = []")
-                   .Attr("epsilon: float = 0.0001")
-                   .Attr("leakyrelu_alpha: float = 0.2")
+PX_REGISTER_OP(FusedConv2DAttrs(OpDefBuilder("_PlexusFusedConv2DAdd")
+                                     .Input("input: T")
+                                     .Input("filter: T")
+                                     .Input("args: num_args * T")
+                                     .Input("addend: T")
+                                     .Output("output: T")
+                                     .Attr("T: {float, double}")
+                                     .Attr("num_args: int >= 1"))
                    .SetShapeFn(FusedConv2DAddShape));
 
 // _FusedDepthwiseConv2dNative (created by the graph optimizer): the

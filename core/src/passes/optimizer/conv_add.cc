@@ -85,17 +85,10 @@ int FuseConvAdds(tf::GraphDef& def, const PassContext& ctx, NodeIndex& index) {
         !SameStaticShape(out, InferredShape(**graph, tainted, add.name()))) {
       continue;
     }
+    if (ctx.fed.count(EndpointKey(add.name(), 0)) > 0) continue;
     // An activation that is the Add's only reader joins too.
-    tf::NodeDef* last = &add;
-    tf::NodeDef* act = nullptr;
-    if (SoleConsumer(index, ctx, add, &act) && FusableActivations().count(act->op()) > 0 &&
-        TypeAttr(*act, "T") == DataType::kFloat && DataInputs(*act).size() == 1 &&
-        ctx.fed.count(EndpointKey(add.name(), 0)) == 0) {
-      last = act;
-    } else {
-      act = nullptr;
-    }
-    if (last == &add && ctx.fed.count(EndpointKey(add.name(), 0)) > 0) continue;
+    tf::NodeDef* act = FusableActivationAfter(index, ctx, add, DataType::kFloat);
+    tf::NodeDef* last = act != nullptr ? act : &add;
 
     tf::NodeDef fusedn;
     fusedn.set_name(last->name());
@@ -103,24 +96,12 @@ int FuseConvAdds(tf::GraphDef& def, const PassContext& ctx, NodeIndex& index) {
     fusedn.set_device(last->device());
     for (const std::string& input : DataInputs(*conv)) fusedn.add_input(input);
     fusedn.add_input(addend);
-    std::set<std::string> controls;
-    for (const tf::NodeDef* node : {static_cast<const tf::NodeDef*>(conv), static_cast<const tf::NodeDef*>(&add),
-                                    static_cast<const tf::NodeDef*>(act)}) {
-      if (node == nullptr) continue;
-      for (const std::string& c : ControlInputs(*node)) controls.insert(c);
-    }
-    for (const std::string& c : controls) fusedn.add_input(c);
+    AddControlInputsOf({conv, &add, act}, fusedn);
     auto& attr = *fusedn.mutable_attr();
     for (const auto& [name, value] : conv->attr()) {
       if (name != "use_cudnn_on_gpu") attr[name] = value;
     }
-    if (act != nullptr) {
-      attr["fused_ops"].mutable_list()->add_s(act->op());
-      if (act->op() == "LeakyRelu") {
-        auto alpha = act->attr().find("alpha");
-        attr["leakyrelu_alpha"].set_f(alpha == act->attr().end() ? 0.2f : alpha->second.f());
-      }
-    }
+    AddFusedActivation(act, fusedn);
     // The fused node takes the last node's place; the convolution (and the
     // Add, when an activation was last) lose their only reader and go.
     index.ReplaceNode(*last, std::move(fusedn));

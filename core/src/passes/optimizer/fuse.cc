@@ -214,15 +214,8 @@ bool FuseBiasAdd(const PassContext& ctx, NodeIndex& index, tf::NodeDef& bias_add
     if (conv_format != bias_format) return false;
   }
   // An activation that is the BiasAdd's only reader joins the fusion.
-  tf::NodeDef* last = &bias_add;
-  tf::NodeDef* act = nullptr;
-  if (SoleConsumer(index, ctx, bias_add, &act) && FusableActivations().count(act->op()) > 0 &&
-      TypeAttr(*act, "T") == t && DataInputs(*act).size() == 1 &&
-      ctx.fed.count(EndpointKey(bias_add.name(), 0)) == 0) {
-    last = act;
-  } else {
-    act = nullptr;
-  }
+  tf::NodeDef* act = FusableActivationAfter(index, ctx, bias_add, t);
+  tf::NodeDef* last = act != nullptr ? act : &bias_add;
   if (ctx.fed.count(EndpointKey(producer->name(), 0)) > 0) return false;
 
   tf::NodeDef fused;
@@ -233,25 +226,13 @@ bool FuseBiasAdd(const PassContext& ctx, NodeIndex& index, tf::NodeDef& bias_add
   fused.add_input(producer_in[0]);
   fused.add_input(producer_in[1]);
   fused.add_input(in[1]);
-  std::set<std::string> controls;
-  for (const tf::NodeDef* n : {producer, &bias_add, act}) {
-    if (n == nullptr) continue;
-    for (const std::string& c : ControlInputs(*n)) controls.insert(c);
-  }
-  for (const std::string& c : controls) fused.add_input(c);
+  AddControlInputsOf({producer, &bias_add, act}, fused);
   auto& attr = *fused.mutable_attr();
   for (const auto& [name, value] : producer->attr()) attr[name] = value;
   attr["T"].set_type(static_cast<tf::DataType>(t));
   attr["num_args"].set_i(1);
-  auto* ops = attr["fused_ops"].mutable_list();
-  ops->add_s("BiasAdd");
-  if (act != nullptr) {
-    ops->add_s(act->op());
-    if (act->op() == "LeakyRelu") {
-      auto alpha = act->attr().find("alpha");
-      attr["leakyrelu_alpha"].set_f(alpha == act->attr().end() ? 0.2f : alpha->second.f());
-    }
-  }
+  attr["fused_ops"].mutable_list()->add_s("BiasAdd");
+  AddFusedActivation(act, fused);
   index.ReplaceNode(*last, std::move(fused));
   return true;
 }

@@ -8,12 +8,37 @@
 
 namespace plexus::opt {
 
-// True when the session's device has a kernel for `op` accepting `dtype`.
-const std::set<std::string>& FusableActivations() {
+tf::NodeDef* FusableActivationAfter(const NodeIndex& index, const PassContext& ctx, const tf::NodeDef& n,
+                                    DataType t) {
   static const std::set<std::string> kOps = {"Relu", "Relu6", "Elu", "LeakyRelu", "Tanh", "Sigmoid"};
-  return kOps;
+  tf::NodeDef* act = nullptr;
+  if (!SoleConsumer(index, ctx, n, &act) || kOps.count(act->op()) == 0 || TypeAttr(*act, "T") != t ||
+      DataInputs(*act).size() != 1 || ctx.fed.count(EndpointKey(n.name(), 0)) > 0) {
+    return nullptr;
+  }
+  return act;
 }
 
+void AddControlInputsOf(std::initializer_list<const tf::NodeDef*> nodes, tf::NodeDef& fused) {
+  std::set<std::string> controls;
+  for (const tf::NodeDef* n : nodes) {
+    if (n == nullptr) continue;
+    for (const std::string& c : ControlInputs(*n)) controls.insert(c);
+  }
+  for (const std::string& c : controls) fused.add_input(c);
+}
+
+void AddFusedActivation(const tf::NodeDef* act, tf::NodeDef& fused) {
+  if (act == nullptr) return;
+  auto& attr = *fused.mutable_attr();
+  attr["fused_ops"].mutable_list()->add_s(act->op());
+  if (act->op() == "LeakyRelu") {
+    auto alpha = act->attr().find("alpha");
+    attr["leakyrelu_alpha"].set_f(alpha == act->attr().end() ? 0.2f : alpha->second.f());
+  }
+}
+
+// True when the session's device has a kernel for `op` accepting `dtype`.
 bool DeviceHasKernel(const PassContext& ctx, const std::string& op, DataType dtype) {
   if (ctx.device == nullptr || OpRegistry::Global().Find(op) == nullptr) return false;
   for (const KernelRegistration* k : ctx.device->plugin().kernels().ForOp(op)) {

@@ -20,9 +20,16 @@ namespace plexus::opt {
 // such output or its shape may not hold at run time (a node in `tainted`,
 // FeedTainted's set).
 const PartialShape* InferredShape(const Graph& graph, const std::set<std::string>& tainted, const std::string& input);
-// The activations the fused products and convolutions take (Relu, Relu6,
-// Elu, LeakyRelu, Tanh, Sigmoid).
-const std::set<std::string>& FusableActivations();
+// The activation (Relu, Relu6, Elu, LeakyRelu, Tanh or Sigmoid of dtype
+// `t`) that is the only reader of `n`'s output 0, when that output is not
+// fed, so that it may join a fusion ending at `n`; else null.
+tf::NodeDef* FusableActivationAfter(const NodeIndex& index, const PassContext& ctx, const tf::NodeDef& n,
+                                    DataType t);
+// What a fused node made of `nodes` (nulls skipped) takes from them: their
+// control inputs, once each; and `act`'s name in fused_ops (with
+// LeakyRelu's alpha) when there is an activation.
+void AddControlInputsOf(std::initializer_list<const tf::NodeDef*> nodes, tf::NodeDef& fused);
+void AddFusedActivation(const tf::NodeDef* act, tf::NodeDef& fused);
 // True when the session's device has a kernel for `op` accepting `dtype`.
 bool DeviceHasKernel(const PassContext& ctx, const std::string& op, DataType dtype);
 std::vector<std::string> DataInputs(const tf::NodeDef& n);

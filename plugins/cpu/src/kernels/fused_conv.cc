@@ -9,7 +9,7 @@
 // multiplied by the [kh*kw*c, f_out] filter with the shared Gemm (1x1,
 // stride 1 and no padding skip the patches: one GEMM over the whole input).
 // The epilogue (fused_epilogue.h) follows each block's product; oneDNN
-// takes _PlexusFusedConv2DAdd's addend as a binary post-op. A grouped
+// adds _PlexusFusedConv2DAdd's addend with a sum post-op. A grouped
 // convolution is one oneDNN primitive too; otherwise one im2col convolution
 // per group (conv_groups.h), then the epilogue over the whole output.
 // NCHW inputs are transposed to NHWC and the result back.
@@ -77,16 +77,9 @@ class FusedConv2DKernel : public sdk::OpKernel {
       using C = sdk::ComputeType<T>;
       auto epilogue = Epilogue<C>::template Make<T>(spec_, call, g.f_out, "_FusedConv2D");
       if (add_) {
-        const size_t last = static_cast<size_t>(2 + spec_.num_args);
-        PX_SDK_CHECK(call.num_inputs() == last + 1, "_PlexusFusedConv2DAdd needs %zu inputs, got %zu",
-                     last + 1, call.num_inputs());
-        PX_SDK_CHECK(call.input_shape(last) == out_shape,
-                     "_PlexusFusedConv2DAdd addend %s must have the output's shape %s",
-                     sdk::ShapeString(call.input_shape(last)).c_str(), sdk::ShapeString(out_shape).c_str());
+        // Registered for float only, where T is the compute type.
         if constexpr (std::is_same_v<T, C>) {
-          epilogue.addend = call.input<T>(last);
-        } else {
-          sdk::UnsupportedType(call.input_dtype(0), "_PlexusFusedConv2DAdd");
+          epilogue.addend = call.input<T>(sdk::FusedConvAddendInput(call, spec_, out_shape));
         }
       }
       const T* x = call.input<T>(0);

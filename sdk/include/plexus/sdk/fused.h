@@ -1,5 +1,5 @@
-// The fused ops the graph optimizer creates, _FusedMatMul, _FusedConv2D and
-// _FusedDepthwiseConv2dNative:
+// The fused ops the graph optimizer creates, _FusedMatMul, _FusedConv2D,
+// _FusedDepthwiseConv2dNative and _PlexusFusedConv2DAdd:
 // their fused_ops attribute read and validated the way TensorFlow does, and
 // the activations of the epilogue. Shared by the cpu and reference plugins so
 // both accept and refuse the same nodes with the same messages; a vendor's
@@ -92,6 +92,18 @@ inline FusedSpec ReadFusedSpec(const Attrs& attrs, const char* op, bool allow_ba
   spec.epsilon = attrs.Float("epsilon", 1e-4f);
   spec.leakyrelu_alpha = attrs.Float("leakyrelu_alpha", 0.2f);
   return spec;
+}
+
+// _PlexusFusedConv2DAdd (a _FusedConv2D whose last input, the addend, is
+// added before the activation; NHWC): the addend's input index, after
+// checking that it is there and has the output's shape.
+inline size_t FusedConvAddendInput(const Call& call, const FusedSpec& spec, const Shape& out_shape) {
+  const size_t addend = static_cast<size_t>(2 + spec.num_args);
+  PX_SDK_CHECK(call.num_inputs() == addend + 1, "_PlexusFusedConv2DAdd needs %zu inputs, got %zu", addend + 1,
+               call.num_inputs());
+  PX_SDK_CHECK(call.input_shape(addend) == out_shape, "_PlexusFusedConv2DAdd addend %s must have the output's shape %s",
+               ShapeString(call.input_shape(addend)).c_str(), ShapeString(out_shape).c_str());
+  return addend;
 }
 
 // The activation of one value in float or double; NaN passes through (the
