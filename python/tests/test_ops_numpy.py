@@ -815,6 +815,29 @@ def gen_conv(depthwise, variants=CONV_VARIANTS):
                           ref=lambda a, b: R.conv2d(a, b, (1, 1), "SAME", (1, 1), None,
                                                     depthwise),
                           tol=mm_tol(dt), out_dtypes=[dt]))
+        # One input channel and many outputs: the cpu plugin's direct kernel
+        # for first layers (whole and partial blocks of 16 output channels,
+        # more than four blocks, pixel blocks that span rows and images).
+        if not depthwise:
+            few = [(1, 28, "valid"), (1, 28, "stride21_valid"), (1, 70, "stride2_same"),
+                   (1, 8, "explicit"), (1, 64, "dilation2_same"), (1, 16, "nchw_same")]
+            table = {v[0]: v for v in variants}
+            for c, f, vname in few:
+                if vname not in table:
+                    continue
+                _, strides, padding, dil, explicit, nchw_fmt = table[vname]
+                x = conv_values(rng, (2, 9, 8, c), dt)
+                w = conv_values(rng, (3, 3, c, f), dt)
+
+                def ref(xv, wv, strides=strides, padding=padding, dil=dil, explicit=explicit,
+                        nchw_fmt=nchw_fmt):
+                    xv = R.nhwc(xv) if nchw_fmt else xv
+                    out = R.conv2d(xv, wv, strides, padding, dil, explicit, False)
+                    return R.nchw(out) if nchw_fmt else out
+                cases.append(Case(f"few_channels_c{c}_f{f}_{vname}",
+                                  [In(R.nchw(x) if nchw_fmt else x, dt), In(w, dt)],
+                                  conv_attrs(strides, padding, dil, explicit, nchw_fmt), ref=ref,
+                                  tol=mm_tol(dt), out_dtypes=[dt]))
         # A 1x1 filter is a matmul over channels.
         x = conv_values(rng, (1, 4, 4, 3), dt)
         w = conv_values(rng, (1, 1, 3, 2 if depthwise else 5), dt)
@@ -967,6 +990,22 @@ def gen_fused_conv(depthwise):
                 return fused_epilogue(y, fops, argv, 0.1, 1e-3)
             cases.append(Case(name, [In(x, dt), In(w, dt), [In(a, dt) for a in args]], attrs,
                               ref=ref, tol="accum", out_dtypes=[dt]))
+            if depthwise:
+                continue
+            # One input channel, 20 outputs: the cpu plugin's direct kernel for
+            # few channels, its epilogue on the registers or after.
+            x = rand(rng, (2, 7, 6, 1), dt, -1, 1)
+            w = rand(rng, (3, 2, 1, 20), dt, -1, 1)
+            if fops[0] == "BiasAdd":
+                args = [rand(rng, (20,), dt, -1, 1)]
+            else:
+                args = [v.astype(np.float64) for v in bn_params(rng, 20)]
+
+            def ref(xv, wv, argv, fops=fops, stride=stride, padding=padding):
+                y = R.conv2d(xv, wv, (stride, stride), padding, (1, 1), None, False)
+                return fused_epilogue(y, fops, argv, 0.1, 1e-3)
+            cases.append(Case(name + "_few_channels", [In(x, dt), In(w, dt), [In(a, dt) for a in args]],
+                              attrs, ref=ref, tol="accum", out_dtypes=[dt]))
         return cases
     return gen
 
@@ -998,6 +1037,18 @@ def gen_fused_conv_add(dt, rng):
             return R.activation(fops[1] if len(fops) > 1 else None, y, 0.1)
         cases.append(Case(name, [In(x, dt), In(w, dt), [In(a, dt) for a in args], In(addend, dt)], attrs,
                           ref=ref, tol="accum", out_dtypes=[dt]))
+    # One input channel, 24 outputs: the cpu plugin's direct kernel for few
+    # channels, the addend added after the product.
+    x = rand(rng, (2, 5, 6, 1), dt, -1, 1)
+    w = rand(rng, (3, 3, 1, 24), dt, -1, 1)
+    bias = rand(rng, (24,), dt, -1, 1)
+    addend = rand(rng, (2, 5, 6, 24), dt, -2, 2)
+    cases.append(Case("bias_relu_few_channels", [In(x, dt), In(w, dt), [In(bias, dt)], In(addend, dt)],
+                      {"fused_ops": ["BiasAdd", "Relu"], "strides": [1, 1, 1, 1], "padding": "SAME",
+                       "epsilon": 1e-3},
+                      ref=lambda xv, wv, argv, av: R.activation(
+                          "Relu", R.conv2d(xv, wv, (1, 1), "SAME", (1, 1), None, False) + argv[0] + av, 0.1),
+                      tol="accum", out_dtypes=[dt]))
     return cases
 
 

@@ -87,18 +87,29 @@ bool PreferMatMulForm(const ConvGeometry& g, bool depthwise) {
 }
 
 // Which geometries go to oneDNN: every one it accepts (it beat im2col on
-// every 2-D layer measured, plugins/cpu/README.md) except 1-D convolutions
-// (a spatial dimension of 1 with a kernel of 1 there, as TensorFlow's conv1d
-// makes them), where im2col and one GEMM were 1.5-1.8x faster on
-// hey_snips' layers; PX_CPU_CONV overrides the rule. Grouped convolutions
-// always go to oneDNN, whose grouped kernels need none of the per-group
-// copies of the im2col path (conv_groups.h).
+// every 2-D layer measured, plugins/cpu/README.md) except
+// - 1-D convolutions (a spatial dimension of 1 with a kernel of 1 there, as
+//   TensorFlow's conv1d makes them), where im2col and one GEMM were
+//   1.5-1.8x faster on hey_snips' layers;
+// - narrow output rows (at most 4 pixels) with a partial block of output
+//   channels (f_out not a multiple of 16) and a large window (kh*kw*c at
+//   least 256): brgconv runs its channel-tail kernel on every few pixels,
+//   and im2col was 1.4x faster on kws_cnn_s's second layer (40x7x28 ->
+//   16x4x30, 10x4, stride 2x1: 4.4-4.8 against 6.7 ms at batch 64, 74 against
+//   88 us at batch 1); with 32 output channels, or 8 output pixels a row,
+//   brgconv was ahead again.
+// PX_CPU_CONV overrides the rule. Grouped convolutions always go to oneDNN,
+// whose grouped kernels need none of the per-group copies of the im2col path
+// (conv_groups.h).
 bool PreferOneDnn(const ConvGeometry& g) {
   const Force force = ForcedPath();
   if (force != Force::kNone) return force == Force::kOneDnn;
   if (g.groups > 1) return true;
   const bool one_d = (g.w == 1 && g.kw == 1) || (g.h == 1 && g.kh == 1);
-  return !one_d;
+  if (one_d) return false;
+  const bool channel_tail = g.f_out % 16 != 0;
+  const bool narrow_rows = g.ow <= 4 && g.kh * g.kw * g.c >= 256;
+  return !(channel_tail && narrow_rows);
 }
 
 // PX_CPU_DWCONV=direct or onednn forces a path for every float depthwise

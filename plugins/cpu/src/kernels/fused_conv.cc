@@ -20,6 +20,7 @@
 #include "kernels/conv_groups.h"
 #include "kernels/conv_im2col.h"
 #include "kernels/conv_onednn.h"
+#include "kernels/conv_small_depth.h"
 #include "kernels/fused_epilogue.h"
 #include "kernels/linalg_gemm.h"
 #include "kernels/nn_window.h"
@@ -64,6 +65,7 @@ class FusedConv2DKernel : public sdk::OpKernel {
       throw sdk::KernelError(PX_CODE_UNIMPLEMENTED, "_PlexusFusedConv2DAdd supports data_format NHWC only");
     }
     onednn_.set_constant_filter(ConstantInput(attrs, 1));
+    small_.set_constant_filter(ConstantInput(attrs, 1));
   }
 
   void Compute(sdk::Call& call) override {
@@ -88,10 +90,12 @@ class FusedConv2DKernel : public sdk::OpKernel {
       const int64_t out_size = sdk::NumElements(out_shape);
       // Blocks write y while later blocks still read x: an output that
       // shares memory with the input is computed in scratch.
-      // Float goes to oneDNN's convolution when it takes the geometry
-      // (conv_onednn.h), else im2col.
+      // Float goes to the direct kernel for few input channels
+      // (conv_small_depth.h), else to oneDNN's convolution when it takes
+      // the geometry (conv_onednn.h), else im2col.
       auto conv = [&](const T* in, const T* filter, T* out) {
         if constexpr (std::is_same_v<T, float>) {
+          if (small_.Run(g, in, filter, &epilogue, out)) return;
           if (onednn_.Run(g, in, filter, &epilogue, out)) return;
         }
         FusedConvNhwc<T>(in, filter, g, epilogue, out);
@@ -118,6 +122,7 @@ class FusedConv2DKernel : public sdk::OpKernel {
   sdk::FusedSpec spec_;
   sdk::Window window_;
   OneDnnConv onednn_;
+  SmallDepthConv small_;
   bool add_ = false;
 };
 

@@ -11,6 +11,7 @@
 #include "kernels/conv_groups.h"
 #include "kernels/conv_im2col.h"
 #include "kernels/conv_onednn.h"
+#include "kernels/conv_small_depth.h"
 #include "kernels/fused_epilogue.h"
 #include "kernels/linalg_gemm.h"
 #include "kernels/nn_internal.h"
@@ -43,6 +44,7 @@ class ConvKernel : public sdk::OpKernel {
   void Init(sdk::Attrs& attrs) override {
     window_.Read(attrs, false);
     onednn_.set_constant_filter(ConstantInput(attrs, 1));
+    small_.set_constant_filter(ConstantInput(attrs, 1));
   }
   void Compute(sdk::Call& call) override {
     const sdk::Shape xs = call.input_shape(0), fs = call.input_shape(1);
@@ -56,13 +58,14 @@ class ConvKernel : public sdk::OpKernel {
       const T* x = call.input<T>(0);
       const T* f = call.input<T>(1);
       T* y = call.AllocateOutput<T>(0, out_shape);
-      // Float goes to oneDNN's convolution when it takes the geometry
-      // (conv_onednn.h), else im2col.
+      // Float goes to the direct kernel for few input channels
+      // (conv_small_depth.h), else to oneDNN's convolution when it takes
+      // the geometry (conv_onednn.h), else im2col.
       auto conv = [&](const T* in, T* out) {
         if constexpr (std::is_same_v<T, float>) {
           if (!BuffersOverlap(in, sdk::NumElements(xs), out, sdk::NumElements(out_shape)) &&
               !BuffersOverlap(f, sdk::NumElements(fs), out, sdk::NumElements(out_shape)) &&
-              onednn_.Run(g, in, f, nullptr, out)) {
+              (small_.Run(g, in, f, nullptr, out) || onednn_.Run(g, in, f, nullptr, out))) {
             return;
           }
         }
@@ -88,6 +91,7 @@ class ConvKernel : public sdk::OpKernel {
  private:
   Window window_;
   OneDnnConv onednn_;
+  SmallDepthConv small_;
 };
 
 }  // namespace
