@@ -838,6 +838,17 @@ def gen_conv(depthwise, variants=CONV_VARIANTS):
                                   [In(R.nchw(x) if nchw_fmt else x, dt), In(w, dt)],
                                   conv_attrs(strides, padding, dil, explicit, nchw_fmt), ref=ref,
                                   tol=mm_tol(dt), out_dtypes=[dt]))
+        # Narrow output rows with a partial block of output channels and a
+        # large window (kws_cnn_s's second layer): the cpu plugin's im2col
+        # path, its row blocks split among the threads.
+        if not depthwise:
+            x = conv_values(rng, (4, 40, 7, 28), dt)
+            w = conv_values(rng, (10, 4, 28, 30), dt)
+            cases.append(Case("narrow_rows", [In(x, dt), In(w, dt)],
+                              {"strides": [1, 2, 1, 1], "padding": "VALID"},
+                              ref=lambda a, b: R.conv2d(a, b, (2, 1), "VALID", (1, 1), None, False),
+                              # sums of 1120 products: float32's rounding reaches 1e-5 absolute
+                              tol=(1e-4, 1e-4) if dt == "float32" else mm_tol(dt), out_dtypes=[dt]))
         # A 1x1 filter is a matmul over channels.
         x = conv_values(rng, (1, 4, 4, 3), dt)
         w = conv_values(rng, (1, 1, 3, 2 if depthwise else 5), dt)

@@ -78,4 +78,12 @@ int TeamSize() {
 #endif
 }
 
+int ThreadIndex() {
+#if defined(_OPENMP)
+  return omp_get_thread_num();
+#else
+  return 0;
+#endif
+}
+
 }  // namespace plexus::cpu

@@ -35,6 +35,10 @@ void PinOpenMpRuntime();
 // team when created (oneDNN's) are cached per this value.
 int TeamSize();
 
+// This thread's index in the innermost OpenMP team it runs in (0 outside a
+// parallel region, and without OpenMP).
+int ThreadIndex();
+
 }  // namespace plexus::cpu
 
 #endif  // PLEXUS_PLUGINS_CPU_THREADING_H_

@@ -10,10 +10,12 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/linalg_gemm.h"
 #include "plexus/sdk/kernel.h"
+#include "threading.h"
 #include "plexus/sdk/conv_grouping.h"
 #include "plexus/sdk/window.h"
 
@@ -126,6 +128,32 @@ void ConvNhwcBlocks(const T* x, const T* f, const ConvGeometry& g, T* y, int64_t
     Gemm<T>(false, false, rows, g.f_out, g.c, x, f, y);
     on_block(y, rows);
     return;
+  }
+  // Float with a team of several threads and enough work: the blocks are
+  // split among the threads, each gathering its own patches and running
+  // its block's product on itself (a GEMM called inside a parallel region
+  // runs on its calling thread) and on_block after it. The gathering then
+  // runs in parallel too, and narrow products (few output channels), which
+  // the library splits poorly between threads, get whole blocks per thread.
+  const int team = TeamSize();
+  if constexpr (std::is_same_v<T, float>) {
+    if (team > 1 && rows >= 2 * team && rows * depth * g.f_out >= (int64_t{1} << 22)) {
+      const int64_t per_thread = (rows + block * team - 1) / (block * team);
+      const int64_t blocks = per_thread * team;
+      const int64_t pblock = (rows + blocks - 1) / blocks;
+      std::vector<T> scratch(static_cast<size_t>(team * pblock * depth));
+#pragma omp parallel for schedule(static) num_threads(team)
+      for (int64_t bi = 0; bi < blocks; ++bi) {
+        const int64_t r0 = bi * pblock;
+        if (r0 >= rows) continue;
+        const int64_t nr = std::min(pblock, rows - r0);
+        T* patches = scratch.data() + static_cast<int64_t>(ThreadIndex()) * pblock * depth;
+        GatherPatches(x, g, r0, nr, patches);
+        Gemm<T>(false, false, nr, g.f_out, depth, patches, f, y + r0 * g.f_out);
+        on_block(y + r0 * g.f_out, nr);
+      }
+      return;
+    }
   }
   std::vector<T> patches(static_cast<size_t>(block * depth));
   for (int64_t r0 = 0; r0 < rows; r0 += block) {
