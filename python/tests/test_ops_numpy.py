@@ -887,6 +887,13 @@ def gen_pool(kind):
                 return R.nchw(out) if nchw_fmt else out
             cases.append(Case(name, [In(R.nchw(x) if nchw_fmt else x, dt)], attrs, ref=ref,
                               tol="exact" if kind == "max" else "accum", out_dtypes=[dt]))
+        # Enough window reads (9.4M) for the cpu plugin to split the output
+        # rows among its threads, and channels past a whole vector.
+        x = general(rng, (8, 64, 64, 36), dt)
+        cases.append(Case("large_3x3_s1_same", [In(x, dt)],
+                          {"ksize": [1, 3, 3, 1], "strides": [1, 1, 1, 1], "padding": "SAME"},
+                          ref=lambda xv: R.pool2d(xv, (3, 3), (1, 1), "SAME", kind),
+                          tol="exact" if kind == "max" else "accum", out_dtypes=[dt]))
         return cases
     return gen
 
