@@ -1,5 +1,5 @@
 // SmallDepthConv (conv_small_depth.h): the direct convolution for inputs of
-// at most 4 channels.
+// at most 4 channels, used for one (Prefer).
 //
 // The filter is packed once into blocks of 16 output channels,
 // [block][tap][16] with a tap = (row, column, input channel) of the window
@@ -9,22 +9,26 @@
 // loads V filter vectors and broadcasts one input value per pixel. Every
 // pixel reads its tap at the same offset from its own window's corner, so
 // strides and dilations cost nothing; a padded convolution first copies the
-// (small) input into a zero-bordered buffer. The epilogue (fused_epilogue.h)
-// runs over each chunk of pixels while it is in cache.
+// (small) input into a zero-bordered buffer. The per-channel step and the
+// piecewise-linear activations run on the registers; the addend and the
+// other activations (fused_epilogue.h) over each chunk of pixels while it
+// is in cache.
 //
 // The loop is compiled three times (AVX-512: 24 accumulators, AVX2 + FMA:
 // 6 vectors of 16, the baseline: 3) and chosen at run time by the CPU, as
 // the direct depthwise kernel is (depthwise_conv.cc).
 //
-// Measured on this project's 2-core AVX-512 machine, one thread, against
-// oneDNN's brgconv (which pads the input channels to its blocks):
-// kws_cnn_s's first layer (49x10x1 -> 40x7x28, 10x4) at batch 64 and
-// ONNX Runtime's MLAS; plugins/cpu/README.md has the table.
+// kws_cnn_s's first layer (49x10x1 -> 40x7x28, 10x4) at batch 64, one
+// thread: 672 us against oneDNN's brgconv 1307 (ONNX Runtime: 600);
+// plugins/cpu/README.md has the other shapes, and those where oneDNN stays
+// ahead (2 and 3 channels).
 #include "kernels/conv_small_depth.h"
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+
+#include "threading.h"
 
 namespace plexus::cpu {
 namespace {
@@ -250,17 +254,20 @@ bool SmallDepthConv::Run(const ConvGeometry& g, const float* x, const float* f,
 
   // The filter, packed.
   std::vector<float> local;
+  std::shared_ptr<const std::vector<float>> packed;
   const float* wp = nullptr;
-  std::unique_lock<std::mutex> lock(mu_, std::defer_lock);
   if (constant_filter_) {
-    lock.lock();
+    std::lock_guard<std::mutex> lock(mu_);
     const int64_t shape[4] = {g.kh, g.kw, g.c, g.f_out};
-    if (packed_for_ != f || !std::equal(shape, shape + 4, packed_shape_)) {
-      PackFilter(g, f, &packed_);
+    if (packed_ == nullptr || packed_for_ != f || !std::equal(shape, shape + 4, packed_shape_)) {
+      auto fresh = std::make_shared<std::vector<float>>();
+      PackFilter(g, f, fresh.get());
+      packed_ = std::move(fresh);
       packed_for_ = f;
       std::copy(shape, shape + 4, packed_shape_);
     }
-    wp = packed_.data();
+    packed = packed_;
+    wp = packed->data();
   } else {
     PackFilter(g, f, &local);
     wp = local.data();
@@ -341,12 +348,21 @@ bool SmallDepthConv::Run(const ConvGeometry& g, const float* x, const float* f,
 
   static const SdRangeFn range_fn = SelectSdRange();
   const int64_t pixels = g.n * g.oh * g.ow;
-  constexpr int64_t kChunk = 96;  // pixels: a multiple of every block length
-  const int64_t chunks = (pixels + kChunk - 1) / kChunk;
-  const bool parallel = chunks > 1 && pixels * a.taps * a.blocks * kLanes > (int64_t{1} << 16);
-#pragma omp parallel for schedule(static) if (parallel)
+  // Chunks of at most 96 pixels (a multiple of every block length), as many
+  // as a multiple of the team when they run in parallel, so that no thread
+  // waits for another's extra chunk (kws_cnn_s's first layer at batch 1 has
+  // 280 pixels: 4 chunks of at most 72, two per thread, not 96 + 96 on one
+  // thread against 88 on the other).
+  constexpr int64_t kChunk = 96;
+  const int team = TeamSize();
+  int64_t chunks = (pixels + kChunk - 1) / kChunk;
+  const bool parallel = team > 1 && chunks > 1 && pixels * a.taps * a.blocks * kLanes > (int64_t{1} << 16);
+  if (parallel) chunks = (chunks + team - 1) / team * team;
+  const int64_t chunk = ((pixels + chunks - 1) / chunks + 11) / 12 * 12;
+#pragma omp parallel for schedule(static) num_threads(team) if (parallel)
   for (int64_t ci = 0; ci < chunks; ++ci) {
-    const int64_t q0 = ci * kChunk, q1 = std::min(pixels, q0 + kChunk);
+    const int64_t q0 = std::min(pixels, ci * chunk), q1 = std::min(pixels, q0 + chunk);
+    if (q0 == q1) continue;
     range_fn(a, q0, q1);
     if (post) {
       ApplyEpilogueChunk(*epilogue, y + q0 * g.f_out, q1 - q0, g.f_out,

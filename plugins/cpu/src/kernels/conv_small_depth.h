@@ -10,6 +10,7 @@
 #define PLEXUS_PLUGINS_CPU_KERNELS_CONV_SMALL_DEPTH_H_
 
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -42,10 +43,12 @@ class SmallDepthConv {
 
  private:
   bool constant_filter_ = false;
+  // The constant filter's packed copy (replaced, never changed, so a run
+  // keeps using the copy it took while another packs a new one).
   std::mutex mu_;
   const float* packed_for_ = nullptr;
   int64_t packed_shape_[4] = {0, 0, 0, 0};
-  std::vector<float> packed_;
+  std::shared_ptr<const std::vector<float>> packed_;
 };
 
 }  // namespace plexus::cpu
