@@ -71,6 +71,16 @@ Force ForcedPath() {
 // pixels at batch 8), each sweep streams it from memory again, and the
 // layer runs at a third of the speed of one matmul, which reads the packed
 // filter once for all rows (plugins/cpu/README.md has the measurements).
+// A 1-D convolution (a spatial dimension of 1 with a kernel of 1 there, as
+// TensorFlow's conv1d makes them) whose patch matrix fits in 16 MiB: the
+// matmul form's packed filter beat both brgconv and im2col with dnnl_sgemm
+// (which packs the filter on every call) on hey_snips' layers. Longer
+// inputs keep im2col's blocks.
+bool OneDimensionalProduct(const ConvGeometry& g) {
+  const bool one_d = (g.w == 1 && g.kw == 1) || (g.h == 1 && g.kh == 1);
+  return one_d && g.groups == 1 && g.n * g.oh * g.ow * g.kh * g.kw * g.c <= (int64_t{1} << 22);
+}
+
 bool PreferMatMulForm(const ConvGeometry& g, bool depthwise) {
   if (depthwise || g.groups != 1) return false;
   // A product in disguise (RunProduct's, or a 1x1 convolution of a 1x1
@@ -80,6 +90,7 @@ bool PreferMatMulForm(const ConvGeometry& g, bool depthwise) {
     if (std::strcmp(v, "direct") == 0) return false;
     if (std::strcmp(v, "matmul") == 0) return true;
   }
+  if (OneDimensionalProduct(g)) return true;
   constexpr int64_t kLargeFilterBytes = int64_t{1} << 20;
   constexpr int64_t kMaxRows = 512;
   const int64_t filter_bytes = g.kh * g.kw * g.c * g.f_out * static_cast<int64_t>(sizeof(float));
@@ -88,9 +99,9 @@ bool PreferMatMulForm(const ConvGeometry& g, bool depthwise) {
 
 // Which geometries go to oneDNN: every one it accepts (it beat im2col on
 // every 2-D layer measured, plugins/cpu/README.md) except
-// - 1-D convolutions (a spatial dimension of 1 with a kernel of 1 there, as
-//   TensorFlow's conv1d makes them), where im2col and one GEMM were
-//   1.5-1.8x faster on hey_snips' layers;
+// - 1-D convolutions, where brgconv was 1.5-1.8x slower than im2col and one
+//   GEMM on hey_snips' layers: those whose patch matrix fits take the matmul
+//   form (OneDimensionalProduct), the others im2col;
 // - narrow output rows (at most 4 pixels) with a partial block of output
 //   channels (f_out not a multiple of 16) and a large window (kh*kw*c at
 //   least 256): brgconv runs its channel-tail kernel on every few pixels,
@@ -106,7 +117,7 @@ bool PreferOneDnn(const ConvGeometry& g) {
   if (force != Force::kNone) return force == Force::kOneDnn;
   if (g.groups > 1) return true;
   const bool one_d = (g.w == 1 && g.kw == 1) || (g.h == 1 && g.kh == 1);
-  if (one_d) return false;
+  if (one_d) return OneDimensionalProduct(g);
   const bool channel_tail = g.f_out % 16 != 0;
   const bool narrow_rows = g.ow <= 4 && g.kh * g.kw * g.c >= 256;
   return !(channel_tail && narrow_rows);
