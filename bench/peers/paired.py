@@ -21,6 +21,7 @@ ratio = ONNX Runtime median / Plexus median: above 1, Plexus is faster.
 """
 import argparse
 import json
+import os
 import re
 import statistics
 import subprocess
@@ -68,6 +69,8 @@ def main():
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--seconds", type=float, default=0.3,
                         help="about how long each runtime runs per round")
+    parser.add_argument("--out", help="also write the rows to this JSON file (appended to "
+                        "its rows when it exists)")
     args = parser.parse_args()
     cases = [c for c in common.load_cases()
              if re.search(args.cases, c["id"]) and c.get("onnx") and not c.get("onnx_error")]
@@ -75,6 +78,7 @@ def main():
         sys.exit(f"no case with an ONNX model matches {args.cases!r} in {common.CASES_FILE}")
     print(f"threads {args.threads}, {args.rounds} rounds; ratio = onnxruntime / plexus "
           f"(median of the rounds' ratios)")
+    rows = []
     for case in cases:
         session = ort_session(case, args.threads)
         feed = {session.get_inputs()[0].name: np.load(case["input_file"])}
@@ -89,6 +93,22 @@ def main():
         print(f"{case['id']:24s} plexus {statistics.median(plexus):9.1f} us  "
               f"onnxruntime {statistics.median(onnx):9.1f} us  ratio {statistics.median(ratios):.3f}  "
               f"rounds {' '.join(f'{r:.2f}' for r in ratios)}", flush=True)
+        rows.append({"case": case["id"], "threads": args.threads, "runs_per_round": iters,
+                     "plexus_median_us": statistics.median(plexus),
+                     "onnxruntime_median_us": statistics.median(onnx),
+                     "ratio": statistics.median(ratios), "round_ratios": ratios})
+    if args.out:
+        try:
+            with open(args.out) as f:
+                record = json.load(f)
+        except FileNotFoundError:
+            record = {"meta": {}, "rows": []}
+        record["meta"] = {"cpus": os.cpu_count(), "load_average_at_end": list(os.getloadavg()),
+                          "ratio": "onnxruntime median / plexus median, median over rounds"}
+        record["rows"] = [r for r in record["rows"]
+                          if (r["case"], r["threads"]) not in {(x["case"], x["threads"]) for x in rows}] + rows
+        with open(args.out, "w") as f:
+            json.dump(record, f, indent=1)
 
 
 if __name__ == "__main__":
