@@ -267,14 +267,12 @@ PX_REGISTER_OP(OpDefBuilder("FusedBatchNormV3")
                    .Attr("is_training: bool = true")
                    .SetShapeFn(FusedBatchNormShape));
 
-// _FusedConv2D (created by the graph optimizer): Conv2D's shape; the
+// The args check shared by _FusedConv2D, _PlexusFusedConv2DAdd and
+// _FusedDepthwiseConv2dNative, after the convolution's shape was set: the
 // arguments of a recognised fused_ops (BiasAdd: [C_out]; FusedBatchNorm:
 // four [C_out]) are checked when num_args fits. Unsupported fused_ops and a
 // num_args that does not fit them are left to the kernels (UNIMPLEMENTED and
-// INVALID_ARGUMENT).
-// The args check shared by _FusedConv2D and _FusedDepthwiseConv2dNative,
-// after the convolution's shape was set.
-// `trailing`: inputs after the args (_PlexusFusedConv2DAdd's addend).
+// INVALID_ARGUMENT). `trailing`: inputs after the args (the addend).
 absl::Status FusedConvArgsShape(InferenceContext& ctx, const char* op, int trailing = 0) {
   const tf::AttrValue* fused = ctx.node().FindAttr("fused_ops");
   if (fused == nullptr || fused->list().s_size() == 0) return absl::OkStatus();
@@ -301,6 +299,8 @@ absl::Status FusedConvArgsShape(InferenceContext& ctx, const char* op, int trail
   return absl::OkStatus();
 }
 
+// _FusedConv2D (created by the graph optimizer) and _PlexusFusedConv2DAdd:
+// Conv2D's shape for an HWIO filter, then the args check.
 absl::Status FusedConv2DShapeOf(InferenceContext& ctx, const char* op, int trailing) {
   PX_ASSIGN_OR_RETURN(std::string filter_format, GetAttrString(ctx.node(), "filter_format"));
   if (filter_format != "HWIO" && filter_format != "OIHW" && filter_format != "OIHW_VECT_I") {

@@ -76,9 +76,10 @@ Force ForcedPath() {
 // matmul form's packed filter beat both brgconv and im2col with dnnl_sgemm
 // (which packs the filter on every call) on hey_snips' layers. Longer
 // inputs keep im2col's blocks.
+bool OneDimensional(const ConvGeometry& g) { return (g.w == 1 && g.kw == 1) || (g.h == 1 && g.kh == 1); }
+
 bool OneDimensionalProduct(const ConvGeometry& g) {
-  const bool one_d = (g.w == 1 && g.kw == 1) || (g.h == 1 && g.kh == 1);
-  return one_d && g.groups == 1 && g.n * g.oh * g.ow * g.kh * g.kw * g.c <= (int64_t{1} << 22);
+  return OneDimensional(g) && g.groups == 1 && g.n * g.oh * g.ow * g.kh * g.kw * g.c <= (int64_t{1} << 22);
 }
 
 bool PreferMatMulForm(const ConvGeometry& g, bool depthwise) {
@@ -116,8 +117,7 @@ bool PreferOneDnn(const ConvGeometry& g) {
   const Force force = ForcedPath();
   if (force != Force::kNone) return force == Force::kOneDnn;
   if (g.groups > 1) return true;
-  const bool one_d = (g.w == 1 && g.kw == 1) || (g.h == 1 && g.kh == 1);
-  if (one_d) return OneDimensionalProduct(g);
+  if (OneDimensional(g)) return OneDimensionalProduct(g);
   const bool channel_tail = g.f_out % 16 != 0;
   const bool narrow_rows = g.ow <= 4 && g.kh * g.kw * g.c >= 256;
   return !(channel_tail && narrow_rows);

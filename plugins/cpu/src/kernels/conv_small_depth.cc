@@ -28,6 +28,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "kernels/vector16.h"
 #include "threading.h"
 
 namespace plexus::cpu {
@@ -35,7 +36,6 @@ namespace {
 
 #define PX_SD_INLINE inline __attribute__((always_inline))
 
-typedef float V16 __attribute__((vector_size(64)));
 constexpr int64_t kLanes = 16;
 
 struct SdArgs {
@@ -48,22 +48,10 @@ struct SdArgs {
   float* y;  // NHWC output
   int64_t f_out = 0, blocks = 0;
   int64_t ow = 0, oh = 0, sh = 0, sw = 0, c = 0;
-  // The epilogue's per-channel step and piecewise-linear activation, done
-  // on the registers (arrays padded to whole blocks); the rest of the
-  // epilogue runs over the output afterwards.
-  const float* shift = nullptr;   // bias, or the batch norm's offset
-  const float* mean = nullptr;    // batch norm
-  const float* factor = nullptr;  // batch norm
-  sdk::FusedActivation act = sdk::FusedActivation::kNone;
-  float alpha = 0.2f;
+  // The epilogue's part done on the registers (its arrays padded to whole
+  // blocks); the rest runs over the output afterwards.
+  RegisterEpilogue epilogue;
 };
-
-PX_SD_INLINE V16 Load(const float* p) {
-  V16 v;
-  std::memcpy(&v, p, sizeof(v));
-  return v;
-}
-PX_SD_INLINE void Store(float* p, V16 v) { std::memcpy(p, &v, sizeof(v)); }
 
 // P pixels (window corners at bases[p], outputs from y0 on, f_out apart)
 // times V channel blocks from block b0 on.
@@ -78,39 +66,13 @@ PX_SD_INLINE void SdBlock(const SdArgs& a, const float* const* bases, int64_t b0
   for (int64_t t = 0; t < a.taps; ++t) {
     const int64_t off = a.tap_off[t];
     V16 wv[V];
-    for (int v = 0; v < V; ++v) wv[v] = Load(w0 + v * wstride + t * kLanes);
+    for (int v = 0; v < V; ++v) wv[v] = LoadV16(w0 + v * wstride + t * kLanes);
     for (int p = 0; p < P; ++p) {
       const V16 xb = bases[p][off] - V16{};  // a broadcast (x - 0 is x, even for -0)
       for (int v = 0; v < V; ++v) acc[p][v] += xb * wv[v];
     }
   }
-  for (int v = 0; v < V; ++v) {
-    const int64_t ch = (b0 + v) * kLanes;
-    if (a.mean != nullptr) {
-      const V16 mean = Load(a.mean + ch), factor = Load(a.factor + ch), shift = Load(a.shift + ch);
-      for (int p = 0; p < P; ++p) acc[p][v] = (acc[p][v] - mean) * factor + shift;
-    } else if (a.shift != nullptr) {
-      const V16 shift = Load(a.shift + ch);
-      for (int p = 0; p < P; ++p) acc[p][v] += shift;
-    }
-  }
-  const V16 zero = {};
-  if (a.act == sdk::FusedActivation::kRelu) {
-    for (int p = 0; p < P; ++p) {
-      for (int v = 0; v < V; ++v) acc[p][v] = acc[p][v] < zero ? zero : acc[p][v];
-    }
-  } else if (a.act == sdk::FusedActivation::kRelu6) {
-    const V16 six = 6.0f - zero;
-    for (int p = 0; p < P; ++p) {
-      for (int v = 0; v < V; ++v) {
-        acc[p][v] = acc[p][v] < zero ? zero : (acc[p][v] > six ? six : acc[p][v]);
-      }
-    }
-  } else if (a.act == sdk::FusedActivation::kLeakyRelu) {
-    for (int p = 0; p < P; ++p) {
-      for (int v = 0; v < V; ++v) acc[p][v] = acc[p][v] < zero ? acc[p][v] * a.alpha : acc[p][v];
-    }
-  }
+  for (int v = 0; v < V; ++v) a.epilogue.ApplyEach<P, V>(&acc[0][v], (b0 + v) * kLanes);
   // A partial last block is stored whole when the next pixel's stores, in
   // this same block and later, cover what it spills over: only when these
   // V blocks are all of the pixel's channels. The block's last pixel stores
@@ -122,7 +84,7 @@ PX_SD_INLINE void SdBlock(const SdArgs& a, const float* const* bases, int64_t b0
       const int64_t ch = (b0 + v) * kLanes;
       const int64_t valid = a.f_out - ch;
       if (valid >= kLanes || (spill_ok && p + 1 < P)) {
-        Store(yp + ch, acc[p][v]);
+        StoreV16(yp + ch, acc[p][v]);
       } else {
         for (int64_t l = 0; l < valid; ++l) yp[ch + l] = acc[p][v][l];
       }
@@ -197,10 +159,11 @@ void SdRangeBaseline(const SdArgs& a, int64_t q0, int64_t q1) { SdRange<3, 1, 1,
 using SdRangeFn = void (*)(const SdArgs&, int64_t, int64_t);
 
 SdRangeFn SelectSdRange() {
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl")) return SdRangeAvx512;
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return SdRangeAvx2;
-  return SdRangeBaseline;
+  switch (WidestVectorIsa()) {
+    case VectorIsa::kAvx512: return SdRangeAvx512;
+    case VectorIsa::kAvx2: return SdRangeAvx2;
+    default: return SdRangeBaseline;
+  }
 }
 
 // PX_CPU_CONV set to a path other than this kernel's own name turns it off
@@ -325,10 +288,7 @@ bool SmallDepthConv::Run(const ConvGeometry& g, const float* x, const float* f,
   std::vector<float> shift, mean, factor;
   bool post = false;
   if (epilogue != nullptr) {
-    const sdk::FusedActivation act = epilogue->act;
-    const bool linear = act == sdk::FusedActivation::kNone || act == sdk::FusedActivation::kRelu ||
-                        act == sdk::FusedActivation::kRelu6 || act == sdk::FusedActivation::kLeakyRelu;
-    if (epilogue->addend != nullptr || !linear) {
+    if (epilogue->addend != nullptr || !RegisterEpilogue::IsPiecewiseLinear(epilogue->act)) {
       post = true;
     } else {
       auto pad = [&](const std::vector<float>& v, std::vector<float>* out) {
@@ -336,13 +296,13 @@ bool SmallDepthConv::Run(const ConvGeometry& g, const float* x, const float* f,
         std::copy(v.begin(), v.begin() + std::min<int64_t>(g.f_out, static_cast<int64_t>(v.size())), out->begin());
         return out->data();
       };
-      a.shift = pad(epilogue->shift, &shift);
+      a.epilogue.shift = pad(epilogue->shift, &shift);
       if (epilogue->batch_norm) {
-        a.mean = pad(epilogue->mean, &mean);
-        a.factor = pad(epilogue->factor, &factor);
+        a.epilogue.mean = pad(epilogue->mean, &mean);
+        a.epilogue.factor = pad(epilogue->factor, &factor);
       }
-      a.act = act;
-      a.alpha = epilogue->alpha;
+      a.epilogue.act = epilogue->act;
+      a.epilogue.alpha = epilogue->alpha;
     }
   }
 

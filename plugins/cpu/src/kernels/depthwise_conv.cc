@@ -35,17 +35,13 @@
 #include "kernels/conv_onednn.h"
 #include "kernels/fused_epilogue.h"
 #include "kernels/nn_window.h"
+#include "kernels/vector16.h"
 #include "plexus/sdk/op_signatures.h"
 
 namespace plexus::cpu {
 namespace {
 
 #define PX_DW_INLINE inline __attribute__((always_inline))
-
-// 16 floats; the compiler splits it into the target's registers.
-typedef float V16 __attribute__((vector_size(64)));
-
-enum class Shift { kNone, kBias, kBatchNorm };
 
 // One float convolution with its epilogue, for the direct kernel.
 struct DwArgs {
@@ -54,54 +50,8 @@ struct DwArgs {
   float* y;
   const float* zeros;  // c zeros: what padding taps read
   ConvGeometry g;
-  Shift shift = Shift::kNone;
-  const float* add = nullptr;     // bias, or the batch norm's offset
-  const float* mean = nullptr;    // batch norm
-  const float* factor = nullptr;  // batch norm: scale / sqrt(variance + epsilon)
-  sdk::FusedActivation act = sdk::FusedActivation::kNone;
-  float alpha = 0.2f;
+  RegisterEpilogue epilogue;  // vector16.h; the other activations run over the rows afterwards
 };
-
-PX_DW_INLINE V16 Load(const float* p) {
-  V16 v;
-  std::memcpy(&v, p, sizeof(v));
-  return v;
-}
-PX_DW_INLINE void Store(float* p, V16 v) { std::memcpy(p, &v, sizeof(v)); }
-
-// The epilogue of one vector of channels [c, c + 16).
-PX_DW_INLINE V16 FinishVector(const DwArgs& a, V16 v, int64_t c) {
-  if (a.shift == Shift::kBias) {
-    v += Load(a.add + c);
-  } else if (a.shift == Shift::kBatchNorm) {
-    v = (v - Load(a.mean + c)) * Load(a.factor + c) + Load(a.add + c);
-  }
-  const V16 zero = {};
-  switch (a.act) {
-    case sdk::FusedActivation::kRelu: return v < zero ? zero : v;
-    case sdk::FusedActivation::kRelu6: {
-      const V16 six = zero + 6.0f;
-      return v < zero ? zero : (v > six ? six : v);
-    }
-    case sdk::FusedActivation::kLeakyRelu: return v < zero ? v * a.alpha : v;
-    default: return v;  // the others run over the whole row afterwards
-  }
-}
-
-// The same for one channel.
-PX_DW_INLINE float FinishScalar(const DwArgs& a, float v, int64_t c) {
-  if (a.shift == Shift::kBias) {
-    v += a.add[c];
-  } else if (a.shift == Shift::kBatchNorm) {
-    v = (v - a.mean[c]) * a.factor[c] + a.add[c];
-  }
-  switch (a.act) {
-    case sdk::FusedActivation::kRelu: return v < 0.f ? 0.f : v;
-    case sdk::FusedActivation::kRelu6: return v < 0.f ? 0.f : (v > 6.f ? 6.f : v);
-    case sdk::FusedActivation::kLeakyRelu: return v < 0.f ? v * a.alpha : v;
-    default: return v;
-  }
-}
 
 // P output pixels of one row: ptrs[t * P + p] is where tap taps[t] of pixel
 // p reads its c channels; y points at the first pixel's output.
@@ -114,17 +64,18 @@ PX_DW_INLINE void DwBlock(const DwArgs& a, const float* const* ptrs, const int64
     V16 acc[P];
     for (int p = 0; p < P; ++p) acc[p] = V16{};
     for (int64_t t = 0; t < ntaps; ++t) {
-      const V16 fv = Load(a.f + taps[t] * c + cb);
+      const V16 fv = LoadV16(a.f + taps[t] * c + cb);
       const float* const* pp = ptrs + t * P;
-      for (int p = 0; p < P; ++p) acc[p] += Load(pp[p] + cb) * fv;
+      for (int p = 0; p < P; ++p) acc[p] += LoadV16(pp[p] + cb) * fv;
     }
-    for (int p = 0; p < P; ++p) Store(y + p * c + cb, FinishVector(a, acc[p], cb));
+    a.epilogue.ApplyEach<P, 1>(acc, cb);
+    for (int p = 0; p < P; ++p) StoreV16(y + p * c + cb, acc[p]);
   }
   for (; cb < c; ++cb) {  // the channels after the last whole vector
     for (int p = 0; p < P; ++p) {
       float s = 0.f;
       for (int64_t t = 0; t < ntaps; ++t) s += ptrs[t * P + p][cb] * a.f[taps[t] * c + cb];
-      y[p * c + cb] = FinishScalar(a, s, cb);
+      y[p * c + cb] = a.epilogue.Apply(s, cb);
     }
   }
 }
@@ -192,10 +143,11 @@ void DwRowsBaseline(const DwArgs& a, int64_t r0, int64_t r1) { DwRows<2>(a, r0, 
 using DwRowsFn = void (*)(const DwArgs&, int64_t, int64_t);
 
 DwRowsFn SelectDwRows() {
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl")) return DwRowsAvx512;
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return DwRowsAvx2;
-  return DwRowsBaseline;
+  switch (WidestVectorIsa()) {
+    case VectorIsa::kAvx512: return DwRowsAvx512;
+    case VectorIsa::kAvx2: return DwRowsAvx2;
+    default: return DwRowsBaseline;
+  }
 }
 
 // True when the loop over `rows` rows of `per_row` multiply-adds is worth
@@ -208,8 +160,8 @@ void DepthwiseFloat(const DwArgs& a) {
   const ConvGeometry& g = a.g;
   const int64_t rows = g.n * g.oh;
   const int64_t per_row = g.ow * g.c * g.kh * g.kw;
-  const bool post = a.act == sdk::FusedActivation::kElu || a.act == sdk::FusedActivation::kTanh ||
-                    a.act == sdk::FusedActivation::kSigmoid;
+  const sdk::FusedActivation act = a.epilogue.act;
+  const bool post = !RegisterEpilogue::IsPiecewiseLinear(act);
   const int64_t row_elements = g.ow * g.c;
   // Chunks of rows, a few per thread, so that a thread's output stays in
   // cache for the activations that run after the loop.
@@ -222,7 +174,7 @@ void DepthwiseFloat(const DwArgs& a) {
     if (post) {
       float* y = a.y + r0 * row_elements;
       const int64_t n = (r1 - r0) * row_elements;
-      switch (a.act) {
+      switch (act) {
         case sdk::FusedActivation::kElu: ew::RunActivation(ew::Act::kElu, 0.f, false, y, y, n); break;
         case sdk::FusedActivation::kTanh: ew::RunUnary(ew::Un::kTanh, y, y, n); break;
         default: ew::RunUnary(ew::Un::kSigmoid, y, y, n); break;
@@ -297,12 +249,11 @@ void DepthwiseNhwc(const T* x, const T* f, const ConvGeometry& g,
       a.zeros = zeros.data();
       a.g = g;
       if (epilogue != nullptr) {
-        a.shift = epilogue->batch_norm ? Shift::kBatchNorm : Shift::kBias;
-        a.add = epilogue->shift.data();
-        a.mean = epilogue->batch_norm ? epilogue->mean.data() : nullptr;
-        a.factor = epilogue->batch_norm ? epilogue->factor.data() : nullptr;
-        a.act = epilogue->act;
-        a.alpha = epilogue->alpha;
+        a.epilogue.shift = epilogue->shift.data();
+        a.epilogue.mean = epilogue->batch_norm ? epilogue->mean.data() : nullptr;
+        a.epilogue.factor = epilogue->batch_norm ? epilogue->factor.data() : nullptr;
+        a.epilogue.act = epilogue->act;
+        a.epilogue.alpha = epilogue->alpha;
       }
       DepthwiseFloat(a);
       return;

@@ -13,6 +13,7 @@
 #include "kernels/nn_internal.h"
 #include "kernels/nn_window.h"
 #include "kernels/register_kernels.h"
+#include "kernels/vector_isa.h"
 #include "plexus/sdk/op_signatures.h"
 #include "threading.h"
 
@@ -140,21 +141,13 @@ __attribute__((target("avx2,fma"))) void PoolRowsAvx2(const float* x, int64_t h,
   PoolRows<kMax, float>(x, h, w, c, win, oh, ow, top, left, y, r0, r1, acc);
 }
 
-enum class PoolIsa { kBase, kAvx2, kAvx512 };
-PoolIsa DetectPoolIsa() {
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl")) return PoolIsa::kAvx512;
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return PoolIsa::kAvx2;
-  return PoolIsa::kBase;
-}
-
 // Output rows run in parallel when there is enough work, each thread with
 // its own accumulator.
 template <bool kMax, typename T>
 void PoolNhwc(const T* x, int64_t n, int64_t h, int64_t w, int64_t c, const Window& win,
               int64_t oh, int64_t ow, int64_t top, int64_t left, T* y) {
   using C = sdk::ComputeType<T>;
-  static const PoolIsa isa = DetectPoolIsa();
+  const VectorIsa isa = WidestVectorIsa();
   const int64_t rows = n * oh;
   const int team = TeamSize();
   std::vector<C> accs(static_cast<size_t>(team * c));
@@ -167,11 +160,11 @@ void PoolNhwc(const T* x, int64_t n, int64_t h, int64_t w, int64_t c, const Wind
     const int64_t r0 = rows * ci / chunks, r1 = rows * (ci + 1) / chunks;
     C* acc = accs.data() + static_cast<int64_t>(ThreadIndex()) * c;
     if constexpr (std::is_same_v<T, float>) {
-      if (isa == PoolIsa::kAvx512) {
+      if (isa == VectorIsa::kAvx512) {
         PoolRowsAvx512<kMax>(x, h, w, c, win, oh, ow, top, left, y, r0, r1, acc);
         continue;
       }
-      if (isa == PoolIsa::kAvx2) {
+      if (isa == VectorIsa::kAvx2) {
         PoolRowsAvx2<kMax>(x, h, w, c, win, oh, ow, top, left, y, r0, r1, acc);
         continue;
       }
