@@ -425,5 +425,6 @@ NB_MODULE(_plexus, m) {
   BindGraph(m);
   BindCheckpoint(m);
   BindSummary(m);
+  BindDistributed(m);
   BindGradients(m);
 }

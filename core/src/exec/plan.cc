@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/thread_pool.h"
@@ -432,6 +433,7 @@ absl::Status Executor::Builder::RunConstants() {
 void Executor::Builder::DecideParallel(const Options& options) {
   std::vector<int> depth(exec->items_.size(), 0);
   std::map<int, int> expensive_at_depth;
+  bool has_collectives = false;
   for (size_t i = 0; i < exec->items_.size(); ++i) {
     Item& item = exec->items_[i];
     for (const Source& s : item.inputs) {
@@ -440,12 +442,17 @@ void Executor::Builder::DecideParallel(const Options& options) {
     for (const Node* c : item.node->control_inputs) {
       if (item_of[c->id] >= 0) depth[i] = std::max(depth[i], depth[item_of[c->id]] + 1);
     }
+    // Collectives must be issued in one order on every rank: a graph with
+    // any runs serially, in the order PruneAndOrder derived from the graph
+    // alone (the same on every rank).
+    if (absl::StartsWith(item.node->op, "Collective")) has_collectives = true;
     item.expensive = item.kind == Kind::kKernel && item.constant_outputs.empty() && IsExpensive(*item.node);
     if (item.expensive && ++expensive_at_depth[depth[i]] == 2 && options.inter_op_parallelism &&
         !exec->dataflow_ && InterOpPool::Get() != nullptr) {
       exec->parallel_ = true;
     }
   }
+  if (has_collectives) exec->parallel_ = false;
 }
 
 absl::StatusOr<std::shared_ptr<Executor>> Executor::Create(const Graph& graph, const Runtime& runtime,
