@@ -3,7 +3,7 @@
 
 The core's sources live in layer folders under core/src/, lowest first:
 
-  base < ir < devices < ops < passes < placer < exec < persist < host_kernels
+  base < ir < devices < ops < passes < placer < exec < persist < host_kernels < dist
 
 A file may include headers of its own layer and of layers below it, never of
 a layer above. A public header in core/include/plexus/ belongs to the layer of
@@ -20,13 +20,14 @@ import re
 import sys
 
 LAYERS = ["base", "ir", "devices", "ops", "passes", "placer", "exec", "persist",
-          "host_kernels"]
+          "host_kernels", "dist"]
 # Public headers without a source file of the same name.
 LAYER_OF_HEADER = {
     "status.h": "base",
     "checkpoint.h": "persist",
     "optimizer_options.h": "passes",
     "placement.h": "placer",
+    "distributed.h": "dist",
     "plexus.h": "top",  # the umbrella header: everything
 }
 MAX_LINES = 600

@@ -28,11 +28,12 @@ grep -rhoE 'add_test\(\[=\[[^]]*\]=\] "/[^"]*"' "$px/build" --include CTestTestf
     mkdir -p "$(dirname "$prog")" && ln -s "$found" "$prog"
   done
 # The CUDA libraries the plugin loads at run time: the toolkit's, else those of
-# the NVIDIA Python wheels.
+# the NVIDIA Python wheels. NCCL (libnccl.so.2) for the collectives
+# (cuda_collectives_test skips without it).
 cuda_dirs=""
-for name in libcublasLt.so.13 libnvrtc.so.13 libcudnn.so.9 libnvrtc-builtins.so.13.0; do
+for name in libcublasLt.so.13 libnvrtc.so.13 libcudnn.so.9 libnvrtc-builtins.so.13.0 libnccl.so.2; do
   hit=$(find /usr/local/cuda/lib64/ /usr/local/cuda/targets/x86_64-linux/lib/ /usr/lib/x86_64-linux-gnu/ \
-             /opt /usr/local/lib -name "$name" 2>/dev/null | head -1 || true)
+             /opt /usr/local/lib /usr/local/cuda/lib/ -name "$name" 2>/dev/null | head -1 || true)
   [ -n "$hit" ] || continue
   dir=$(dirname "$hit")
   # The system's own folders are searched anyway; listing them first would

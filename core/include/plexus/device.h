@@ -112,6 +112,10 @@ class Device : public std::enable_shared_from_this<Device> {
   absl::Status LaunchGraph(PX_Stream* stream, PX_Graph* graph);
   void DestroyGraph(PX_Graph* graph);
 
+  // The collectives extension of this device's plugin (ABI 0.7), or null:
+  // Plugin::collectives(). Pass handle() (after Open) to its comm_create.
+  const PX_CollectivesExt* collectives() const;
+
   // Converts a plugin status to absl::Status (and frees it), prefixing the
   // device's name and `what`.
   absl::Status Check(PX_Status* status, absl::string_view what) const;

@@ -39,6 +39,12 @@ class Plugin {
   int32_t score() const { return score_; }
   std::string device_type() const;
   const PX_PluginTable& table() const { return table_; }
+  // The collectives extension (ABI 0.7, PX_PluginTable.collectives), or null
+  // when the plugin offers none, speaks a minor below 7, or offers an
+  // unusable one (too short, or without comm_create, comm_destroy or
+  // comm_abort; a warning said so at load). Static while the plugin is
+  // loaded; the collective slots may each be NULL (UNIMPLEMENTED).
+  const PX_CollectivesExt* collectives() const { return collectives_; }
   const KernelRegistry& kernels() const { return kernels_; }
   KernelRegistry& mutable_kernels() { return kernels_; }
   // Per-plugin host context (logging attribution).
@@ -62,6 +68,7 @@ class Plugin {
   bool initialized_ = false;
   PX_HostServices services_{};
   PX_PluginTable table_{};
+  const PX_CollectivesExt* collectives_ = nullptr;  // validated at load
   KernelRegistry kernels_;
   // Valid during register_kernels only; cleared afterwards so a plugin that
   // keeps it gets an error instead of writing into a live registry.

@@ -240,6 +240,8 @@ bool Device::supports_capture() const {
          t.graph_launch != nullptr && t.graph_destroy != nullptr;
 }
 
+const PX_CollectivesExt* Device::collectives() const { return plugin_->collectives(); }
+
 absl::Status Device::BeginCapture(PX_Stream* stream) {
   if (!supports_capture()) {
     return absl::UnimplementedError(absl::StrCat(name_, ": the plugin cannot capture streams"));

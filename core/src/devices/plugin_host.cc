@@ -83,6 +83,27 @@ std::vector<std::string> MissingRequiredSlots(const PX_PluginTable& t) {
   return missing;
 }
 
+// The table's collectives extension (ABI 0.7), or null: read only from a
+// plugin of minor 7 or more whose table reaches the field, and ignored (with
+// a warning naming the plugin) when it is too short or lacks a required slot.
+const PX_CollectivesExt* ReadCollectives(const PX_PluginTable& t, const std::string& plugin) {
+  if (t.abi_minor < 7 || !PX_STRUCT_HAS(&t, PX_PluginTable, collectives)) return nullptr;
+  const PX_CollectivesExt* ext = t.collectives;
+  if (ext == nullptr) return nullptr;
+  std::string problem;
+  if (!PX_STRUCT_HAS(ext, PX_CollectivesExt, barrier)) {
+    problem = absl::StrCat("its struct_size ", ext->struct_size, " does not reach barrier (",
+                           offsetof(PX_CollectivesExt, barrier) + sizeof(ext->barrier), " bytes)");
+  } else if (ext->comm_create == nullptr || ext->comm_destroy == nullptr ||
+             ext->comm_abort == nullptr) {
+    problem = "it lacks comm_create, comm_destroy or comm_abort";
+  }
+  if (problem.empty()) return ext;
+  Log(LogLevel::kWarning,
+      absl::StrCat(plugin, ": collectives extension ignored: ", problem));
+  return nullptr;
+}
+
 // Canonical paths of the plugin files initialized in this process.
 std::mutex& ProcessPluginsMutex() {
   static std::mutex* mu = new std::mutex();
@@ -223,6 +244,8 @@ absl::StatusOr<std::shared_ptr<Plugin>> PluginLoader::Load(const std::string& pa
                   absl::StrCat("its probe says '", plugin->name_, "' but its table says '",
                                table.plugin_name, "'"));
   }
+
+  plugin->collectives_ = ReadCollectives(table, plugin->log_prefix_);
 
   plugin->registrar_.reset(new PX_KernelRegistrar{plugin.get(), &plugin->kernels_});
   absl::Status kernels =

@@ -1,4 +1,4 @@
-/* Plexus device plugin ABI, version 0.6.
+/* Plexus device plugin ABI, version 0.7.
  *
  * This header is the whole contract between the Plexus core (the "host") and a
  * device plugin (a shared object loaded at run time). It includes only C
@@ -8,9 +8,9 @@
  * Conventions
  * -----------
  * - Names: PX_ prefixes every type and symbol. Structs whose name ends in
- *   "Host..." or that start with "PX_Host" are filled by the host; the plugin
- *   fills PX_PluginProbeInfo, PX_PluginTable, PX_DeviceInfo, PX_MemoryStats
- *   and PX_KernelDef.
+ *   "Host..." or that start with "PX_Host" are filled by the host, as is
+ *   PX_KVStore; the plugin fills PX_PluginProbeInfo, PX_PluginTable,
+ *   PX_DeviceInfo, PX_MemoryStats, PX_KernelDef and PX_CollectivesExt.
  * - Every struct begins with `size_t struct_size`, set by whoever allocates
  *   the struct to sizeof() as that side compiled it. A reader must never touch
  *   a field that lies beyond struct_size. Fields are only ever appended; see
@@ -88,7 +88,7 @@ extern "C" {
 /* ABI version this header describes. A host or plugin built from it speaks
  * every minor from 0 to PX_ABI_VERSION_MINOR of PX_ABI_VERSION_MAJOR. */
 #define PX_ABI_VERSION_MAJOR 0
-#define PX_ABI_VERSION_MINOR 6
+#define PX_ABI_VERSION_MINOR 7
 
 /* Symbols a plugin exports (C linkage, default visibility). */
 #define PX_PLUGIN_PROBE_SYMBOL "PX_PluginProbe"
@@ -378,6 +378,123 @@ typedef struct PX_MemoryStats {
 typedef void (*PX_HostCallbackFn)(void* arg, const PX_Status* status);
 
 /* ------------------------------------------------------------------------ */
+/* Collectives (ABI 0.7, optional extension)                                */
+/* ------------------------------------------------------------------------ */
+
+/* A communicator: one rank of a group of processes (or devices) that run
+ * collectives together. Plugin-owned. */
+typedef struct PX_Comm PX_Comm;
+
+/* Reduction operations (the reduce_op argument). MEAN is the sum divided by
+ * the number of ranks (integer types: the quotient truncated). */
+#define PX_REDUCE_SUM 0
+#define PX_REDUCE_PROD 1
+#define PX_REDUCE_MIN 2
+#define PX_REDUCE_MAX 3
+#define PX_REDUCE_MEAN 4
+
+/* A key-value store shared by the ranks, provided by the host (filled by
+ * the host; borrowed by comm_create for the duration of the call). It is how
+ * a plugin's bootstrap data (NCCL's unique id, say) travels between
+ * processes: never through core symbols. Thread-safe.
+ * - put stores a copy of `size` bytes under `key` (a NUL-terminated string),
+ *   replacing any earlier value.
+ * - get waits until `key` exists, up to timeout_ms milliseconds (0: look
+ *   once; negative: no limit), and returns DEADLINE_EXCEEDED, naming the
+ *   key, when it does not appear in time. On success *out_value (owned by the
+ *   caller, released with free_value; NULL when size is 0) and *out_size
+ *   receive a copy of the value.
+ * - free_value(ctx, NULL) is a no-op.
+ * Statuses it returns are host-made; the plugin returns them to the host or
+ * destroys them with PX_HostServices.status_destroy. */
+typedef struct PX_KVStore {
+  size_t struct_size;
+  void* ctx; /* passed back to every function below */
+  PX_Status* (*put)(void* ctx, const char* key, const void* value, size_t size);
+  PX_Status* (*get)(void* ctx, const char* key, int64_t timeout_ms, void** out_value,
+                    size_t* out_size);
+  void (*free_value)(void* ctx, void* value);
+} PX_KVStore;
+
+/* Collectives extension: a static table the plugin points to from
+ * PX_PluginTable.collectives (the host reads it only from plugins of minor 7
+ * or more). struct_size is the plugin's sizeof; the host ignores (with a
+ * warning) an extension whose struct_size does not reach `barrier` or that
+ * lacks comm_create, comm_destroy or comm_abort. The collective slots
+ * (all_reduce ... barrier) are each [optional]: NULL means UNIMPLEMENTED.
+ *
+ * Contract
+ * - Ordering: a collective is queued on `stream` like other work and returns
+ *   before it completes. Completion and failure arrive through the stream:
+ *   its sticky error, stream_synchronize and the events recorded after it.
+ *   An error found before anything was queued (bad arguments, an
+ *   unsupported dtype) is returned and fails that call only; a failure to
+ *   queue is also recorded as the stream's sticky error. Every rank of a
+ *   communicator must issue the same collectives, with matching shapes and
+ *   dtypes, in the same order. The host serializes the collectives and
+ *   comm_destroy of one communicator (as calls on one stream are);
+ *   comm_abort and comm_get_async_error may run concurrently with them.
+ * - Tensors: `in` and `out` are dense (strides NULL or row-major compact)
+ *   and in device memory of the communicator's device; they have the same
+ *   dtype. all_reduce: the same number of elements. all_gather: out's dim 0
+ *   is nranks times in's, the other dims equal (a scalar `in` gathers into
+ *   a vector of nranks). reduce_scatter: the reverse (in's dim 0 is nranks
+ *   times out's). broadcast: the same number of elements; `in` is read on
+ *   `root` only and may be NULL on the other ranks. all_to_all: the same
+ *   shape, dim 0 a multiple of nranks: block j of in (dim 0 split in nranks
+ *   equal blocks) goes to rank j, block j of out comes from rank j. barrier:
+ *   completes (on the stream) once every rank has reached it. A dtype the
+ *   plugin cannot reduce or move is UNIMPLEMENTED, and the message names the
+ *   dtype; an unknown reduce_op or root is INVALID_ARGUMENT.
+ * - comm_create(device, store, name, nranks, rank, timeout_ms, out_comm):
+ *   rank `rank` (0 <= rank < nranks) of a new communicator on `device`.
+ *   `name` is unique per communicator across the group's lifetime; the
+ *   plugin prefixes every store key it uses with "<name>/". Every rank calls
+ *   it with the same name and nranks. The plugin must honour timeout_ms
+ *   (negative: no limit) for the whole creation, exchange and
+ *   initialization included (non-blocking initialization where the library
+ *   has it): past it, it releases what it made and returns
+ *   DEADLINE_EXCEEDED, naming the ranks that did not arrive when it can tell.
+ *   A peer found dead is UNAVAILABLE. A library the plugin needs but cannot
+ *   load is UNAVAILABLE, saying how to install it.
+ * - comm_destroy: graceful. Waits for the work queued on the communicator to
+ *   complete (bounded by the creation's timeout), then frees it; the handle
+ *   is invalid afterwards even when it returns an error. Also the way to
+ *   free an aborted communicator.
+ * - comm_abort: callable from any thread, at any time (also while another
+ *   thread is in a collective on the communicator); never waits for peers.
+ *   Queued work is abandoned (its stream may then report an error).
+ *   Afterwards every collective, and comm_get_async_error, returns ABORTED;
+ *   comm_abort again is a no-op, and comm_destroy frees the communicator.
+ *   Never call it concurrently with or after comm_destroy.
+ * - comm_get_async_error: a non-blocking poll; NULL while the communicator
+ *   is healthy or still initializing, else the error (a dead peer:
+ *   UNAVAILABLE). A host that waits on a stream with collectives on it polls
+ *   this and calls comm_abort on an error, so that a lost peer cannot hang
+ *   it. */
+typedef struct PX_CollectivesExt {
+  size_t struct_size;
+  PX_Status* (*comm_create)(PX_Device* device, const PX_KVStore* store, const char* name,
+                            int32_t nranks, int32_t rank, int64_t timeout_ms,
+                            PX_Comm** out_comm);
+  PX_Status* (*comm_destroy)(PX_Comm* comm); /* graceful, after queued work completes */
+  PX_Status* (*comm_abort)(PX_Comm* comm);   /* from any thread, never waits for peers */
+  /* non-blocking poll: NULL while healthy or still initializing */
+  PX_Status* (*comm_get_async_error)(PX_Comm* comm);
+  PX_Status* (*all_reduce)(PX_Comm* comm, PX_Stream* stream, const DLTensor* in, DLTensor* out,
+                           int32_t reduce_op);
+  /* out's dim 0 = nranks * in's */
+  PX_Status* (*all_gather)(PX_Comm* comm, PX_Stream* stream, const DLTensor* in, DLTensor* out);
+  /* in's dim 0 = nranks * out's */
+  PX_Status* (*reduce_scatter)(PX_Comm* comm, PX_Stream* stream, const DLTensor* in,
+                               DLTensor* out, int32_t reduce_op);
+  PX_Status* (*broadcast)(PX_Comm* comm, PX_Stream* stream, const DLTensor* in, DLTensor* out,
+                          int32_t root);
+  PX_Status* (*all_to_all)(PX_Comm* comm, PX_Stream* stream, const DLTensor* in, DLTensor* out);
+  PX_Status* (*barrier)(PX_Comm* comm, PX_Stream* stream);
+} PX_CollectivesExt;
+
+/* ------------------------------------------------------------------------ */
 /* Plugin table: filled by the plugin in PX_PluginInitialize                */
 /* ------------------------------------------------------------------------ */
 
@@ -483,6 +600,13 @@ typedef struct PX_PluginTable {
   PX_Status* (*graph_launch)(PX_Device* device, PX_Stream* stream,
                              PX_Graph* graph);
   void (*graph_destroy)(PX_Device* device, PX_Graph* graph);
+
+  /* [optional, ABI 0.7] Collectives across processes (see PX_CollectivesExt
+   * above): NULL when the plugin offers none. The host reads this field only
+   * when the table's abi_minor is 7 or more and its struct_size reaches the
+   * field (PX_STRUCT_HAS), so older plugins, whose tables end before it, are
+   * never read past their end. */
+  const PX_CollectivesExt* collectives;
 } PX_PluginTable;
 
 /* ------------------------------------------------------------------------ */

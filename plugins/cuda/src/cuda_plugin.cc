@@ -14,6 +14,7 @@
 #include <memory>
 #include <mutex>
 
+#include "collectives.h"
 #include "gpu_device.h"
 #include "gpu_error.h"
 #include "fused/fused_elementwise.h"
@@ -74,6 +75,11 @@ class CudaPlugin : public sdk::Plugin {
     // The fused elementwise kernel, compiled at run time with NVRTC.
     return s != nullptr ? s : RegisterFusedElementwise(&kernel_info_, registrar);
   }
+
+  // Collectives (ABI 0.7) on NCCL, opened at run time (collectives.h). The
+  // extension is offered even without NCCL, so that comm_create can say
+  // why it is missing and how to install it.
+  const PX_CollectivesExt* Collectives() { return NcclCollectives(host()); }
 
   // Asked once: the answer does not change while the process runs. Any error
   // means no device.

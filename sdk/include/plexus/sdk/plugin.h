@@ -69,6 +69,9 @@
 //     PX_Status* DeviceCount(int32_t* count);                       // 0 when no hardware
 //     PX_Status* GetDeviceInfo(int32_t ordinal, PX_DeviceInfo*);   // a zeroed full-size struct
 //     PX_Status* OpenDevice(int32_t ordinal, std::unique_ptr<D>*);
+//   optional:
+//     const PX_CollectivesExt* Collectives();  // ABI 0.7: a static table, or
+//                                              // NULL; without it: none
 //
 //   Device class D (derives from sdk::Device), required:
 //     using Stream = S; using Event = E;                            // any classes
@@ -664,6 +667,7 @@ PX_SDK_DETECT_METHOD_(HasMemcpyD2HAsync, MemcpyD2HAsync);
 PX_SDK_DETECT_METHOD_(HasMemcpyD2DAsync, MemcpyD2DAsync);
 PX_SDK_DETECT_METHOD_(HasStreamAddCallback, StreamAddCallback);
 PX_SDK_DETECT_METHOD_(HasStreamCapture, StreamCaptureBegin);
+PX_SDK_DETECT_METHOD_(HasCollectives, Collectives);
 #undef PX_SDK_DETECT_METHOD_
 
 constexpr size_t kDefaultAlignment = 64;
@@ -1054,6 +1058,11 @@ struct Table {
         t->graph_launch = &GraphLaunch;
         t->graph_destroy = &GraphDestroy;
       }
+    }
+    // Collectives (ABI 0.7): the plugin class's Collectives(), a static
+    // table (PX_CollectivesExt) whose functions take no plugin object.
+    if constexpr (HasCollectives<P>::value) {
+      if (context.abi_minor >= 7) t->collectives = plugin->Collectives();
     }
   }
 };
