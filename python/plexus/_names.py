@@ -389,6 +389,11 @@ NAMES = {
 }
 
 GRAPH_ONLY = {
+    **{op: "TensorFlow's collective op, for imported graphs and raw_ops; plexus.distribute "
+           "(all_reduce, all_gather, reduce_scatter, broadcast, all_to_all) makes it with the world's keys"
+       for op in ("CollectiveReduceV2", "CollectiveReduceScatterV2", "CollectiveGatherV2", "CollectiveAllToAllV2",
+                  "CollectiveBcastSendV2", "CollectiveBcastRecvV2", "CollectiveReduce", "CollectiveGather",
+                  "CollectiveBcastSend", "CollectiveBcastRecv")},
     "EncodeJpegVariableQuality": "the op of tf.image.adjust_jpeg_quality inside imported graphs; "
                                  "plexus.io.encode_jpeg takes the quality as an attribute",
     "ComplexAbs": "TensorFlow's tf.abs of a complex tensor; plexus.abs takes real tensors",

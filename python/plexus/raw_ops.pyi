@@ -289,6 +289,16 @@ __all__ = [
     'CheckNumericsV2',
     'Cholesky',
     'ClipByValue',
+    'CollectiveAllToAllV2',
+    'CollectiveBcastRecv',
+    'CollectiveBcastRecvV2',
+    'CollectiveBcastSend',
+    'CollectiveBcastSendV2',
+    'CollectiveGather',
+    'CollectiveGatherV2',
+    'CollectiveReduce',
+    'CollectiveReduceScatterV2',
+    'CollectiveReduceV2',
     'CombinedNonMaxSuppression',
     'Complex',
     'ComplexAbs',
@@ -901,6 +911,46 @@ def Cholesky(input: TensorLike, *, T: DType | None = ..., name: str | None = ...
 
 def ClipByValue(t: TensorLike, clip_value_min: TensorLike, clip_value_max: TensorLike, *, T: DType | None = ..., name: str | None = ...) -> Tensor:
     """TensorFlow op `ClipByValue`."""
+
+
+def CollectiveAllToAllV2(input: TensorLike, group_size: TensorLike, group_key: TensorLike, instance_key: TensorLike, ordering_token: Sequence[TensorLike], *, T: DType | None = ..., communication_hint: str | bytes = ..., timeout_seconds: float = ..., is_stateless: bool = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `CollectiveAllToAllV2`."""
+
+
+def CollectiveBcastRecv(*, T: DType, group_size: int, group_key: int, instance_key: int, communication_hint: str | bytes = ..., timeout_seconds: float = ..., shape: Sequence[int | None] | None, name: str | None = ...) -> Tensor:
+    """TensorFlow op `CollectiveBcastRecv`."""
+
+
+def CollectiveBcastRecvV2(group_size: TensorLike, group_key: TensorLike, instance_key: TensorLike, shape: TensorLike, *, T: DType, Tshape: DType = ..., communication_hint: str | bytes = ..., timeout_seconds: float = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `CollectiveBcastRecvV2`."""
+
+
+def CollectiveBcastSend(input: TensorLike, *, T: DType | None = ..., group_size: int, group_key: int, instance_key: int, communication_hint: str | bytes = ..., timeout_seconds: float = ..., shape: Sequence[int | None] | None, name: str | None = ...) -> Tensor:
+    """TensorFlow op `CollectiveBcastSend`."""
+
+
+def CollectiveBcastSendV2(input: TensorLike, group_size: TensorLike, group_key: TensorLike, instance_key: TensorLike, *, T: DType | None = ..., communication_hint: str | bytes = ..., timeout_seconds: float = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `CollectiveBcastSendV2`."""
+
+
+def CollectiveGather(input: TensorLike, *, T: DType | None = ..., group_size: int, group_key: int, instance_key: int, communication_hint: str | bytes = ..., timeout_seconds: float = ..., shape: Sequence[int | None] | None, name: str | None = ...) -> Tensor:
+    """TensorFlow op `CollectiveGather`."""
+
+
+def CollectiveGatherV2(input: TensorLike, group_size: TensorLike, group_key: TensorLike, instance_key: TensorLike, ordering_token: Sequence[TensorLike], *, T: DType | None = ..., communication_hint: str | bytes = ..., timeout_seconds: float = ..., is_stateless: bool = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `CollectiveGatherV2`."""
+
+
+def CollectiveReduce(input: TensorLike, *, T: DType | None = ..., group_size: int, group_key: int, instance_key: int, communication_hint: str | bytes = ..., timeout_seconds: float = ..., merge_op: str | bytes, final_op: str | bytes, subdiv_offsets: Sequence[int], wait_for: Sequence[int] = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `CollectiveReduce`."""
+
+
+def CollectiveReduceScatterV2(input: TensorLike, group_size: TensorLike, group_key: TensorLike, instance_key: TensorLike, ordering_token: Sequence[TensorLike], *, T: DType | None = ..., merge_op: str | bytes, final_op: str | bytes, max_subdivs_per_device: int = ..., communication_hint: str | bytes = ..., timeout_seconds: float = ..., is_stateless: bool = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `CollectiveReduceScatterV2`."""
+
+
+def CollectiveReduceV2(input: TensorLike, group_size: TensorLike, group_key: TensorLike, instance_key: TensorLike, ordering_token: Sequence[TensorLike], *, T: DType | None = ..., merge_op: str | bytes, final_op: str | bytes, max_subdivs_per_device: int = ..., communication_hint: str | bytes = ..., timeout_seconds: float = ..., is_stateless: bool = ..., name: str | None = ...) -> Tensor:
+    """TensorFlow op `CollectiveReduceV2`."""
 
 
 def CombinedNonMaxSuppression(boxes: TensorLike, scores: TensorLike, max_output_size_per_class: TensorLike, max_total_size: TensorLike, iou_threshold: TensorLike, score_threshold: TensorLike, *, pad_per_class: bool = ..., clip_boxes: bool = ..., name: str | None = ...) -> _CombinedNonMaxSuppressionOutput:

@@ -1863,6 +1863,11 @@ _TRAINING = ("gradient and training ops (issue 8): cpu against reference kernels
 _RANDOM = "random host op; test_random_ops.py compares it with TensorFlow's own stream"
 
 EXCLUDED = {
+    # Collectives need several processes: test_distributed.py runs them on 2-4 ranks against NumPy.
+    **{op: "collective; test_distributed.py on several ranks against NumPy" for op in (
+        "CollectiveReduceV2", "CollectiveReduceScatterV2", "CollectiveGatherV2", "CollectiveAllToAllV2",
+        "CollectiveBcastSendV2", "CollectiveBcastRecvV2", "CollectiveReduce", "CollectiveGather",
+        "CollectiveBcastSend", "CollectiveBcastRecv")},
     # Host ops tested against TensorFlow in their own files.
     **{op: "linear-algebra host op; test_linalg_host_ops.py against tf.raw_ops" for op in (
         "MatrixInverse", "MatrixDeterminant", "LogMatrixDeterminant", "Cholesky", "Qr", "Svd",

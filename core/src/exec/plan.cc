@@ -300,6 +300,16 @@ void Executor::Builder::AddCopies(const Node& node, Item& item) {
     Device* to = item.kind == Kind::kKernel && !item.kernel->InputInHostMemory(k) ? item.device : nullptr;
     Device* from = loc->second;
     if (from == to || (host_side(from) && host_side(to))) continue;
+    if (item.kind == Kind::kHost && absl::StartsWith(node.op, "Collective")) {
+      // The fallback of collectives: through host memory and Gloo.
+      exec->notes_.push_back(absl::StrCat(
+          node.Describe(), " runs as a host collective (Gloo): its input from ", from->name(),
+          " goes through host memory, since ",
+          from->collectives() == nullptr
+              ? absl::StrCat("the ", from->plugin().name(), " plugin offers no collectives extension")
+              : std::string("graphs do not yet run collectives through a plugin's extension")));
+      Log(LogLevel::kInfo, exec->notes_.back());
+    }
     int& index = copy_of[std::make_tuple(e.node->id, e.index, to)];
     if (index == 0) {
       auto copy_node = std::make_unique<Node>();
