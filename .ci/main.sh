@@ -13,3 +13,9 @@ echo
 # Train a small CNN on scikit-learn's digits with the Python API: checkpoint,
 # SavedModel, reload and serve (fails below 97% test accuracy).
 PYTHONPATH="$build/python" "$build/venv/bin/python" "$root/examples/train_digits.py" --out "$build/digits"
+echo
+# The same CNN trained data-parallel on two processes (plexus-run hosts the
+# store; collectives on Gloo over 127.0.0.1); fails below 95% test accuracy
+# or when the ranks' weights differ.
+PYTHONPATH="$build/python" "$build/venv/bin/python" -m plexus.distribute.run --nproc 2 \
+    "$root/examples/train_digits_distributed.py" --out "$build/digits_dp"

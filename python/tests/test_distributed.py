@@ -222,3 +222,13 @@ def test_launcher_stops_the_others_when_a_rank_fails():
     assert code == 7, out
     assert "plexus-run: rank 1 exited with code 7; stopping the other ranks" in out
     assert seconds < 30  # rank 0 would have slept for 60 s
+
+
+def test_digits_example_trains_data_parallel(tmp_path):
+    example = HERE.parent.parent / "examples" / "train_digits_distributed.py"
+    cmd = [sys.executable, "-m", "plexus.distribute.run", "--nproc", "2", "--timeout", "60", str(example),
+           "--epochs", "8", "--min-accuracy", "0.9", "--out", str(tmp_path)]
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=300)
+    out = p.stdout.decode(errors="replace")
+    assert p.returncode == 0, out
+    assert "weights identical on every rank" in out and "restored on every rank, same accuracy" in out, out
