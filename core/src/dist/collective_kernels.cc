@@ -87,7 +87,7 @@ absl::Status Finish(HostOpContext& ctx, absl::StatusOr<Tensor> out) {
 absl::Status Reduce(HostOpContext& ctx, int first) {
   PX_ASSIGN_OR_RETURN(auto how, ReduceAttrs(ctx));
   PX_ASSIGN_OR_RETURN(Params p, GetParams(ctx, first));
-  return Finish(ctx, p.comm->AllReduce(ctx.input(0), how.first, how.second, p.timeout));
+  return Finish(ctx, p.comm->AllReduce(ctx.TakeInput(0), how.first, how.second, p.timeout));
 }
 
 absl::Status CollectiveReduceV2(HostOpContext& ctx) { return Reduce(ctx, 1); }

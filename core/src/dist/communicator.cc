@@ -11,7 +11,10 @@
 #include <gloo/rendezvous/store.h>
 #include <gloo/transport/tcp/device.h>
 
+#include <sys/mman.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -105,13 +108,50 @@ absl::Status CheckHost(const Tensor& t) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<Tensor> Copy(const Tensor& in) {
-  PX_ASSIGN_OR_RETURN(Tensor out, Tensor::AllocateHost(in.dtype(), in.shape()));
-  if (in.nbytes() > 0) std::memcpy(out.raw_data(), in.raw_data(), in.nbytes());
-  return out;
+// A host tensor whose values the collective will overwrite: not zeroed
+// first (Tensor::AllocateHost zeroes, which costs as much as the copy).
+absl::StatusOr<Tensor> Uninitialized(DataType dtype, const Shape& shape) {
+  const size_t bytes = static_cast<size_t>(NumElements(shape)) * DataTypeSize(dtype);
+  // Large buffers are fresh pages every time (malloc maps them); in huge
+  // pages they fault 512 times less often (a 64 MiB all-reduce spent 40% of
+  // its time in page faults with 4 KiB pages).
+  const bool huge = bytes >= (4u << 20);
+  const size_t alignment = huge ? (2u << 20) : 64;
+  const size_t rounded = std::max(alignment, (bytes + alignment - 1) / alignment * alignment);
+  void* data = std::aligned_alloc(alignment, rounded);
+  if (data == nullptr) return absl::ResourceExhaustedError(absl::StrCat("out of host memory allocating ", bytes, " bytes"));
+  if (huge) ::madvise(data, rounded, MADV_HUGEPAGE);
+  return Tensor(dtype, shape, std::make_shared<Buffer>(data, bytes, nullptr, [](void* p) { std::free(p); }));
 }
 
 }  // namespace
+
+// The copy a collective reduces into when its input is shared. A large
+// result buffer is kept, and handed out again (as a view) once every result
+// made in it has been released: a loop of all-reduces of one size then
+// reuses one buffer instead of faulting in fresh pages each time.
+absl::StatusOr<Tensor> Communicator::Copy(const Tensor& in) {
+  const size_t bytes = in.nbytes();
+  Tensor out;
+  {
+    std::lock_guard<std::mutex> lock(spare_mu_);
+    if (spare_ != nullptr && spare_.use_count() == 1 && spare_->size() == bytes) {
+      out = Tensor(in.dtype(), in.shape(), std::make_shared<Buffer>(spare_->data(), bytes, spare_));
+    }
+  }
+  if (!out.valid()) {
+    PX_ASSIGN_OR_RETURN(out, Uninitialized(in.dtype(), in.shape()));
+    if (bytes >= (1u << 20)) {
+      std::lock_guard<std::mutex> lock(spare_mu_);
+      if (spare_ == nullptr || spare_.use_count() == 1) {
+        spare_ = out.buffer();
+        out = Tensor(in.dtype(), in.shape(), std::make_shared<Buffer>(spare_->data(), bytes, spare_));
+      }
+    }
+  }
+  if (bytes > 0) std::memcpy(out.raw_data(), in.raw_data(), bytes);
+  return out;
+}
 
 struct Communicator::Impl {
   std::shared_ptr<gloo::transport::Device> device;
@@ -318,17 +358,26 @@ absl::Status Communicator::CheckSignature(const char* kind, const Tensor* in, in
                                                  absl::StrJoin(diffs, "; ")));
 }
 
-absl::StatusOr<Tensor> Communicator::AllReduce(const Tensor& in, ReduceOp op, bool mean, absl::Duration timeout) {
+absl::StatusOr<Tensor> Communicator::AllReduce(Tensor in, ReduceOp op, bool mean, absl::Duration timeout) {
   PX_RETURN_IF_ERROR(CheckHost(in));
   PX_RETURN_IF_ERROR(SupportedForReduce(in));
-  PX_ASSIGN_OR_RETURN(Tensor out, Copy(in));
-  PX_RETURN_IF_ERROR(Run("all-reduce", &in, -1, timeout, [&](uint32_t tag, std::chrono::milliseconds ms) {
+  // A host buffer nobody else holds (a graph's intermediate gradient) is
+  // reduced in place; otherwise into a copy.
+  const bool unique = in.buffer() != nullptr && in.buffer().use_count() == 1 && in.device() == nullptr &&
+                      !in.is_ref() && in.resource() == nullptr;
+  Tensor out;
+  if (unique) {
+    out = std::move(in);
+  } else {
+    PX_ASSIGN_OR_RETURN(out, Copy(in));
+  }
+  PX_RETURN_IF_ERROR(Run("all-reduce", &out, -1, timeout, [&](uint32_t tag, std::chrono::milliseconds ms) {
     if (size() == 1 || out.num_elements() == 0) return;
-    WithElementSize(DataTypeSize(in.dtype()), [&](auto proxy) {
+    WithElementSize(DataTypeSize(out.dtype()), [&](auto proxy) {
       using P = decltype(proxy);
       gloo::AllreduceOptions o(impl_->context);
       o.setOutput(out.data<P>(), static_cast<size_t>(out.num_elements()));
-      o.setReduceFunction(ReductionFunction(in.dtype(), op));
+      o.setReduceFunction(ReductionFunction(out.dtype(), op));
       o.setTag(tag);
       o.setTimeout(ms);
       gloo::allreduce(o);
@@ -377,7 +426,7 @@ absl::StatusOr<Tensor> Communicator::AllGather(const Tensor& in, absl::Duration 
       shape[0] += f[2];
       counts.push_back(static_cast<size_t>(f[2] * row));
     }
-    absl::StatusOr<Tensor> t = Tensor::AllocateHost(in.dtype(), shape);
+    absl::StatusOr<Tensor> t = Uninitialized(in.dtype(), shape);
     if (!t.ok()) {
       layout = t.status();
       return;
@@ -407,7 +456,7 @@ absl::StatusOr<Tensor> Communicator::AllToAll(const Tensor& in, absl::Duration t
     return absl::InvalidArgumentError(absl::StrCat("all-to-all needs dimension 0 divisible by the ", size(),
                                                    " ranks; got shape ", ShapeToString(in.shape())));
   }
-  PX_ASSIGN_OR_RETURN(Tensor out, Tensor::AllocateHost(in.dtype(), in.shape()));
+  PX_ASSIGN_OR_RETURN(Tensor out, Uninitialized(in.dtype(), in.shape()));
   PX_RETURN_IF_ERROR(Run("all-to-all", &in, -1, timeout, [&](uint32_t tag, std::chrono::milliseconds ms) {
     if (size() == 1 || in.num_elements() == 0) {
       if (in.nbytes() > 0) std::memcpy(out.raw_data(), in.raw_data(), in.nbytes());
@@ -437,7 +486,7 @@ absl::StatusOr<Tensor> Communicator::ReduceScatter(const Tensor& in, ReduceOp op
   PX_ASSIGN_OR_RETURN(Tensor received, AllToAll(in, timeout));
   Shape shape = in.shape();
   shape[0] /= size();
-  PX_ASSIGN_OR_RETURN(Tensor out, Tensor::AllocateHost(in.dtype(), shape));
+  PX_ASSIGN_OR_RETURN(Tensor out, Uninitialized(in.dtype(), shape));
   const size_t slice = out.nbytes();
   if (slice > 0) {
     std::memcpy(out.raw_data(), received.raw_data(), slice);

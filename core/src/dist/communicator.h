@@ -64,8 +64,9 @@ class Communicator {
   int64_t sequence() const { return seq_; }
 
   // Each takes a host tensor and returns a new host tensor. `timeout` of 0
-  // means the communicator's.
-  absl::StatusOr<Tensor> AllReduce(const Tensor& in, ReduceOp op, bool mean, absl::Duration timeout = {});
+  // means the communicator's. AllReduce reduces in place when `in` holds
+  // the only reference to its buffer.
+  absl::StatusOr<Tensor> AllReduce(Tensor in, ReduceOp op, bool mean, absl::Duration timeout = {});
   // Concatenates every rank's input along dimension 0 (sizes may differ).
   absl::StatusOr<Tensor> AllGather(const Tensor& in, absl::Duration timeout = {});
   // Reduces, then rank r keeps the r-th of `size` equal slices along dim 0.
@@ -98,8 +99,12 @@ class Communicator {
   std::string Diagnose(int64_t seq);
   void Heartbeat();
 
+  absl::StatusOr<Tensor> Copy(const Tensor& in);
+
   CommOptions options_;
   std::unique_ptr<Impl> impl_;
+  std::mutex spare_mu_;
+  std::shared_ptr<Buffer> spare_;  // Copy's reusable buffer
   std::mutex run_mu_;  // one collective at a time
   std::atomic<int64_t> seq_{0};
   mutable std::mutex health_mu_;
