@@ -190,6 +190,33 @@ def checkpoint(folder):
     print("RESULT checkpoint ok", flush=True)
 
 
+def device(plugin):
+    """Collectives on REF:0, run by the reference plugin's collectives extension (ABI 0.7)."""
+    r, n = dist.rank(), dist.world_size()
+    px.load_plugin(plugin)
+    xs = [np.arange(12, dtype=np.float32).reshape(4, 3) * (k + 1) for k in range(n)]
+    with px.device("ref:0"):
+        x = px.constant(xs[r]) + 0.0  # made on REF:0
+        assert x.device == "REF:0", x.device
+        y = dist.all_reduce(x, "mean")
+        g = dist.all_gather(x)
+        s = dist.reduce_scatter(px.constant(np.ones([2 * n, 2], np.int64) * (r + 1)) + 0, "sum")
+    for t in (y, g, s):
+        assert t.device == "REF:0", t.device  # the results stay on the device
+    np.testing.assert_allclose(y.numpy(), np.mean(np.stack(xs), axis=0))
+    np.testing.assert_array_equal(g.numpy(), np.concatenate(xs))
+    np.testing.assert_array_equal(s.numpy(), np.full([2, 2], sum(range(1, n + 1)), np.int64))
+
+    @px.function
+    def step(t):
+        return dist.all_reduce(t * 2.0, "sum")
+
+    with px.device("ref:0"):
+        z = step(px.constant(xs[r]) + 0.0)
+    np.testing.assert_allclose(z.numpy(), 2 * np.sum(np.stack(xs), axis=0))
+    print("RESULT device", y.device, g.device, s.device, flush=True)
+
+
 if __name__ == "__main__":
     scenario = sys.argv[1]
     if scenario == "exit":
@@ -207,6 +234,8 @@ if __name__ == "__main__":
         mismatch()
     elif scenario == "tf_graph":
         tf_graph(sys.argv[2])
+    elif scenario == "device":
+        device(sys.argv[2])
     elif scenario == "checkpoint":
         checkpoint(sys.argv[2])
     else:

@@ -232,3 +232,13 @@ def test_digits_example_trains_data_parallel(tmp_path):
     out = p.stdout.decode(errors="replace")
     assert p.returncode == 0, out
     assert "weights identical on every rank" in out and "restored on every rank, same accuracy" in out, out
+
+
+def test_collectives_run_by_a_plugins_extension():
+    plugin = Path(os.environ.get("PLEXUS_BUILD_DIR", HERE.parent.parent / "build")) / "lib" / "sdk" / \
+        "libplexus_plugin_reference.so"
+    if not plugin.exists():
+        pytest.skip(f"the reference plugin is not built ({plugin})")
+    code, out, _ = launch(2, "device", str(plugin), timeout=30)
+    assert code == 0, out
+    assert results(out) == ["device REF:0 REF:0 REF:0"] * 2, out

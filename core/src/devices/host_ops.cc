@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "absl/strings/str_cat.h"
+#include "plexus/device.h"
 
 namespace plexus {
 namespace {
@@ -43,6 +44,12 @@ std::vector<std::string> HostOpNames() {
   std::vector<std::string> names;
   for (const auto& entry : Registry()) names.push_back(entry.first);
   return names;
+}
+
+bool RunsOnDeviceCollectives(absl::string_view op, const Device* device) {
+  if (device == nullptr || device->collectives() == nullptr) return false;
+  return op == "CollectiveReduceV2" || op == "CollectiveReduce" || op == "CollectiveGatherV2" ||
+         op == "CollectiveGather" || op == "CollectiveReduceScatterV2" || op == "CollectiveAllToAllV2";
 }
 
 }  // namespace plexus

@@ -22,6 +22,7 @@
 
 namespace plexus {
 
+class Device;
 class SessionState;  // session-wide state: resources, functions (session_state.h)
 
 class HostOpContext {
@@ -60,6 +61,11 @@ enum class HostOpUse {
 };
 
 void RegisterHostOp(const std::string& op, HostOpFn fn, HostOpUse use);
+
+// Whether collective op `op` with its input on `device` runs on that device
+// through its plugin's collectives extension (ABI 0.7): the executor and
+// eager mode then leave the input there, and the output stays there too.
+bool RunsOnDeviceCollectives(absl::string_view op, const Device* device);
 // The host implementation of `op`, or null.
 HostOpFn FindHostOp(absl::string_view op, HostOpUse* use = nullptr);
 std::vector<std::string> HostOpNames();

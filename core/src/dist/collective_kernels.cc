@@ -2,7 +2,11 @@
 // ops/collective_ops.cc): each finds its group's communicator
 // (dist/world.h) and runs the collective on host tensors; inputs on a
 // device arrive copied to the host, and the placement report lists these
-// ops among the core's host ops.
+// ops among the core's host ops -- except where the input's device offers
+// the collectives extension (ABI 0.7): then all-reduce, all-gather,
+// reduce-scatter and all-to-all run there (dist/device_comm.h) and their
+// results stay on that device. Broadcasts always go through the host, since
+// a receiver has no input to say which device the sender used.
 //
 // The instance key names one collective instance in TensorFlow; here the
 // communicator's sequence number does that job (every rank issues a group's
@@ -15,6 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "devices/host_ops.h"
 #include "dist/communicator.h"
+#include "dist/device_comm.h"
 #include "dist/world.h"
 #include "host_kernels/host_dispatch.h"
 #include "plexus/graph.h"
@@ -27,8 +32,17 @@ struct Params {
   int group_size = 1;
   int64_t group_key = 0;
   absl::Duration timeout;
-  std::shared_ptr<dist::Communicator> comm;
+  std::shared_ptr<dist::Communicator> comm;               // host collectives (Gloo), or
+  std::shared_ptr<dist::DeviceCommunicator> device_comm;  // the input's device's own
 };
+
+// The device whose collectives extension runs this op: its input's, when the
+// executor left the input there (devices/host_ops.h,
+// RunsOnDeviceCollectives); null for host collectives.
+Device* DeviceOf(HostOpContext& ctx) {
+  if (ctx.num_inputs() == 0 || !RunsOnDeviceCollectives(ctx.node().op, ctx.input(0).device())) return nullptr;
+  return ctx.input(0).device();
+}
 
 absl::StatusOr<int64_t> ScalarInt(HostOpContext& ctx, int index, const char* name) {
   std::vector<int64_t> v;
@@ -54,9 +68,16 @@ absl::StatusOr<Params> GetParams(HostOpContext& ctx, int first) {
   p.group_size = static_cast<int>(size);
   absl::StatusOr<float> timeout = GetAttrFloat(ctx.node(), "timeout_seconds");
   p.timeout = timeout.ok() && *timeout > 0 ? absl::Seconds(*timeout) : absl::ZeroDuration();
-  absl::StatusOr<std::shared_ptr<dist::Communicator>> comm = dist::GroupCommunicator(p.group_key, p.group_size);
-  if (!comm.ok()) return ctx.Error(comm.status().code(), comm.status().message());
-  p.comm = *comm;
+  if (DeviceOf(ctx) == nullptr) {
+    absl::StatusOr<std::shared_ptr<dist::Communicator>> comm = dist::GroupCommunicator(p.group_key, p.group_size);
+    if (!comm.ok()) return ctx.Error(comm.status().code(), comm.status().message());
+    p.comm = *comm;
+  } else {
+    absl::StatusOr<std::shared_ptr<dist::DeviceCommunicator>> comm =
+        dist::DeviceGroupCommunicator(p.group_key, p.group_size, DeviceOf(ctx));
+    if (!comm.ok()) return ctx.Error(comm.status().code(), comm.status().message());
+    p.device_comm = *comm;
+  }
   return p;
 }
 
@@ -87,6 +108,7 @@ absl::Status Finish(HostOpContext& ctx, absl::StatusOr<Tensor> out) {
 absl::Status Reduce(HostOpContext& ctx, int first) {
   PX_ASSIGN_OR_RETURN(auto how, ReduceAttrs(ctx));
   PX_ASSIGN_OR_RETURN(Params p, GetParams(ctx, first));
+  if (p.device_comm) return Finish(ctx, p.device_comm->AllReduce(ctx.input(0), how.first, how.second, p.timeout));
   return Finish(ctx, p.comm->AllReduce(ctx.TakeInput(0), how.first, how.second, p.timeout));
 }
 
@@ -96,11 +118,13 @@ absl::Status CollectiveReduce(HostOpContext& ctx) { return Reduce(ctx, -1); }
 absl::Status CollectiveReduceScatterV2(HostOpContext& ctx) {
   PX_ASSIGN_OR_RETURN(auto how, ReduceAttrs(ctx));
   PX_ASSIGN_OR_RETURN(Params p, GetParams(ctx, 1));
+  if (p.device_comm) return Finish(ctx, p.device_comm->ReduceScatter(ctx.input(0), how.first, how.second, p.timeout));
   return Finish(ctx, p.comm->ReduceScatter(ctx.input(0), how.first, how.second, p.timeout));
 }
 
 absl::Status Gather(HostOpContext& ctx, int first) {
   PX_ASSIGN_OR_RETURN(Params p, GetParams(ctx, first));
+  if (p.device_comm) return Finish(ctx, p.device_comm->AllGather(ctx.input(0), p.timeout));
   return Finish(ctx, p.comm->AllGather(ctx.input(0), p.timeout));
 }
 absl::Status CollectiveGatherV2(HostOpContext& ctx) { return Gather(ctx, 1); }
@@ -108,6 +132,7 @@ absl::Status CollectiveGather(HostOpContext& ctx) { return Gather(ctx, -1); }
 
 absl::Status CollectiveAllToAllV2(HostOpContext& ctx) {
   PX_ASSIGN_OR_RETURN(Params p, GetParams(ctx, 1));
+  if (p.device_comm) return Finish(ctx, p.device_comm->AllToAll(ctx.input(0), p.timeout));
   return Finish(ctx, p.comm->AllToAll(ctx.input(0), p.timeout));
 }
 

@@ -35,6 +35,7 @@ struct World {
   std::shared_ptr<Store> store;  // prefixed with the run id
   std::shared_ptr<Communicator> world;
   std::map<int64_t, std::shared_ptr<Communicator>> groups;
+  std::map<std::pair<int64_t, std::string>, std::shared_ptr<DeviceCommunicator>> device_groups;
 };
 
 World& TheWorld() {
@@ -193,6 +194,45 @@ absl::StatusOr<std::shared_ptr<Communicator>> WorldCommunicator() {
   return w.world;
 }
 
+absl::StatusOr<std::shared_ptr<DeviceCommunicator>> DeviceGroupCommunicator(int64_t group_key, int group_size,
+                                                                            Device* device) {
+  World& w = TheWorld();
+  std::lock_guard<std::mutex> lock(w.mu);
+  if (!w.initialized && group_size > 1) {
+    if (!distributed::EnvironmentHasWorld()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "a collective of group ", group_key, " with ", group_size,
+          " members needs a distributed run: start the program with plexus-run (or mpirun, or torchrun), "
+          "or call plexus.distribute.init()"));
+    }
+    PX_RETURN_IF_ERROR(InitializeLocked(w, distributed::Options{}));
+  }
+  const int size = w.initialized ? w.size : 1;
+  if (group_size != 1 && group_size != size) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "group ", group_key, " has ", group_size, " members but the world has ", size,
+        " ranks; Plexus runs one replica per process, so a group spans every rank (or only this one)"));
+  }
+  const auto key = std::make_pair(static_cast<int64_t>(group_size == 1 ? -group_key - 1 : group_key), device->name());
+  auto it = w.device_groups.find(key);
+  if (it != w.device_groups.end()) return it->second;
+  const std::string name = absl::StrCat("group ", group_key, " on ", device->name(), "#", w.generation);
+  // A group of one needs no store; the plugin still gets one (in-process).
+  std::shared_ptr<Store> store = w.store;
+  if (store == nullptr || group_size == 1) {
+    static auto* local = new std::shared_ptr<TcpStoreServer>(std::make_shared<TcpStoreServer>());
+    static absl::Status started = (*local)->Start("127.0.0.1", 0);
+    PX_RETURN_IF_ERROR(started);
+    PX_ASSIGN_OR_RETURN(std::shared_ptr<TcpStore> s, TcpStore::Connect("127.0.0.1", (*local)->port(), w.timeout));
+    store = s;
+  }
+  PX_ASSIGN_OR_RETURN(std::shared_ptr<DeviceCommunicator> comm,
+                      DeviceCommunicator::Create(device->shared_from_this(), store, name, group_size,
+                                                 group_size == 1 ? 0 : w.rank, w.timeout));
+  w.device_groups[key] = comm;
+  return comm;
+}
+
 absl::StatusOr<std::shared_ptr<Communicator>> GroupCommunicator(int64_t group_key, int group_size) {
   static const auto* single = new std::shared_ptr<Communicator>(Communicator::Create(CommOptions{}).value());
   if (group_size == 1) return *single;
@@ -272,6 +312,7 @@ void Shutdown() {
     std::lock_guard<std::mutex> lock(w.mu);
     if (!w.initialized) return;
     w.groups.clear();
+    w.device_groups.clear();
     w.world.reset();
     w.store.reset();
     server = std::move(w.server);

@@ -8,6 +8,8 @@
 
 #include "absl/status/statusor.h"
 #include "dist/communicator.h"
+#include "dist/device_comm.h"
+#include "plexus/device.h"
 
 namespace plexus::dist {
 
@@ -16,6 +18,10 @@ namespace plexus::dist {
 // first use, which every rank of the group must reach; initializes the world
 // from the environment when needed.
 absl::StatusOr<std::shared_ptr<Communicator>> GroupCommunicator(int64_t group_key, int group_size);
+// The communicator of group `group_key` on `device`, through its plugin's
+// collectives extension (dist/device_comm.h); the same rules as above.
+absl::StatusOr<std::shared_ptr<DeviceCommunicator>> DeviceGroupCommunicator(int64_t group_key, int group_size,
+                                                                            Device* device);
 // The world's own communicator (group "world").
 absl::StatusOr<std::shared_ptr<Communicator>> WorldCommunicator();
 

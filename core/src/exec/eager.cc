@@ -308,6 +308,10 @@ absl::StatusOr<std::vector<Tensor>> EagerOp::RunHostOp(absl::Span<const Tensor> 
     if (t.device() != nullptr && !t.host_readable()) {
       PX_RETURN_IF_ERROR(context_->Synchronize(t.device()));
     }
+    if (k == 0 && RunsOnDeviceCollectives(node.op, t.device())) {  // its device runs it
+      host_inputs.push_back(t);
+      continue;
+    }
     auto host = CopyTensorTo(t, nullptr);
     if (!host.ok()) return Annotate(host.status(), absl::StrCat(Where(node, nullptr), ": input ", k));
     host_inputs.push_back(*std::move(host));

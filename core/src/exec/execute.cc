@@ -21,6 +21,7 @@
 #include "base/thread_pool.h"
 #include "base/trace.h"
 #include "devices/host_services.h"
+#include "devices/host_ops.h"
 #include "exec/executor.h"
 #include "exec/executor_internal.h"
 #include "exec/launch.h"
@@ -90,6 +91,8 @@ absl::Status Executor::Execute(const Item& item, std::vector<Tensor>&& inputs,
         if (!inputs_ready) {
           PX_RETURN_IF_ERROR(Annotate(run.streams.Synchronize(value.device()), node.Describe()));
         }
+        // A collective its device runs itself takes its input there.
+        if (k == 0 && RunsOnDeviceCollectives(node.op, value.device())) continue;
         auto host = CopyTensorTo(value, nullptr);
         if (!host.ok()) return Annotate(host.status(), absl::StrCat(node.Describe(), ": input ", k));
         value = *std::move(host);

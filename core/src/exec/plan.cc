@@ -23,6 +23,7 @@
 #include "absl/strings/str_join.h"
 #include "base/thread_pool.h"
 #include "base/trace.h"
+#include "devices/host_ops.h"
 #include "devices/host_services.h"
 #include "exec/executor.h"
 #include "exec/executor_internal.h"
@@ -278,6 +279,11 @@ void Executor::Builder::RecordLocations(const Node& node, const Item& item) {
       location[key] = item.kernel->OutputInHostMemory(k) ? nullptr : item.device;
     } else if (item.kind == Kind::kHost) {
       location[key] = nullptr;
+      // A collective run by its input's device leaves its result there.
+      if (k == 0 && node.num_inputs() > 0) {
+        auto in = location.find({node.inputs[0].node->id, node.inputs[0].index});
+        if (in != location.end() && RunsOnDeviceCollectives(node.op, in->second)) location[key] = in->second;
+      }
     } else if (item.kind == Kind::kView && node.def->outputs_from_shapes) {
       location[key] = nullptr;
     } else if ((item.kind == Kind::kForward || item.kind == Kind::kView) && k < node.num_inputs()) {
@@ -299,6 +305,12 @@ void Executor::Builder::AddCopies(const Node& node, Item& item) {
     if (loc == location.end()) continue;
     Device* to = item.kind == Kind::kKernel && !item.kernel->InputInHostMemory(k) ? item.device : nullptr;
     Device* from = loc->second;
+    if (item.kind == Kind::kHost && k == 0 && RunsOnDeviceCollectives(node.op, from)) {
+      exec->notes_.push_back(absl::StrCat(node.Describe(), " runs on ", from->name(), " through the ",
+                                          from->plugin().name(), " plugin's collectives extension"));
+      Log(LogLevel::kDebug, exec->notes_.back());
+      continue;
+    }
     if (from == to || (host_side(from) && host_side(to))) continue;
     if (item.kind == Kind::kHost && absl::StartsWith(node.op, "Collective")) {
       // The fallback of collectives: through host memory and Gloo.
@@ -307,7 +319,7 @@ void Executor::Builder::AddCopies(const Node& node, Item& item) {
           " goes through host memory, since ",
           from->collectives() == nullptr
               ? absl::StrCat("the ", from->plugin().name(), " plugin offers no collectives extension")
-              : std::string("graphs do not yet run collectives through a plugin's extension")));
+              : std::string("the extension runs only all-reduce, all-gather, reduce-scatter and all-to-all")));
       Log(LogLevel::kInfo, exec->notes_.back());
     }
     int& index = copy_of[std::make_tuple(e.node->id, e.index, to)];

@@ -394,9 +394,13 @@ typedef struct PX_Comm PX_Comm;
 #define PX_REDUCE_MEAN 4
 
 /* A key-value store shared by the ranks, provided by the host (filled by
- * the host; borrowed by comm_create for the duration of the call). It is how
- * a plugin's bootstrap data (NCCL's unique id, say) travels between
- * processes: never through core symbols. Thread-safe.
+ * the host). The struct is borrowed by comm_create for the duration of the
+ * call; the store it points to (ctx and the functions) stays valid until
+ * comm_destroy or comm_abort of that communicator returns, so a plugin may
+ * copy the struct and use the store later too (the reference plugin moves
+ * its data through it). It is how a plugin's bootstrap data (NCCL's unique
+ * id, say) travels between processes: never through core symbols.
+ * Thread-safe.
  * - put stores a copy of `size` bytes under `key` (a NUL-terminated string),
  *   replacing any earlier value.
  * - get waits until `key` exists, up to timeout_ms milliseconds (0: look

@@ -11,6 +11,7 @@
 #include "plexus/plugin_api.h"
 #include "plexus/sdk/kernel.h"
 #include "plexus/sdk/plugin_sdk.h"
+#include "reference_collectives.h"
 #include "reference_kernels.h"
 
 namespace plexus::reference {
@@ -218,6 +219,8 @@ PX_PLUGIN_EXPORT PX_Status* PX_PluginInitialize(const PX_HostInitArgs* args, PX_
   t->event_record = EventRecord;
   t->event_synchronize = EventSynchronize;
   t->stream_wait_event = StreamWaitEvent;
+  // Collectives through the host's key-value store (ABI 0.7).
+  if (minor >= 7) t->collectives = Collectives(args->services);
   std::memcpy(out, &full, full.struct_size);
   return nullptr;
 }
