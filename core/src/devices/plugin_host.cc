@@ -244,12 +244,9 @@ absl::StatusOr<std::shared_ptr<Plugin>> PluginLoader::Load(const std::string& pa
                   absl::StrCat("its probe says '", plugin->name_, "' but its table says '",
                                table.plugin_name, "'"));
   }
-
   plugin->collectives_ = ReadCollectives(table, plugin->log_prefix_);
-
   plugin->registrar_.reset(new PX_KernelRegistrar{plugin.get(), &plugin->kernels_});
-  absl::Status kernels =
-      TakePluginStatus(table.register_kernels(table.plugin_state, plugin->registrar_.get()));
+  absl::Status kernels = TakePluginStatus(table.register_kernels(table.plugin_state, plugin->registrar_.get()));
   plugin->registrar_->registry = nullptr;
   if (!kernels.ok()) {
     return refuse(kernels.code(), absl::StrCat("kernel registration failed: ", kernels.message()));
