@@ -29,21 +29,27 @@ def iterations(nbytes):
     return max(5, min(200, (32 << 20) // nbytes))
 
 
+def time_sizes(sizes, make, all_reduce):
+    """Median seconds of all_reduce(make(elements)) per size, after 3 warm-up calls."""
+    out = {}
+    for nbytes in sizes:
+        t = make(nbytes // 4)
+        for _ in range(3):
+            all_reduce(t)
+        times = []
+        for _ in range(iterations(nbytes)):
+            t0 = time.perf_counter()
+            all_reduce(t)
+            times.append(time.perf_counter() - t0)
+        out[nbytes] = statistics.median(times)
+    return out
+
+
 def worker_plexus(sizes):
     import plexus as px
     import plexus.distribute as dist
     dist.init()
-    out = {}
-    for nbytes in sizes:
-        t = px.constant(np.ones(nbytes // 4, np.float32))
-        for _ in range(3):
-            dist.all_reduce(t)
-        times = []
-        for _ in range(iterations(nbytes)):
-            t0 = time.perf_counter()
-            dist.all_reduce(t)
-            times.append(time.perf_counter() - t0)
-        out[nbytes] = statistics.median(times)
+    out = time_sizes(sizes, lambda n: px.constant(np.ones(n, np.float32)), dist.all_reduce)
     dist.barrier()
     return out
 
@@ -54,17 +60,7 @@ def worker_torch(sizes):
     torch.set_num_threads(1)
     tdist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{os.environ['MASTER_PORT']}",
                              rank=int(os.environ["RANK"]), world_size=int(os.environ["WORLD_SIZE"]))
-    out = {}
-    for nbytes in sizes:
-        t = torch.ones(nbytes // 4, dtype=torch.float32)
-        for _ in range(3):
-            tdist.all_reduce(t)
-        times = []
-        for _ in range(iterations(nbytes)):
-            t0 = time.perf_counter()
-            tdist.all_reduce(t)
-            times.append(time.perf_counter() - t0)
-        out[nbytes] = statistics.median(times)
+    out = time_sizes(sizes, lambda n: torch.ones(n, dtype=torch.float32), tdist.all_reduce)
     tdist.barrier()
     tdist.destroy_process_group()
     return out

@@ -194,11 +194,11 @@ absl::StatusOr<std::shared_ptr<Communicator>> WorldCommunicator() {
   return w.world;
 }
 
-absl::StatusOr<std::shared_ptr<DeviceCommunicator>> DeviceGroupCommunicator(int64_t group_key, int group_size,
-                                                                            Device* device) {
-  World& w = TheWorld();
-  std::lock_guard<std::mutex> lock(w.mu);
-  if (!w.initialized && group_size > 1) {
+// Joins the world for a group of `group_size` (from the environment, on a
+// collective's first use) and checks the group spans it. Holds w.mu.
+absl::Status CheckGroupLocked(World& w, int64_t group_key, int group_size) {
+  if (group_size == 1) return absl::OkStatus();
+  if (!w.initialized) {
     if (!distributed::EnvironmentHasWorld()) {
       return absl::FailedPreconditionError(absl::StrCat(
           "a collective of group ", group_key, " with ", group_size,
@@ -207,12 +207,19 @@ absl::StatusOr<std::shared_ptr<DeviceCommunicator>> DeviceGroupCommunicator(int6
     }
     PX_RETURN_IF_ERROR(InitializeLocked(w, distributed::Options{}));
   }
-  const int size = w.initialized ? w.size : 1;
-  if (group_size != 1 && group_size != size) {
+  if (group_size != w.size) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "group ", group_key, " has ", group_size, " members but the world has ", size,
+        "group ", group_key, " has ", group_size, " members but the world has ", w.size,
         " ranks; Plexus runs one replica per process, so a group spans every rank (or only this one)"));
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::shared_ptr<DeviceCommunicator>> DeviceGroupCommunicator(int64_t group_key, int group_size,
+                                                                            Device* device) {
+  World& w = TheWorld();
+  std::lock_guard<std::mutex> lock(w.mu);
+  PX_RETURN_IF_ERROR(CheckGroupLocked(w, group_key, group_size));
   const auto key = std::make_pair(static_cast<int64_t>(group_size == 1 ? -group_key - 1 : group_key), device->name());
   auto it = w.device_groups.find(key);
   if (it != w.device_groups.end()) return it->second;
@@ -238,20 +245,7 @@ absl::StatusOr<std::shared_ptr<Communicator>> GroupCommunicator(int64_t group_ke
   if (group_size == 1) return *single;
   World& w = TheWorld();
   std::lock_guard<std::mutex> lock(w.mu);
-  if (!w.initialized) {
-    if (!distributed::EnvironmentHasWorld()) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "a collective of group ", group_key, " with ", group_size,
-          " members needs a distributed run: start the program with plexus-run (or mpirun, or torchrun), "
-          "or call plexus.distribute.init()"));
-    }
-    PX_RETURN_IF_ERROR(InitializeLocked(w, distributed::Options{}));
-  }
-  if (group_size != w.size) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "group ", group_key, " has ", group_size, " members but the world has ", w.size,
-        " ranks; Plexus runs one replica per process, so a group spans every rank (or only this one)"));
-  }
+  PX_RETURN_IF_ERROR(CheckGroupLocked(w, group_key, group_size));
   auto it = w.groups.find(group_key);
   if (it != w.groups.end()) return it->second;
   PX_ASSIGN_OR_RETURN(std::shared_ptr<Communicator> comm,
