@@ -167,7 +167,8 @@ def test_mpirun_works_as_launcher():
                             "PLEXUS_PLUGIN_PATH": os.environ.get("PLEXUS_PLUGIN_PATH", "")})
     out = p.stdout.decode(errors="replace")
     assert p.returncode == 0, out
-    assert results(out) == ["collectives 120"] * 2, out
+    # mpirun may interleave the two ranks' output within a line.
+    assert out.count("RESULT collectives 120") == 2, out
 
 
 # -- failures -----------------------------------------------------------------
