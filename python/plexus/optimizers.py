@@ -109,7 +109,7 @@ class Optimizer:
             self._step = Variable(0.0, trainable=False, name="iterations", dtype="float32")
         pairs = [(g, v) for g, v in grads_and_vars if g is not None]
         step = self._step.read_value()
-        lr = self.learning_rate(step) if callable(self.learning_rate) else _f(self.learning_rate)
+        lr = self._lr_tensor(step)
         hyper = self._hyper(step, lr)
         for g, v in pairs:
             if not isinstance(v, Variable):
@@ -118,6 +118,10 @@ class Optimizer:
         # The new count is computed from the read above, so in a traced step
         # the read happens before the assignment.
         self._step.assign(_ex("AddV2", [step, _f(1.0)])[0])
+
+    def _lr_tensor(self, step):
+        """The learning rate of this update (a float32 scalar tensor)."""
+        return self.learning_rate(step) if callable(self.learning_rate) else _f(self.learning_rate)
 
     def _hyper(self, step, lr):
         return {"lr": lr}

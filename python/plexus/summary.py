@@ -108,6 +108,25 @@ class SummaryWriter:
         """Writes the histogram of all the values of a Tensor, NumPy array or list."""
         self._impl.histogram(tag, _to_values(values), _to_step(step))
 
+    def graph(self, graph_def: bytes, step: Any = 0) -> None:
+        """Writes a serialized GraphDef as the run's graph (TensorBoard's Graphs tab)."""
+        import struct
+        import time as _time
+
+        def varint(n: int) -> bytes:
+            out = bytearray()
+            while True:
+                b = n & 0x7F
+                n >>= 7
+                out.append(b | (0x80 if n else 0))
+                if not n:
+                    return bytes(out)
+        graph_def = bytes(graph_def)
+        # Event: wall_time (1, double), step (2, varint), graph_def (4, bytes).
+        event = (b"\x09" + struct.pack("<d", _time.time()) + b"\x10" + varint(_to_step(step)) +
+                 b"\x22" + varint(len(graph_def)) + graph_def)
+        self._impl.write_event(event)
+
     def flush(self) -> None:
         """Writes everything buffered to the file."""
         self._impl.flush()

@@ -72,6 +72,18 @@ void BindSummary(nb::module_& m) {
             }
             Check(s);
           })
+      .def(
+          "write_event",
+          [](PySummaryWriter& w, nb::bytes event) {
+            std::string data(event.c_str(), event.size());
+            absl::Status s;
+            {
+              nb::gil_scoped_release release;
+              s = w.writer->WriteSerializedEvent(data);
+            }
+            Check(s);
+          },
+          nb::arg("event"), "Writes a serialized Event proto (a graph, for example) as one record.")
       .def("close", [](PySummaryWriter& w) {
         absl::Status s;
         {

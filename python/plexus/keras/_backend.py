@@ -1,0 +1,143 @@
+"""Small helpers the Keras layers share: op execution, dtypes, autocasting and seeds.
+
+Layers compute with plexus ops (``plexus.execute`` and the ``plexus``
+functions), so the same code runs eagerly and inside traced functions
+(``plexus.function``), and differentiates with ``plexus.GradientTape``.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+
+from .. import _plexus
+
+ex = _plexus.execute
+Tensor = _plexus.Tensor
+GraphTensor = _plexus.GraphTensor
+TENSOR_TYPES = (Tensor, GraphTensor)
+
+_FLOATS = ("float16", "bfloat16", "float32", "float64")
+_state = threading.local()
+_floatx = "float32"
+
+
+def floatx() -> str:
+    """The default float dtype of weights and inputs ("float32")."""
+    return _floatx
+
+
+def set_floatx(value: str) -> None:
+    global _floatx
+    if value not in _FLOATS:
+        raise ValueError(f"set_floatx: {value!r} is not one of {_FLOATS}")
+    _floatx = value
+
+
+def dtype_name(dtype) -> str:
+    """A dtype (plexus DType, NumPy dtype or name) as its name: "float32"."""
+    if dtype is None:
+        return None
+    if isinstance(dtype, str):
+        return "bool" if dtype == "bool_" else dtype
+    name = getattr(dtype, "name", None)
+    if isinstance(name, str):
+        return "bool" if name == "bool_" else name
+    return np.dtype(dtype).name
+
+
+def is_float(dtype) -> bool:
+    return dtype_name(dtype) in _FLOATS
+
+
+def is_tensor(x) -> bool:
+    return isinstance(x, TENSOR_TYPES)
+
+
+def convert(x, dtype=None):
+    """x as a tensor (a Variable is read; arrays and Python values become constants)."""
+    if isinstance(x, TENSOR_TYPES):
+        if dtype is not None and dtype_name(x.dtype) != dtype_name(dtype):
+            return cast(x, dtype)
+        return x
+    if hasattr(x, "_as_tensor"):
+        return convert(x._as_tensor(), dtype)
+    if dtype is None and isinstance(x, float):
+        dtype = floatx()
+    if dtype is None and isinstance(x, np.ndarray) and x.dtype == np.float64:
+        dtype = floatx()
+    return _plexus.constant(x, None if dtype is None else _plexus.as_dtype(dtype_name(dtype)))
+
+
+def cast(x, dtype):
+    x = convert(x)
+    if dtype_name(x.dtype) == dtype_name(dtype):
+        return x
+    return ex("Cast", [x], {"DstT": _plexus.as_dtype(dtype_name(dtype))})[0]
+
+
+def scalar(value, dtype):
+    return _plexus.constant(value, _plexus.as_dtype(dtype_name(dtype)))
+
+
+def shape_list(x):
+    """The static shape as a list (None where unknown)."""
+    s = getattr(x, "shape", None)
+    return None if s is None else list(s)
+
+
+def dynamic_shape(x):
+    """The shape as an int32 tensor (for shapes known only at run time)."""
+    return ex("Shape", [convert(x)], {"out_type": _plexus.int32})[0]
+
+
+def dim(x, axis):
+    """Dimension `axis` of x: a Python int when static, else an int32 scalar tensor."""
+    s = shape_list(x)
+    if s is not None and s[axis] is not None:
+        return s[axis]
+    return ex("StridedSlice", [dynamic_shape(x), scalar([axis % len(s) if s else axis], "int32"),
+                               scalar([axis % len(s) + 1 if s else axis + 1], "int32"),
+                               scalar([1], "int32")], {"shrink_axis_mask": 1})[0]
+
+
+# ---- autocasting (mixed precision) ---------------------------------------------
+
+def autocast_dtype():
+    """The compute dtype variables are read in, inside a mixed-precision layer call (or None)."""
+    return getattr(_state, "autocast", None)
+
+
+class autocast_scope:  # noqa: N801
+    def __init__(self, dtype):
+        self.dtype = dtype
+
+    def __enter__(self):
+        self.previous = getattr(_state, "autocast", None)
+        _state.autocast = self.dtype
+
+    def __exit__(self, *exc):
+        _state.autocast = self.previous
+        return False
+
+
+# ---- the training flag ------------------------------------------------------------
+
+def learning_phase():
+    """True inside Model.fit's train step (the default `training` of layer calls)."""
+    return getattr(_state, "training", None)
+
+
+class training_scope:  # noqa: N801
+    def __init__(self, value):
+        self.value = value
+
+    def __enter__(self):
+        self.previous = getattr(_state, "training", None)
+        _state.training = self.value
+
+    def __exit__(self, *exc):
+        _state.training = self.previous
+        return False

@@ -1,0 +1,279 @@
+"""The functional API: ``Input``, symbolic ``KerasTensor``s and the ``Functional`` model.
+
+Calling a layer on KerasTensors records a node (the layer, its arguments)
+and returns new KerasTensors. The output shapes come from running the
+layer once on small zero-filled tensors (batch 2; dimensions unknown in the
+input are tried at two sizes and stay unknown where the output follows
+them), so every layer, user-written ones included, gets the shapes its
+own code computes. ``Functional`` walks the recorded nodes in order.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _backend as B
+from ..layers.base import Layer, _any, _is_keras_tensor, _map, unique_name
+
+
+class KerasTensor:
+    """A symbolic tensor of a functional model: a shape (None where unknown) and a dtype."""
+
+    _is_keras_tensor = True
+
+    def __init__(self, shape, dtype="float32", name=None, history=None):
+        self.shape = tuple(None if d is None else int(d) for d in shape)
+        self.dtype = B.dtype_name(dtype)
+        self.name = name
+        self._history = history  # (layer, node_index, tensor_index)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def __repr__(self):
+        return f"<KerasTensor shape={self.shape}, dtype={self.dtype}, name={self.name}>"
+
+    def __hash__(self):
+        return id(self)
+
+    # Arithmetic on symbolic tensors becomes a layer of the model.
+    def _op(self, fn, name, *others):
+        return OpLayer(fn, name)(self, *others)
+
+    def __add__(self, o): return self._op(lambda a, b: a + b, "add", o)
+    def __radd__(self, o): return self._op(lambda a, b: b + a, "add", o)
+    def __sub__(self, o): return self._op(lambda a, b: a - b, "subtract", o)
+    def __rsub__(self, o): return self._op(lambda a, b: b - a, "subtract", o)
+    def __mul__(self, o): return self._op(lambda a, b: a * b, "multiply", o)
+    def __rmul__(self, o): return self._op(lambda a, b: b * a, "multiply", o)
+    def __truediv__(self, o): return self._op(lambda a, b: a / b, "divide", o)
+    def __rtruediv__(self, o): return self._op(lambda a, b: b / a, "divide", o)
+    def __matmul__(self, o): return self._op(lambda a, b: a @ b, "matmul", o)
+    def __pow__(self, o): return self._op(lambda a, b: a ** b, "power", o)
+    def __neg__(self): return self._op(lambda a: -a, "negative")
+    def __getitem__(self, key): return self._op(lambda a: a[key], "get_item")
+
+
+class OpLayer(Layer):
+    """A layer wrapping an operation applied to KerasTensors (``x + y``, ``x[:, 0]``)."""
+
+    def __init__(self, fn, name, **kwargs):
+        super().__init__(name=unique_name(name), **kwargs)
+        self.fn = fn
+
+    def call(self, *args):
+        return self.fn(*[B.convert(a) if isinstance(a, (float, int, np.ndarray)) else a for a in args])
+
+
+class Node:
+    """One call of a layer in a functional model."""
+
+    def __init__(self, layer, args, kwargs, outputs):
+        self.layer = layer
+        self.args = args
+        self.kwargs = kwargs
+        self.outputs = outputs
+        leaves = []
+        _map((args, kwargs), lambda x: leaves.append(x) if _is_keras_tensor(x) else None)
+        self.inputs = leaves
+
+
+def _concrete(x, size):
+    if not _is_keras_tensor(x):
+        return x
+    shape = [size if d is None else d for d in x.shape]
+    dtype = x.dtype
+    if dtype == "string":
+        return B.convert(np.full(shape, b"", dtype=object))
+    return B.convert(np.zeros(shape, dtype=np.float32 if dtype == "bfloat16" else dtype), dtype)
+
+
+def _run_on_zeros(layer, args, kwargs, size):
+    cargs = _map(args, lambda x: _concrete(x, size))
+    ckw = _map(kwargs, lambda x: _concrete(x, size))
+    with B.training_scope(False):
+        return layer(*cargs, **ckw)
+
+
+class _Spec:
+    """The shape and dtype of one output (a leaf of output_spec's structure)."""
+
+    def __init__(self, shape, dtype):
+        self.shape, self.dtype = shape, dtype
+
+
+def _spec(value, other):
+    """An output's spec; dims that differ from `other` (the second run's output) are None."""
+    shape = list(value.shape)
+    if other is not None:
+        shape = [d if d == o else None for d, o in zip(shape, other.shape)]
+    return _Spec(shape, B.dtype_name(value.dtype))
+
+
+def output_spec(layer, args, kwargs):
+    """The shapes and dtypes of layer(*args, **kwargs) for symbolic args (a structure of (shape, dtype))."""
+    flexible = []
+    _map((args, kwargs), lambda x: flexible.append(x) if _is_keras_tensor(x) else None)
+    first = _run_on_zeros(layer, args, kwargs, 2)
+    second = None
+    if any(None in x.shape[1:] for x in flexible):
+        second = _run_on_zeros(layer, args, kwargs, 3)
+    batch_unknown = any(x.shape and x.shape[0] is None for x in flexible)
+
+    def spec(value, other):
+        out = _spec(value, other)
+        if batch_unknown and out.shape and other is None and out.shape[0] == 2:
+            out.shape[0] = None
+        return out
+
+    if second is None:
+        return _map(first, lambda v: spec(v, None))
+    flat_first, flat_second = [], []
+    _map(first, flat_first.append)
+    _map(second, flat_second.append)
+    pairs = iter(zip(flat_first, flat_second))
+    return _map(first, lambda v: spec(*next(pairs)))
+
+
+def output_shape_by_running(layer, input_shape):
+    """compute_output_shape for any layer: run it on zeros of `input_shape`."""
+    if isinstance(input_shape, (list, tuple)) and input_shape and isinstance(input_shape[0], (list, tuple)):
+        args = ([KerasTensor(s, layer.compute_dtype) for s in input_shape],)
+    else:
+        args = (KerasTensor(input_shape, layer.compute_dtype),)
+    return _map(output_spec(layer, args, {}), lambda s: tuple(s.shape))
+
+
+def symbolic_call(layer, args, kwargs):
+    """layer(*args, **kwargs) on KerasTensors: records a node, returns output KerasTensors."""
+    specs = output_spec(layer, args, kwargs)
+    node_index = len(_inbound_nodes(layer))
+    counter = [0]
+
+    def make(spec):
+        kt = KerasTensor(spec.shape, spec.dtype, name=f"{layer.name}/output_{counter[0]}",
+                         history=(layer, node_index, counter[0]))
+        counter[0] += 1
+        return kt
+
+    outputs = _map(specs, make)
+    _inbound_nodes(layer).append(Node(layer, args, kwargs, outputs))
+    return outputs
+
+
+def _inbound_nodes(layer):
+    nodes = layer.__dict__.get("_inbound_nodes")
+    if nodes is None:
+        nodes = []
+        object.__setattr__(layer, "_inbound_nodes", nodes)
+    return nodes
+
+
+class InputLayer(Layer):
+    """The layer behind ``Input``: it holds the model input's shape and dtype."""
+
+    def __init__(self, shape=None, batch_size=None, dtype=None, sparse=None, batch_shape=None,
+                 input_tensor=None, optional=False, name=None, **kwargs):
+        kwargs.pop("input_shape", None)
+        super().__init__(name=name or unique_name("input_layer"), dtype=kwargs.pop("dtype_policy", None),
+                         **{k: v for k, v in kwargs.items() if k in ("trainable",)})
+        if batch_shape is None:
+            if shape is None:
+                raise ValueError("Input: give `shape` (without the batch dimension) or `batch_shape`")
+            batch_shape = (batch_size,) + tuple(shape)
+        self.batch_shape = tuple(batch_shape)
+        self._dtype_name = B.dtype_name(dtype) or B.floatx()
+        self.sparse = bool(sparse)
+        self.optional = optional
+        self.built = True
+        self.output = KerasTensor(self.batch_shape, self._dtype_name, name=self.name, history=(self, 0, 0))
+        _inbound_nodes(self).append(Node(self, (), {}, self.output))
+
+    def get_config(self):
+        return {"batch_shape": list(self.batch_shape), "dtype": self._dtype_name, "sparse": self.sparse,
+                "name": self.name}
+
+
+def Input(shape=None, batch_size=None, dtype=None, sparse=None, batch_shape=None, name=None, tensor=None,
+          optional=False):
+    """A symbolic model input, like ``keras.Input(shape=(28, 28, 1))`` (shape without the batch)."""
+    return InputLayer(shape=shape, batch_size=batch_size, dtype=dtype, sparse=sparse, batch_shape=batch_shape,
+                      name=name, optional=optional).output
+
+
+def collect_nodes(inputs, outputs):
+    """The nodes between `inputs` and `outputs`, in an order where each node follows its inputs."""
+    flat_inputs, flat_outputs = [], []
+    _map(inputs, flat_inputs.append)
+    _map(outputs, flat_outputs.append)
+    for x in flat_inputs + flat_outputs:
+        if not _is_keras_tensor(x):
+            raise TypeError(f"Model inputs and outputs must be KerasTensors (from keras.Input and layer calls); "
+                            f"got {type(x).__name__}")
+    input_ids = {id(x) for x in flat_inputs}
+    order, state = [], {}
+
+    def visit(kt, path):
+        layer, index, _ = kt._history
+        node = _inbound_nodes(layer)[index]
+        key = id(node)
+        if state.get(key) == 2:
+            return
+        if state.get(key) == 1:
+            raise ValueError(f"the model has a cycle through layer '{layer.name}'")
+        state[key] = 1
+        if id(kt) not in input_ids:
+            if isinstance(layer, InputLayer):
+                raise ValueError(f"output {flat_outputs[0].name} depends on input '{layer.name}', which is not "
+                                 f"among the model's inputs ({', '.join(x.name for x in flat_inputs)})")
+            for parent in node.inputs:
+                visit(parent, path + [layer.name])
+            order.append(node)
+        state[key] = 2
+
+    for kt in flat_outputs:
+        visit(kt, [])
+    return order
+
+
+def run_nodes(nodes, inputs, values, training=None, masks=None):
+    """Evaluates the nodes: `values` maps id(KerasTensor) to tensors (the inputs on entry)."""
+    masks = masks if masks is not None else {}
+    for node in nodes:
+        layer = node.layer
+
+        def value_of(x):
+            if _is_keras_tensor(x):
+                return values[id(x)]
+            return x
+        args = _map(node.args, value_of)
+        kwargs = _map(node.kwargs, value_of)
+        params = layer._call_params
+        if training is not None and ("training" in params or params.get("**")) and "training" not in node.kwargs:
+            kwargs["training"] = training
+        in_masks = [masks.get(id(x)) for x in node.inputs]
+        mask = None
+        if any(m is not None for m in in_masks):
+            mask = in_masks[0] if len(in_masks) == 1 else in_masks
+            if "mask" in params and "mask" not in kwargs:
+                kwargs["mask"] = mask
+        out = layer(*args, **kwargs)
+        flat_kt, flat_out = [], []
+        _map(node.outputs, flat_kt.append)
+        _map(out, flat_out.append)
+        if len(flat_kt) != len(flat_out):
+            raise ValueError(f"layer '{layer.name}' returned {len(flat_out)} tensors where the model recorded "
+                             f"{len(flat_kt)}")
+        out_mask = None
+        if layer.supports_masking or type(layer).compute_mask is not Layer.compute_mask:
+            out_mask = layer.compute_mask(args[0] if args else None, mask)
+        for kt, v in zip(flat_kt, flat_out):
+            values[id(kt)] = v
+            if out_mask is not None:
+                masks[id(kt)] = out_mask
+    return values
+
+
+def any_keras_tensor(structure) -> bool:
+    return _any(structure, _is_keras_tensor)
