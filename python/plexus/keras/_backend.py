@@ -141,3 +141,23 @@ class training_scope:  # noqa: N801
     def __exit__(self, *exc):
         _state.training = self.previous
         return False
+
+
+def matmul_last(x, w):
+    """x @ w over the last axis of x, for x of any rank (Dense on sequences)."""
+    x = convert(x)
+    rank = len(x.shape)
+    if rank == 2:
+        return ex("MatMul", [x, convert(w)])[0]
+    flat = ex("Reshape", [x, _plexus.constant([-1, x.shape[-1]], _plexus.int32)])[0]
+    y = ex("MatMul", [flat, convert(w)])[0]
+    units = w.shape[-1]
+    if None not in x.shape[:-1]:
+        shape = _plexus.constant(list(x.shape[:-1]) + [units], _plexus.int32)
+    else:
+        lead = ex("StridedSlice", [dynamic_shape(x), _plexus.constant([0], _plexus.int32),
+                                   _plexus.constant([rank - 1], _plexus.int32), _plexus.constant([1], _plexus.int32)],
+                  {})[0]
+        shape = ex("ConcatV2", [lead, _plexus.constant([units], _plexus.int32), _plexus.constant(0, _plexus.int32)],
+                   {"N": 2})[0]
+    return ex("Reshape", [y, shape])[0]

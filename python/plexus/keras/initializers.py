@@ -136,7 +136,8 @@ class TruncatedNormal(_Seeded):
 
 
 class VarianceScaling(_Seeded):
-    def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal", seed=None):
+    def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal", seed=None, input_axes=None,
+                 output_axes=None):
         super().__init__(seed)
         if mode not in ("fan_in", "fan_out", "fan_avg"):
             raise ValueError(f"VarianceScaling: mode {mode!r} is not fan_in, fan_out or fan_avg")
@@ -164,7 +165,7 @@ class VarianceScaling(_Seeded):
 
 def _preset(name, scale, mode, distribution):
     class Preset(VarianceScaling):
-        def __init__(self, seed=None):
+        def __init__(self, seed=None, input_axes=None, output_axes=None):
             super().__init__(scale, mode, distribution, seed)
 
         def get_config(self):

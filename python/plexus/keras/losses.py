@@ -212,11 +212,11 @@ def reduce_values(values, sample_weight=None, reduction="sum_over_batch_size"):
         return total
     if reduction in ("sum_over_batch_size", "mean", "auto"):
         count = B.cast(px.size(values), values.dtype)
-        return px.div_no_nan(total, count)
+        return px.math.divide_no_nan(total, count)
     if reduction == "mean_with_sample_weight":
         if sample_weight is None:
             return total / B.cast(px.size(values), values.dtype)
-        return px.div_no_nan(total, px.reduce_sum(sw * px.ones_like(values)))
+        return px.math.divide_no_nan(total, px.reduce_sum(sw * px.ones_like(values)))
     raise ValueError(f"unknown reduction {reduction!r}")
 
 

@@ -111,7 +111,7 @@ class Mean(Metric):
         self.count.assign_add(count)
 
     def result(self):
-        return px.div_no_nan(self.total.read_value(), self.count.read_value())
+        return px.math.divide_no_nan(self.total.read_value(), self.count.read_value())
 
 
 class MeanMetricWrapper(Mean):
@@ -264,13 +264,13 @@ class _Confusion(Metric):
 class Precision(_Confusion):
     def result(self):
         tp = self.true_positives.read_value()
-        return px.div_no_nan(tp, tp + self.false_positives.read_value())
+        return px.math.divide_no_nan(tp, tp + self.false_positives.read_value())
 
 
 class Recall(_Confusion):
     def result(self):
         tp = self.true_positives.read_value()
-        return px.div_no_nan(tp, tp + self.false_negatives.read_value())
+        return px.math.divide_no_nan(tp, tp + self.false_negatives.read_value())
 
 
 _CLASSES = {c.__name__: c for c in (

@@ -265,16 +265,13 @@ class Nadam(_Plain):
         self._u_product = None
 
     def _update(self, g, v, lr, t):
-        if self._u_product is None:
-            self._u_product = px.Variable(1.0, trainable=False, name=f"{self.name}/u_product", dtype="float32")
         m, s = self._slot(v, "m"), self._slot(v, "v")
         dt = v.dtype
         b1, b2, one = B.scalar(self.beta_1, dt), B.scalar(self.beta_2, dt), B.scalar(1.0, dt)
-        decay = B.scalar(0.96, dt)
-        u_t = b1 * (one - B.scalar(0.5, dt) * px.pow(decay, t * B.scalar(0.004, dt)))
-        u_t1 = b1 * (one - B.scalar(0.5, dt) * px.pow(decay, (t + one) * B.scalar(0.004, dt)))
-        u_prev = B.cast(self._u_product.read_value(), dt)
-        u_product = u_prev * u_t
+        decay, half = B.scalar(0.96, dt), B.scalar(0.5, dt)
+        u_t = b1 * (one - half * px.pow(decay, t))
+        u_t1 = b1 * (one - half * px.pow(decay, t + one))
+        u_product = B.cast(self._u_now, dt)
         u_product_next = u_product * u_t1
         m_new = b1 * m.read_value() + (one - b1) * g
         s_new = b2 * s.read_value() + (one - b2) * g * g
@@ -282,13 +279,19 @@ class Nadam(_Plain):
         v_hat = s_new / (one - px.pow(b2, t))
         self._assign([m, s, v], [m_new, s_new, v.read_value() - lr * m_hat / (px.sqrt(v_hat) + B.scalar(
             self.epsilon, dt))])
-        self._pending_u = u_product
 
     def apply_gradients(self, grads_and_vars):
-        self._pending_u = None
+        # Keras updates the running product of the momentum schedule once per
+        # step, before the variables.
+        if self._u_product is None:
+            self._u_product = px.Variable(1.0, trainable=False, name=f"{self.name}/u_product", dtype="float32")
+        if self._step is None:
+            self._step = px.Variable(0.0, trainable=False, name="iterations", dtype="float32")
+        t = self._step.read_value() + B.scalar(1.0, "float32")
+        self._u_now = self._u_product.read_value() * B.scalar(self.beta_1, "float32") * (
+            B.scalar(1.0, "float32") - B.scalar(0.5, "float32") * px.pow(B.scalar(0.96, "float32"), t))
+        self._u_product.assign(self._u_now)
         super().apply_gradients(grads_and_vars)
-        if self._pending_u is not None:
-            self._u_product.assign(B.cast(self._pending_u, "float32"))
 
 
 class Lion(_Plain):
@@ -369,7 +372,7 @@ class LossScaleOptimizer:
         scale = self.dynamic_scale.read_value()
         inv = B.scalar(1.0, "float32") / scale
         grads = [g * B.cast(inv, g.dtype) for g, _ in pairs]
-        finite = px.reduce_all(px.stack([px.reduce_all(px.is_finite(B.cast(g, "float32"))) for g in grads]))
+        finite = px.reduce_all(px.stack([px.reduce_all(px.math.is_finite(B.cast(g, "float32"))) for g in grads]))
         # Non-finite gradients become zeros and the variables are restored
         # afterwards (the step is skipped); finite ones apply normally.
         zero_grads = [px.where(finite, g, px.zeros_like(g)) for g in grads]

@@ -49,10 +49,7 @@ class Dense(Layer):
 
     def call(self, inputs):
         x = B.convert(inputs)
-        if len(x.shape) == 2:
-            y = px.matmul(x, self.kernel)
-        else:
-            y = px.tensordot(x, self.kernel, [[len(x.shape) - 1], [0]])
+        y = B.matmul_last(x, self.kernel)
         if self.bias is not None:
             y = px.nn.bias_add(y, self.bias)
         return self.activation(y)

@@ -24,6 +24,7 @@ class Model(Trainer, Layer):
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
+        self.run_eagerly = False
         self.optimizer = None
         self.stop_training = False
         self.history = None
@@ -60,6 +61,17 @@ class Model(Trainer, Layer):
             args = (F.KerasTensor(shapes),)
         F.output_spec(self, args, {})
         self.built = True
+
+    def _maybe_build(self, inputs):
+        # A subclassed model's layers build themselves at their first call;
+        # a build() the subclass defines runs first, as in Keras.
+        if self.built:
+            return
+        from ..layers.base import _shape_of, _shape_tuple
+        self._build_shapes = _shape_of(inputs)
+        self.built = True
+        if type(self).build is not Model.build:
+            self.build(_shape_tuple(self._build_shapes))
 
     def summary(self, line_length=None, positions=None, print_fn=None, expand_nested=False, show_trainable=False,
                 layer_range=None):
@@ -114,6 +126,7 @@ class Functional(Model):
 
     def __init__(self, inputs, outputs, name=None, trainable=True, **kwargs):
         Layer.__init__(self, name=name, trainable=trainable, **kwargs)
+        self.run_eagerly = False
         self.optimizer = None
         self.stop_training = False
         self.history = None

@@ -36,6 +36,8 @@ class CompileState:
         self.output_loss_trackers = []
         self.entries = []  # (output index, loss object, weight)
         self.metrics = []  # (output index, metric, weighted)
+        for item in D._flat(loss if not isinstance(loss, dict) else list(loss.values())):
+            L.get(item)  # an unknown name fails at compile, not at the first batch
 
     def build(self, output_names, y_true, y_pred):
         ys, ps = _flat(y_true), _flat(y_pred)
