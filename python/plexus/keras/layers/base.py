@@ -24,8 +24,10 @@ _name_counts: collections.Counter = collections.Counter()
 
 
 def snake_case(name: str) -> str:
+    """Keras's to_snake_case: "MaxPooling2D" -> "max_pooling2d"."""
+    name = re.sub(r"\W+", "", name)
     s = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
-    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", s).lower()
+    return re.sub(r"([a-z])([A-Z])", r"\1_\2", s).lower()
 
 
 def unique_name(base: str) -> str:
