@@ -15,13 +15,19 @@ two. See docs/keras.md.
 from __future__ import annotations
 
 from . import activations, callbacks, constraints, initializers, layers, losses, metrics  # noqa: F401
-from . import mixed_precision, optimizers, regularizers  # noqa: F401
+from . import mixed_precision, optimizers, regularizers, utils  # noqa: F401
 from . import models  # noqa: F401
 from ._backend import floatx, set_floatx  # noqa: F401
 from .models import Input, Model, Sequential, load_model  # noqa: F401
 from .variables import KerasVariable as Variable  # noqa: F401
 
 __version__ = "3.15.1"  # the Keras API version this package follows
+
+
+class backend:  # noqa: N801  (keras.backend's few functions users call)
+    clear_session = staticmethod(utils.clear_session)
+    floatx = staticmethod(floatx)
+    set_floatx = staticmethod(set_floatx)
 
 
 def __getattr__(name):
