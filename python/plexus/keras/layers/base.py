@@ -114,6 +114,22 @@ class Layer:
             self._batch_input_shape = (batch_size,) + tuple(input_shape)
         self._call_params = _call_params(type(self).call)
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        build = cls.__dict__.get("build")
+        if build is not None and not getattr(build, "_marks_built", False):
+            # As in Keras, a layer built by hand (layer.build(shape)) is built:
+            # its first call must not create the weights again.
+            def marked(self, *args, **kw):
+                result = build(self, *args, **kw)
+                self.built = True
+                if self.__dict__.get("_build_shapes") is None and args:
+                    self._build_shapes = args[0]
+                return result
+            marked._marks_built = True
+            marked.__doc__, marked.__name__, marked.__qualname__ = build.__doc__, "build", build.__qualname__
+            cls.build = marked
+
     # -- attribute tracking ------------------------------------------------------
     def _ensure_tracking(self):
         d = self.__dict__
