@@ -259,3 +259,38 @@ def test_errors_name_the_problem():
         pm.compile("adamz", "mse")
     with pytest.raises(ValueError, match="unknown loss"):
         pm.compile("adam", "msee")
+
+
+class _Batches:
+    """A re-iterable of (x, y) NumPy batches, like a dataset."""
+
+    def __init__(self, x, y, batch):
+        self.x, self.y, self.batch = x, y, batch
+
+    def __iter__(self):
+        for i in range(0, len(self.x), self.batch):
+            yield self.x[i:i + self.batch], self.y[i:i + self.batch]
+
+    def __len__(self):
+        return -(-len(self.x) // self.batch)
+
+
+def test_fit_on_an_iterable_of_batches_equals_fit_on_arrays():
+    x = RNG.standard_normal((48, 12)).astype(np.float32)
+    y = RNG.integers(0, 3, 48)
+    histories = []
+    for data in ("arrays", "batches"):
+        _, pm = _twin_models("mlp")
+        if histories:
+            pm.set_weights(start)
+        else:
+            start = pm.get_weights()
+        pm.compile(pk.optimizers.Adam(0.01), pk.losses.SparseCategoricalCrossentropy(from_logits=True),
+                   metrics=["accuracy"])
+        if data == "arrays":
+            h = pm.fit(x, y, batch_size=16, epochs=2, shuffle=False, verbose=0, validation_data=(x, y))
+        else:
+            h = pm.fit(_Batches(x, y, 16), epochs=2, verbose=0, validation_data=_Batches(x, y, 16))
+        histories.append(h.history)
+    for key in histories[0]:
+        np.testing.assert_allclose(histories[1][key], histories[0][key], rtol=1e-6, err_msg=key)
