@@ -9,8 +9,8 @@ import importlib as _importlib
 
 from .base import Layer  # noqa: F401
 
-_MODULES = ("core", "merge", "conv", "pooling", "reshaping", "preprocessing", "normalization", "rnn",
-            "attention")
+_MODULES = ("core", "activation_layers", "merge", "conv", "pooling", "reshaping", "preprocessing",
+            "normalization", "rnn", "attention")
 __all__ = ["Layer"]
 for _name in _MODULES:
     try:

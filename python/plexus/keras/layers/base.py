@@ -92,6 +92,9 @@ class Layer:
         batch_input_shape = kwargs.pop("batch_input_shape", None)
         batch_size = kwargs.pop("batch_size", None)
         kwargs.pop("input_length", None)  # Keras 2's Embedding argument
+        if kwargs.pop("quantization_config", None) is not None:
+            raise NotImplementedError(f"{type(self).__name__}: quantized layers (quantization_config) are not "
+                                      "supported by plexus.keras")
         if kwargs:
             raise TypeError(f"{type(self).__name__}: unrecognized keyword arguments: {sorted(kwargs)}")
         self._ensure_tracking()
