@@ -294,3 +294,24 @@ def test_fit_on_an_iterable_of_batches_equals_fit_on_arrays():
         histories.append(h.history)
     for key in histories[0]:
         np.testing.assert_allclose(histories[1][key], histories[0][key], rtol=1e-6, err_msg=key)
+
+
+def test_named_inputs_and_outputs_with_dicts_match_keras():
+    def build(K):
+        a, b = K.Input((4,), name="a"), K.Input((3,), name="b")
+        h = K.layers.Dense(8, activation="relu", name="h")(K.layers.Concatenate()([a, b]))
+        return K.Model({"a": a, "b": b}, {"score": K.layers.Dense(1, name="score")(h),
+                                          "kind": K.layers.Dense(2, name="kind")(h)})
+    km, pm = build(keras), build(pk)
+    pm.set_weights(km.get_weights())
+    x = {"a": RNG.standard_normal((32, 4)).astype(np.float32), "b": RNG.standard_normal((32, 3)).astype(np.float32)}
+    y = {"score": RNG.standard_normal((32, 1)).astype(np.float32), "kind": RNG.integers(0, 2, 32)}
+    for m, K in ((km, keras), (pm, pk)):
+        m.compile(K.optimizers.SGD(0.05), loss={"score": "mse",
+                                                "kind": K.losses.SparseCategoricalCrossentropy(from_logits=True)},
+                  metrics={"kind": ["accuracy"]})
+    kh = km.fit(x, y, batch_size=8, epochs=2, shuffle=False, verbose=0)
+    ph = pm.fit(x, y, batch_size=8, epochs=2, shuffle=False, verbose=0)
+    assert set(kh.history) == set(ph.history)
+    for key in kh.history:
+        np.testing.assert_allclose(ph.history[key], kh.history[key], rtol=1e-4, atol=1e-5, err_msg=key)

@@ -237,6 +237,64 @@ def collect_nodes(inputs, outputs):
     return order
 
 
+def tree_flatten(structure):
+    """Leaves of a structure in Keras's order (dict entries sorted by key, as keras.tree.flatten)."""
+    if isinstance(structure, dict):
+        out = []
+        for k in sorted(structure):
+            out.extend(tree_flatten(structure[k]))
+        return out
+    if isinstance(structure, (list, tuple)):
+        out = []
+        for v in structure:
+            out.extend(tree_flatten(v))
+        return out
+    return [structure]
+
+
+def layer_order(inputs, outputs):
+    """The model's layers in Keras's order: by depth from the outputs (deepest, the inputs, first),
+    ties by first visit in a depth-first walk from the outputs. Weights follow this order, so
+    get_weights() lines up with Keras's."""
+    flat_inputs = tree_flatten(inputs)
+    input_ids = {id(x) for x in flat_inputs}
+    finished, post_order, first_seen = set(), [], {}
+
+    def walk(kt):
+        layer, index, _ = kt._history
+        node = _inbound_nodes(layer)[index]
+        if id(node) in finished:
+            return
+        if id(kt) in input_ids and not isinstance(layer, InputLayer):
+            finished.add(id(node))
+            return
+        first_seen.setdefault(id(layer), (len(first_seen), layer))
+        if not isinstance(layer, InputLayer):
+            for parent in node.inputs:
+                walk(parent)
+        finished.add(id(node))
+        post_order.append(node)
+
+    for kt in tree_flatten(outputs):
+        walk(kt)
+    node_depth, layer_depth = {}, {}
+    for node in reversed(post_order):
+        depth = max(node_depth.setdefault(id(node), 0), layer_depth.get(id(node.layer), 0))
+        layer_depth[id(node.layer)] = depth
+        node_depth[id(node)] = depth
+        for parent in node.inputs:
+            p_layer, p_index, _ = parent._history
+            p_node = _inbound_nodes(p_layer)[p_index]
+            node_depth[id(p_node)] = max(depth + 1, node_depth.get(id(p_node), 0))
+    for kt in flat_inputs:
+        layer = kt._history[0]
+        if id(layer) not in layer_depth:
+            layer_depth[id(layer)] = 0
+            first_seen.setdefault(id(layer), (-1, layer))
+    layers = [first_seen[k][1] for k in layer_depth]
+    return sorted(layers, key=lambda l: (-layer_depth[id(l)], first_seen[id(l)][0]))
+
+
 def run_nodes(nodes, inputs, values, training=None, masks=None):
     """Evaluates the nodes: `values` maps id(KerasTensor) to tensors (the inputs on entry)."""
     masks = masks if masks is not None else {}

@@ -133,19 +133,11 @@ class Functional(Model):
         self._compile_state = None
         self._inputs_struct = inputs
         self._outputs_struct = outputs
-        self.inputs = D_flat(inputs)
-        self.outputs = D_flat(outputs)
+        self.inputs = F.tree_flatten(inputs)
+        self.outputs = F.tree_flatten(outputs)
         self._nodes = F.collect_nodes(inputs, outputs)
-        seen = []
-        for x in self.inputs:
-            layer = x._history[0]
-            if all(layer is not l for l in seen):
-                seen.append(layer)
-        for node in self._nodes:
-            if all(node.layer is not l for l in seen):
-                seen.append(node.layer)
         self._layers = []
-        for layer in seen:
+        for layer in F.layer_order(inputs, outputs):
             self._track(layer)
         for node in self._nodes:
             flat = D_flat(node.outputs)

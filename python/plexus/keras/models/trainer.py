@@ -40,9 +40,11 @@ class CompileState:
             L.get(item)  # an unknown name fails at compile, not at the first batch
 
     def build(self, output_names, y_true, y_pred):
-        ys, ps = _flat(y_true), _flat(y_pred)
+        ps = _flat(y_pred)
         n = len(ps)
-        names = list(output_names or [f"output_{i}" for i in range(n)])
+        names = list(y_pred) if isinstance(y_pred, dict) else list(output_names or [f"output_{i}" for i in range(n)])
+        self.names = names
+        ys = self.targets(y_true)
         losses = self._per_output(self.loss, names, n, "loss")
         weights = self._per_output(self.loss_weights, names, n, "loss_weights", default=1.0)
         for i, (loss, w) in enumerate(zip(losses, weights)):
@@ -84,6 +86,15 @@ class CompileState:
                 raise ValueError(f"compile({what}=...): {len(arg)} entries for {n} outputs")
             return list(arg)
         return [arg] * n
+
+    def targets(self, y_true):
+        """The targets in output order (a dict of targets is matched by output name)."""
+        if isinstance(y_true, dict):
+            missing = [k for k in self.names if k not in y_true]
+            if missing:
+                raise ValueError(f"the targets have no entry for outputs {missing} (they have {sorted(y_true)})")
+            return [y_true[k] for k in self.names]
+        return _flat(y_true)
 
     def all_metrics(self):
         return [self.loss_tracker] + [t for _, t in self.output_loss_trackers] + [m for _, m, _ in self.metrics]
@@ -132,7 +143,7 @@ class Trainer:
         state = self._compile_state
         if not state.built:
             state.build(getattr(self, "output_names", None), y, y_pred)
-        ys, ps = _flat(y), _flat(y_pred)
+        ys, ps = state.targets(y), _flat(y_pred)
         total = None
         for k, (i, loss_fn, weight) in enumerate(state.entries):
             if i >= len(ys):
@@ -154,7 +165,7 @@ class Trainer:
         state = self._compile_state
         batch = B.cast(B.dim(_flat(x)[0], 0), "float32")
         state.loss_tracker.update_state(loss, sample_weight=batch)
-        ys, ps = _flat(y), _flat(y_pred)
+        ys, ps = state.targets(y), _flat(y_pred)
         for i, metric, weighted in state.metrics:
             metric.update_state(ys[i], ps[i], sample_weight if weighted else None)
         return {m.name: m.result() for m in state.all_metrics()}
