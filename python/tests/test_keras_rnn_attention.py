@@ -232,3 +232,110 @@ def test_lstm_trains_in_a_sequential_model():
     losses = history.history["loss"]
     assert losses[-1] < losses[0] * 0.7, losses
     assert model.predict(x, verbose=0).shape == (64, 1)
+
+
+# ---- attention --------------------------------------------------------------------------
+
+
+def _mha_pair(q_shape, v_shape, k_shape=None, **kwargs):
+    shapes = (v_shape,) if k_shape is None else (v_shape, k_shape)
+    return _pair(lambda L: L.MultiHeadAttention(**kwargs), q_shape, *shapes)
+
+
+def test_multi_head_attention_weights_match_keras():
+    kl, pl = _mha_pair((2, 5, 8), (2, 7, 6), num_heads=3, key_dim=4, value_dim=5)
+    assert [tuple(w.shape) for w in pl.weights] == [(8, 3, 4), (3, 4), (6, 3, 4), (3, 4), (6, 3, 5), (3, 5),
+                                                    (3, 5, 8), (8,)]
+    assert [_unnumbered(w.path) for w in pl.weights][:2] == ["multi_head_attention/query/kernel",
+                                                             "multi_head_attention/query/bias"]
+    kc, pc = kl.get_config(), pl.get_config()
+    assert set(kc) <= set(pc), set(kc) - set(pc)
+
+
+@pytest.mark.parametrize("kwargs", [{"num_heads": 2, "key_dim": 4},
+                                    {"num_heads": 3, "key_dim": 2, "value_dim": 5, "use_bias": False},
+                                    {"num_heads": 2, "key_dim": 3, "output_shape": 6}])
+def test_multi_head_attention_self_and_cross(kwargs):
+    q, v = _rand(2, 5, 8), _rand(2, 7, 8)
+    kl, pl = _mha_pair((2, 5, 8), (2, 5, 8), **kwargs)
+    _compare(kl, pl, [q, q])
+    kl, pl = _mha_pair((2, 5, 8), (2, 7, 8), (2, 7, 6), **kwargs)
+    _compare(kl, pl, [q, v, _rand(2, 7, 6)])
+
+
+def test_multi_head_attention_masks_and_scores():
+    q, v = _rand(2, 5, 8), _rand(2, 6, 8)
+    kl, pl = _mha_pair((2, 5, 8), (2, 6, 8), num_heads=2, key_dim=4)
+    amask = RNG.uniform(size=(2, 5, 6)) > 0.4
+    amask[:, :, 0] = True  # no query attends to nothing
+    _compare(kl, pl, [q, v], tf_kwargs={"attention_mask": tf.constant(amask)},
+             px_kwargs={"attention_mask": px.constant(amask)})
+    vmask = np.array([[1, 1, 1, 1, 0, 0], [1, 1, 1, 1, 1, 1]], bool)
+    _compare(kl, pl, [q, v], tf_kwargs={"value_mask": tf.constant(vmask)},
+             px_kwargs={"value_mask": px.constant(vmask)})
+    # Scores come back in Keras's layout [batch, heads, Tq, Tv].
+    _compare(kl, pl, [q, v], call_kwargs={"return_attention_scores": True})
+
+
+def test_multi_head_attention_causal_mask():
+    x = _rand(2, 6, 8)
+    kl, pl = _mha_pair((2, 6, 8), (2, 6, 8), num_heads=2, key_dim=4)
+    _compare(kl, pl, [x, x], call_kwargs={"use_causal_mask": True})
+    amask = np.ones((2, 6, 6), bool)
+    amask[1, :, 2] = False
+    _compare(kl, pl, [x, x], call_kwargs={"use_causal_mask": True, "return_attention_scores": True},
+             tf_kwargs={"attention_mask": tf.constant(amask)}, px_kwargs={"attention_mask": px.constant(amask)})
+
+
+def test_multi_head_attention_over_two_axes():
+    x = _rand(2, 3, 4, 6)
+    kl, pl = _mha_pair((2, 3, 4, 6), (2, 3, 4, 6), num_heads=2, key_dim=3, attention_axes=(1, 2))
+    _compare(kl, pl, [x, x], call_kwargs={"return_attention_scores": True})
+
+
+def test_multi_head_attention_dropout_and_trace():
+    layer = pk.layers.MultiHeadAttention(2, 4, dropout=0.5, seed=3)
+    x = _rand(3, 5, 8)
+    eager = layer(x, x).numpy()
+    np.testing.assert_array_equal(eager, layer(x, x).numpy())
+    assert not np.allclose(eager, layer(x, x, training=True).numpy())
+    fn = px.function(lambda t: layer(t, t, use_causal_mask=True),
+                     input_signature=[px.TensorSpec([None, 5, 8], px.float32)])
+    concrete = fn.get_concrete_function()
+    full = layer(x, x, use_causal_mask=True).numpy()
+    np.testing.assert_allclose(concrete(x).numpy(), full, **TOL)
+    np.testing.assert_allclose(concrete(x[:1]).numpy(), full[:1], **TOL)
+
+
+@pytest.mark.parametrize("name,kwargs", [("Attention", {}), ("Attention", {"use_scale": True}),
+                                         ("Attention", {"score_mode": "concat", "use_scale": True}),
+                                         ("AdditiveAttention", {}), ("AdditiveAttention", {"use_scale": False})])
+def test_dot_and_additive_attention(name, kwargs):
+    q, v, k = _rand(2, 4, 5), _rand(2, 6, 5), _rand(2, 6, 5)
+    kl, pl = _pair(lambda L: getattr(L, name)(**kwargs), [(2, 4, 5), (2, 6, 5)])
+    for inputs in ([q, v], [q, v, k]):
+        ky = kl([tf.constant(a) for a in inputs], return_attention_scores=True)
+        py = pl([px.constant(a) for a in inputs], return_attention_scores=True)
+        for a, b in zip(py, ky):
+            np.testing.assert_allclose(a.numpy(), b.numpy(), **TOL)
+    qm = np.array([[1, 1, 1, 0], [1, 0, 1, 1]], bool)
+    vm = np.array([[1, 1, 1, 1, 0, 0], [1, 1, 0, 1, 1, 1]], bool)
+    ky = kl([tf.constant(q), tf.constant(v)], mask=[tf.constant(qm), tf.constant(vm)], use_causal_mask=True)
+    py = pl([px.constant(q), px.constant(v)], mask=[px.constant(qm), px.constant(vm)], use_causal_mask=True)
+    np.testing.assert_allclose(py.numpy(), ky.numpy(), **TOL)
+    # Gradients with respect to the inputs and the weights.
+    r = _rand(2, 4, 5)
+    kx = [tf.constant(q), tf.constant(v)]
+    with tf.GradientTape() as tape:
+        tape.watch(kx)
+        kloss = tf.reduce_sum(kl(kx) * r)
+    kg = tape.gradient(kloss, kx + kl.trainable_weights)
+    pxs = [px.constant(q), px.constant(v)]
+    with px.GradientTape() as tape:
+        for t in pxs:
+            tape.watch(t)
+        ploss = px.reduce_sum(pl(pxs) * px.constant(r))
+    pg = tape.gradient(ploss, pxs + pl.trainable_weights)
+    for a, b in zip(pg, kg):
+        np.testing.assert_allclose(a.numpy(), np.asarray(b), **GTOL)
+    assert set(kl.get_config()) <= set(pl.get_config())
