@@ -339,3 +339,20 @@ def test_dot_and_additive_attention(name, kwargs):
     for a, b in zip(pg, kg):
         np.testing.assert_allclose(a.numpy(), np.asarray(b), **GTOL)
     assert set(kl.get_config()) <= set(pl.get_config())
+
+
+def test_multi_head_attention_gate_and_embedding_masks_in_a_model():
+    kl, pl = _mha_pair((2, 5, 8), (2, 5, 8), num_heads=2, key_dim=4, use_gate=True)
+    x = _rand(2, 5, 8)
+    _compare(kl, pl, [x, x])
+    ids = np.array([[3, 5, 2, 0, 0], [7, 1, 4, 4, 9]], np.int32)
+
+    def build(L, M):
+        inp = L.Input((5,), dtype="int32")
+        e = L.Embedding(10, 8, mask_zero=True)(inp)
+        out = L.MultiHeadAttention(2, 4)(e, e)
+        return M.Model(inp, L.GlobalAveragePooling1D()(out))
+
+    km, pm = build(keras.layers, keras), build(pk.layers, pk)
+    pm.set_weights(km.get_weights())
+    np.testing.assert_allclose(np.asarray(pm(ids)), np.asarray(km(ids)), **TOL)
