@@ -312,7 +312,8 @@ class Layer:
         if _any((args, kwargs), _is_keras_tensor):
             from ..models.functional import symbolic_call
             return symbolic_call(self, args, kwargs)
-        args = _map(args, _to_tensor)
+        if not getattr(self, "_raw_args", False):
+            args = _map(args, _to_tensor)
         if args and self.autocast:
             args = (_map(args[0], lambda t: _autocast_input(t, self.compute_dtype)),) + tuple(args[1:])
         if "training" in self._call_params and kwargs.get("training") is None:

@@ -38,31 +38,45 @@ class KerasTensor:
         return id(self)
 
     # Arithmetic on symbolic tensors becomes a layer of the model.
-    def _op(self, fn, name, *others):
-        return OpLayer(fn, name)(self, *others)
+    # Arithmetic records the Keras operation it stands for, so that a .keras
+    # config names it as Keras does (keras.src.ops.numpy.Add, ...).
+    def _op(self, fn, keras_op, *args):
+        from ..layers.base import snake_case
+        layer = OpLayer(fn, snake_case(keras_op))
+        layer._keras_op = (keras_op, {})
+        return layer(*args)
 
-    def __add__(self, o): return self._op(lambda a, b: a + b, "add", o)
-    def __radd__(self, o): return self._op(lambda a, b: b + a, "add", o)
-    def __sub__(self, o): return self._op(lambda a, b: a - b, "subtract", o)
-    def __rsub__(self, o): return self._op(lambda a, b: b - a, "subtract", o)
-    def __mul__(self, o): return self._op(lambda a, b: a * b, "multiply", o)
-    def __rmul__(self, o): return self._op(lambda a, b: b * a, "multiply", o)
-    def __truediv__(self, o): return self._op(lambda a, b: a / b, "divide", o)
-    def __rtruediv__(self, o): return self._op(lambda a, b: b / a, "divide", o)
-    def __matmul__(self, o): return self._op(lambda a, b: a @ b, "matmul", o)
-    def __pow__(self, o): return self._op(lambda a, b: a ** b, "power", o)
-    def __neg__(self): return self._op(lambda a: -a, "negative")
-    def __getitem__(self, key): return self._op(lambda a: a[key], "get_item")
+    def __add__(self, o): return self._op(lambda a, b: a + b, "Add", self, o)
+    def __radd__(self, o): return self._op(lambda a, b: a + b, "Add", o, self)
+    def __sub__(self, o): return self._op(lambda a, b: a - b, "Subtract", self, o)
+    def __rsub__(self, o): return self._op(lambda a, b: a - b, "Subtract", o, self)
+    def __mul__(self, o): return self._op(lambda a, b: a * b, "Multiply", self, o)
+    def __rmul__(self, o): return self._op(lambda a, b: a * b, "Multiply", o, self)
+    def __truediv__(self, o): return self._op(lambda a, b: a / b, "TrueDivide", self, o)
+    def __rtruediv__(self, o): return self._op(lambda a, b: a / b, "TrueDivide", o, self)
+    def __matmul__(self, o): return self._op(lambda a, b: a @ b, "Matmul", self, o)
+    def __pow__(self, o): return self._op(lambda a, b: a ** b, "Power", self, o)
+    def __neg__(self): return self._op(lambda a: -a, "Negative", self)
+    def __getitem__(self, key): return self._op(lambda a, k: a[k], "GetItem", self, key)
 
 
 class OpLayer(Layer):
-    """A layer wrapping an operation applied to KerasTensors (``x + y``, ``x[:, 0]``)."""
+    """A layer wrapping an operation applied to KerasTensors (``x + y``, ``x[:, 0]``).
+
+    Its arguments reach the function as given (an index stays a Python
+    value); numbers and arrays among the operands become tensors unless the
+    operation is an indexing.
+    """
+
+    _raw_args = True
 
     def __init__(self, fn, name, **kwargs):
         super().__init__(name=unique_name(name), **kwargs)
         self.fn = fn
 
     def call(self, *args):
+        if getattr(self, "_keras_op", ("",))[0] == "GetItem":
+            return self.fn(*args)
         return self.fn(*[B.convert(a) if isinstance(a, (float, int, np.ndarray)) else a for a in args])
 
 

@@ -1,0 +1,313 @@
+"""Keras 3's JSON configs: layers and models to dicts and back.
+
+A serialized object is ``{"module", "class_name", "config",
+"registered_name"}``; a layer of a functional model also carries its
+``name``, ``build_config`` and ``inbound_nodes``, whose arguments name the
+tensors they take as ``{"class_name": "__keras_tensor__", "config":
+{"keras_history": [layer name, node index, tensor index], ...}}``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .. import layers as L
+from ..layers.base import Layer
+from ..models import functional as F
+from ..models.model import Functional, Model
+from ..models.sequential import Sequential
+
+_KT = "__keras_tensor__"
+
+
+class ConfigError(ValueError):
+    pass
+
+
+# ---- serializing ---------------------------------------------------------------------
+
+def _module_of(obj):
+    if isinstance(obj, Sequential):
+        return "keras"
+    if isinstance(obj, Functional):
+        return "keras.src.models.functional"
+    if isinstance(obj, Model):
+        return None
+    return "keras.layers"
+
+
+def _class_name(obj):
+    if isinstance(obj, Functional):
+        return "Functional"
+    return type(obj).__name__
+
+
+def serialize_layer(layer, with_build=True):
+    """A layer or model as Keras's serialized dict."""
+    from .ops import op_entry
+    entry = op_entry(layer)
+    if entry is not None:
+        return entry
+    if isinstance(layer, F.OpLayer):
+        raise ConfigError(f"layer '{layer.name}' wraps a Python function: it cannot be written into a .keras "
+                          "config (use a Keras layer or keras.ops instead)")
+    if isinstance(layer, Sequential):
+        config = sequential_config(layer)
+    elif isinstance(layer, Functional):
+        config = functional_config(layer)
+    else:
+        config = layer.get_config()
+    registered = None
+    module = _module_of(layer)
+    if module is None or not hasattr(L, type(layer).__name__) and not isinstance(layer, Model):
+        registered = f"Custom>{type(layer).__name__}"
+        module = type(layer).__module__
+    out = {"module": module, "class_name": _class_name(layer), "config": config, "registered_name": registered}
+    if with_build:
+        build = layer.get_build_config()
+        if build is not None:
+            out["build_config"] = build
+    return out
+
+
+def _tensor_ref(kt):
+    layer, node_index, tensor_index = kt._history
+    return {"class_name": _KT, "config": {"shape": list(kt.shape), "dtype": kt.dtype,
+                                         "keras_history": [layer.name, node_index, tensor_index]}}
+
+
+def _plain(value):
+    if getattr(value, "_is_keras_tensor", False):
+        return _tensor_ref(value)
+    if isinstance(value, slice):
+        return {"class_name": "__slice__", "config": {"start": value.start, "stop": value.stop, "step": value.step}}
+    if value is Ellipsis:
+        return {"class_name": "__ellipsis__", "config": {}}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if hasattr(value, "numpy") and not isinstance(value, type):
+        return value.numpy().tolist()
+    return value
+
+
+def functional_config(model):
+    node_ids = {id(n) for n in model._nodes}
+    layers = []
+    for layer in model.layers:
+        entry = serialize_layer(layer)
+        entry["name"] = layer.name
+        nodes = []
+        if not isinstance(layer, F.InputLayer):
+            for node in F._inbound_nodes(layer):
+                if id(node) in node_ids:
+                    nodes.append({"args": _plain(list(node.args)), "kwargs": _plain(dict(node.kwargs))})
+        entry["inbound_nodes"] = nodes
+        layers.append(entry)
+
+    def refs(structure):
+        if getattr(structure, "_is_keras_tensor", False):
+            layer, node_index, tensor_index = structure._history
+            return [layer.name, node_index, tensor_index]
+        if isinstance(structure, dict):
+            return {k: refs(v) for k, v in structure.items()}
+        return [refs(v) for v in structure]
+    return {"name": model.name, "trainable": model.trainable, "layers": layers,
+            "input_layers": refs(model._inputs_struct), "output_layers": refs(model._outputs_struct)}
+
+
+def sequential_config(model):
+    layers = []
+    if model._input_layer is not None:
+        layers.append(serialize_layer(model._input_layer, with_build=False))
+    layers.extend(serialize_layer(l) for l in model.layers)
+    config = {"name": model.name, "trainable": model.trainable, "dtype": model.dtype_policy.get_config(),
+              "layers": layers}
+    if model._build_shapes is not None:
+        config["build_input_shape"] = list(model._build_shapes)
+    return config
+
+
+# ---- deserializing ---------------------------------------------------------------------
+
+def _find_class(entry, custom_objects, where):
+    name = entry.get("class_name")
+    registered = entry.get("registered_name")
+    for key in (registered, name):
+        if key and custom_objects and key in custom_objects:
+            return custom_objects[key]
+    if registered and registered.startswith("Custom>"):
+        short = registered.split(">", 1)[1]
+        if custom_objects and short in custom_objects:
+            return custom_objects[short]
+    if name in ("Functional", "Model"):
+        return Functional
+    if name == "Sequential":
+        return Sequential
+    if name == "InputLayer":
+        return F.InputLayer
+    cls = getattr(L, name, None)
+    if isinstance(cls, type) and issubclass(cls, Layer):
+        return cls
+    raise ConfigError(f"{where}: unknown layer class '{name}'"
+                      + (f" (registered as '{registered}')" if registered else "")
+                      + "; pass it in custom_objects={'" + str(name) + "': TheClass} if it is your own class")
+
+
+_IGNORABLE = re.compile(r"unrecognized (keyword )?arguments?: \[(.*)\]")
+
+
+def _construct(cls, config, where):
+    config = dict(config)
+    for attempt in range(2):
+        try:
+            if cls is F.InputLayer:
+                config.pop("ragged", None)
+                return F.InputLayer(**config)
+            return cls.from_config(config)
+        except TypeError as e:
+            m = _IGNORABLE.search(str(e))
+            if attempt == 0 and m:
+                names = [n.strip().strip("'\"") for n in m.group(2).split(",")]
+                # Options this version of Keras added that are off by default
+                # (None or False) change nothing; others are refused.
+                if names and all(n in config and config[n] in (None, False) for n in names):
+                    for n in names:
+                        config.pop(n)
+                    continue
+            raise ConfigError(f"{where}: cannot rebuild {cls.__name__} from its config: {e}") from e
+
+
+def deserialize_layer(entry, custom_objects=None, where="model"):
+    """A layer or model from Keras's serialized dict."""
+    if not isinstance(entry, dict) or "class_name" not in entry:
+        raise ConfigError(f"{where}: a layer entry must be a dict with a class_name, got {str(entry)[:80]}")
+    module = entry.get("module") or ""
+    if module.startswith("keras.src.ops") or module.startswith("keras.ops"):
+        from .ops import op_layer
+        layer = op_layer(entry["class_name"], entry.get("config"), where)
+        if layer is None:
+            raise ConfigError(f"{where}: the Keras operation '{entry['class_name']}' ({module}) is not supported "
+                              "by plexus.keras")
+        return layer
+    cls = _find_class(entry, custom_objects, where)
+    config = entry.get("config") or {}
+    name = config.get("name", entry.get("name", "?")) if isinstance(config, dict) else "?"
+    here = f"{where}, layer '{name}' ({entry['class_name']})"
+    if cls is Sequential:
+        layer = sequential_from_config(config, custom_objects, here)
+    elif cls is Functional or (isinstance(cls, type) and issubclass(cls, Functional)):
+        layer = functional_from_config(config, custom_objects, here)
+    else:
+        config = _nested_layers(config, custom_objects, here)
+        layer = _construct(cls, config, here)
+    build = entry.get("build_config")
+    if build and not layer.built and not isinstance(layer, Model):
+        _build(layer, build, here)
+    return layer
+
+
+def _nested_layers(config, custom_objects, where):
+    """Wrapper configs (Bidirectional, TimeDistributed, RNN) hold serialized layers: rebuild them."""
+    out = dict(config)
+    for key in ("layer", "backward_layer", "cell"):
+        value = out.get(key)
+        if isinstance(value, dict) and "class_name" in value:
+            out[key] = deserialize_layer(value, custom_objects, where)
+        elif isinstance(value, list) and value and all(isinstance(v, dict) and "class_name" in v for v in value):
+            out[key] = [deserialize_layer(v, custom_objects, where) for v in value]
+    return out
+
+
+def _build(layer, build, where):
+    try:
+        if "input_shape" in build:
+            layer.build_from_config(build)
+        elif "shapes_dict" in build:
+            layer.build(**{k: None if v is None else tuple(v) for k, v in build["shapes_dict"].items()})
+            layer.built = True
+    except Exception as e:  # noqa: BLE001  (reported with the layer's name)
+        raise ConfigError(f"{where}: cannot build it from {build}: {e}") from e
+
+
+def sequential_from_config(config, custom_objects=None, where="model"):
+    entries = config.get("layers", [])
+    layers = [deserialize_layer(e, custom_objects, where) for e in entries]
+    model = Sequential(name=config.get("name"), trainable=config.get("trainable", True))
+    for layer in layers:
+        model.add(layer, rebuild=False)
+    model._maybe_rebuild()
+    if not model.built and config.get("build_input_shape"):
+        model.build(tuple(config["build_input_shape"]))
+    return model
+
+
+def _is_ref(value):
+    return isinstance(value, list) and len(value) == 3 and isinstance(value[0], str) and all(
+        isinstance(v, int) for v in value[1:])
+
+
+def functional_from_config(config, custom_objects=None, where="model"):
+    created, pending = {}, []
+    for entry in config.get("layers", []):
+        layer = deserialize_layer(entry, custom_objects, where)
+        name = entry.get("name") or layer.name
+        created[name] = layer
+        pending.append((layer, list(entry.get("inbound_nodes") or [])))
+
+    def tensor(ref, here):
+        name, node_index, tensor_index = ref
+        layer = created.get(name)
+        if layer is None:
+            raise ConfigError(f"{here}: refers to layer '{name}', which the model does not have")
+        nodes = F._inbound_nodes(layer)
+        if node_index >= len(nodes):
+            return None
+        return F.tree_flatten(nodes[node_index].outputs)[tensor_index]
+
+    def resolve(value, here):
+        if isinstance(value, dict) and value.get("class_name") == _KT:
+            t = tensor(value["config"]["keras_history"], here)
+            if t is None:
+                raise LookupError
+            return t
+        if isinstance(value, list):
+            return [resolve(v, here) for v in value]
+        if isinstance(value, dict):
+            return {k: resolve(v, here) for k, v in value.items()}
+        return value
+
+    progress = True
+    while progress and any(nodes for _, nodes in pending):
+        progress = False
+        for layer, nodes in pending:
+            while nodes:
+                here = f"{where}, layer '{layer.name}'"
+                try:
+                    args = resolve(nodes[0].get("args", []), here)
+                    kwargs = resolve(nodes[0].get("kwargs", {}), here)
+                except LookupError:
+                    break
+                layer(*args, **kwargs)
+                nodes.pop(0)
+                progress = True
+    stuck = [layer.name for layer, nodes in pending if nodes]
+    if stuck:
+        raise ConfigError(f"{where}: the inputs of layers {stuck} are never computed (a disconnected graph)")
+
+    def refs(structure):
+        if _is_ref(structure):
+            return tensor(structure, where)
+        if isinstance(structure, dict):
+            return {k: refs(v) for k, v in structure.items()}
+        return [refs(v) for v in structure]
+    inputs, outputs = refs(config["input_layers"]), refs(config["output_layers"])
+    return Functional(inputs, outputs, name=config.get("name"), trainable=config.get("trainable", True))
+
+
+def model_from_config(entry, custom_objects=None, where="model"):
+    model = deserialize_layer(entry, custom_objects, where)
+    if not isinstance(model, Layer):
+        raise ConfigError(f"{where}: the config is not a model")
+    return model
