@@ -1,0 +1,187 @@
+"""plexus.keras files against Keras 3: .keras both ways, .weights.h5, SavedModel export, bad files.
+
+For each layer family a small model is built and trained one step in Keras
+3, saved as .keras, loaded by plexus.keras (predictions within 1e-5 of
+Keras's, training continues from the optimizer state), saved again by us and
+loaded by Keras (predictions within 1e-5).
+"""
+
+from __future__ import annotations
+
+import os
+import zipfile
+
+import numpy as np
+import pytest
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+keras = pytest.importorskip("keras")
+tf = pytest.importorskip("tensorflow")
+pytest.importorskip("h5py")
+
+import plexus as px  # noqa: E402
+from plexus import keras as pk  # noqa: E402
+
+RNG = np.random.default_rng(5)
+
+
+def _mlp(K):
+    return K.Sequential([K.Input((6,)), K.layers.Dense(8, activation="relu", kernel_regularizer="l2"),
+                         K.layers.Dropout(0.1), K.layers.Dense(3, activation="softmax")])
+
+
+def _cnn(K):
+    L = K.layers
+    return K.Sequential([K.Input((8, 8, 2)), L.Conv2D(4, 3, padding="same", activation="relu"),
+                         L.BatchNormalization(), L.MaxPooling2D(), L.SeparableConv2D(5, 3, padding="same"),
+                         L.DepthwiseConv2D(3), L.GlobalAveragePooling2D(), L.Dense(3)])
+
+
+def _rnn(K):
+    L = K.layers
+    inp = K.Input((7,), dtype="int32")
+    x = L.Embedding(30, 6, mask_zero=True)(inp)
+    x = L.LSTM(5, return_sequences=True)(x)
+    x = L.Bidirectional(L.GRU(4))(x)
+    return K.Model(inp, L.Dense(3)(x))
+
+
+def _attention(K):
+    L = K.layers
+    inp = K.Input((5, 8))
+    x = L.MultiHeadAttention(2, 4)(inp, inp)
+    x = L.LayerNormalization()(L.Add()([x, inp]))
+    x = L.GlobalAveragePooling1D()(x)
+    return K.Model(inp, L.Dense(3)(x))
+
+
+def _branches(K):
+    L = K.layers
+    a, b = K.Input((4,), name="a"), K.Input((3,), name="b")
+    shared = L.Dense(5, activation="tanh")
+    h = L.Concatenate()([shared(L.Dense(3)(a)), shared(b)])
+    inner = K.Sequential([K.Input((10,)), L.Dense(6), L.LeakyReLU()], name="inner")
+    return K.Model([a, b], [L.Dense(3, name="cls")(inner(h)), L.Dense(1, name="reg")(h) * 2.0])
+
+
+CASES = {"mlp": (_mlp, lambda n: RNG.standard_normal((n, 6)).astype(np.float32)),
+         "cnn": (_cnn, lambda n: RNG.standard_normal((n, 8, 8, 2)).astype(np.float32)),
+         "rnn": (_rnn, lambda n: np.where(RNG.random((n, 7)) < 0.3, 0, RNG.integers(1, 30, (n, 7))).astype(np.int32)),
+         "attention": (_attention, lambda n: RNG.standard_normal((n, 5, 8)).astype(np.float32)),
+         "branches": (_branches, lambda n: [RNG.standard_normal((n, 4)).astype(np.float32),
+                                            RNG.standard_normal((n, 3)).astype(np.float32)])}
+
+
+def _targets(kind, n):
+    if kind == "branches":
+        return [RNG.integers(0, 3, n), RNG.standard_normal((n, 1)).astype(np.float32)]
+    return RNG.integers(0, 3, n)
+
+
+def _compile(m, K, kind):
+    loss = K.losses.SparseCategoricalCrossentropy(from_logits=kind != "mlp")
+    if kind == "branches":
+        m.compile(K.optimizers.Adam(0.01), [loss, "mse"], metrics=[["accuracy"], []])
+    else:
+        m.compile(K.optimizers.Adam(0.01), loss, metrics=["accuracy"])
+
+
+def _close(a, b, tol=1e-5):
+    if isinstance(a, (list, tuple)):
+        for x, y in zip(a, b):
+            _close(x, y, tol)
+        return
+    np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("kind", sorted(CASES))
+def test_keras_file_both_ways(kind, tmp_path):
+    build, data = CASES[kind]
+    x, y = data(16), _targets(kind, 16)
+    km = build(keras)
+    _compile(km, keras, kind)
+    km.fit(x, y, batch_size=8, epochs=1, verbose=0)
+    km.save(tmp_path / "keras.keras")
+
+    pm = pk.models.load_model(tmp_path / "keras.keras")
+    _close(pm.predict(x, verbose=0), km.predict(x, verbose=0))
+    assert pm.optimizer.iterations == 2
+    # Training continues from the restored optimizer state as in Keras.
+    km2 = keras.saving.load_model(tmp_path / "keras.keras")
+    kh = km2.fit(x, y, batch_size=8, epochs=1, shuffle=False, verbose=0)
+    ph = pm.fit(x, y, batch_size=8, epochs=1, shuffle=False, verbose=0)
+    if kind != "mlp":  # the MLP has dropout: its random masks differ between the frameworks
+        np.testing.assert_allclose(ph.history["loss"], kh.history["loss"], rtol=1e-4)
+
+    pm.save(tmp_path / "ours.keras")
+    back = keras.saving.load_model(tmp_path / "ours.keras")
+    _close(back.predict(x, verbose=0), pm.predict(x, verbose=0))
+    assert int(back.optimizer.iterations) == 4
+
+
+def test_weights_files_both_ways(tmp_path):
+    km, pm = _cnn(keras), _cnn(pk)
+    x = CASES["cnn"][1](4)
+    km.save_weights(tmp_path / "k.weights.h5")
+    pm.load_weights(tmp_path / "k.weights.h5")
+    _close(pm.predict(x, verbose=0), km.predict(x, verbose=0))
+    pm2 = _cnn(pk)
+    pm2.set_weights([w * 0 for w in pm2.get_weights()])
+    pm.save_weights(tmp_path / "p.weights.h5")
+    pm2.load_weights(tmp_path / "p.weights.h5")
+    km2 = _cnn(keras)
+    km2.load_weights(tmp_path / "p.weights.h5")
+    _close(km2.predict(x, verbose=0), pm2.predict(x, verbose=0))
+
+
+def test_export_saved_model_loads_in_tensorflow_and_plexus(tmp_path):
+    pm = _branches(pk)
+    x = CASES["branches"][1](5)
+    want = pm.predict(x, verbose=0)
+    pm.export(tmp_path / "sm", verbose=False)
+    served = tf.saved_model.load(str(tmp_path / "sm")).signatures["serving_default"]
+    got = served(a=tf.constant(x[0]), b=tf.constant(x[1]))
+    _close([got["output_0"].numpy(), got["output_1"].numpy()], want)
+    loaded = px.saved_model.load(tmp_path / "sm")
+    out = loaded.signatures["serving_default"](a=px.constant(x[0]), b=px.constant(x[1]))
+    _close([out["output_0"].numpy(), out["output_1"].numpy()], want)
+
+
+def test_model_checkpoint_and_clone(tmp_path):
+    pm = _mlp(pk)
+    _compile(pm, pk, "mlp")
+    x, y = CASES["mlp"][1](32), _targets("mlp", 32)
+    pm.fit(x, y, epochs=2, verbose=0, validation_data=(x, y),
+           callbacks=[pk.callbacks.ModelCheckpoint(str(tmp_path / "ck-{epoch}.keras"))])
+    assert sorted(os.listdir(tmp_path)) == ["ck-1.keras", "ck-2.keras"]
+    _close(pk.models.load_model(tmp_path / "ck-2.keras").predict(x, verbose=0), pm.predict(x, verbose=0))
+    clone = pk.models.clone_model(pm)
+    assert [w.shape for w in clone.weights] == [w.shape for w in pm.weights]
+    assert not np.allclose(clone.get_weights()[0], pm.get_weights()[0])
+
+
+def test_bad_files_are_named(tmp_path):
+    bad = tmp_path / "bad.keras"
+    bad.write_bytes(b"not a zip at all")
+    with pytest.raises(ValueError, match="bad.keras.*not a .keras file"):
+        pk.models.load_model(bad)
+    km = _mlp(keras)
+    km.save(tmp_path / "m.keras")
+    with zipfile.ZipFile(tmp_path / "m.keras") as z:
+        config = z.read("config.json").decode().replace('"Dense"', '"FancyDense"')
+        weights = z.read("model.weights.h5")
+    with zipfile.ZipFile(tmp_path / "custom.keras", "w") as z:
+        z.writestr("config.json", config)
+        z.writestr("model.weights.h5", weights)
+    with pytest.raises(ValueError, match="custom.keras.*unknown layer class 'FancyDense'.*custom_objects"):
+        pk.models.load_model(tmp_path / "custom.keras")
+    loaded = pk.models.load_model(tmp_path / "custom.keras", custom_objects={"FancyDense": pk.layers.Dense})
+    assert len(loaded.weights) == 4
+    with zipfile.ZipFile(tmp_path / "truncated.keras", "w") as z:
+        z.writestr("config.json", config.replace("FancyDense", "Dense"))
+        z.writestr("model.weights.h5", weights[: len(weights) // 2])
+    with pytest.raises(ValueError, match="truncated.keras.*HDF5"):
+        pk.models.load_model(tmp_path / "truncated.keras")
+    pm = _cnn(pk)
+    with pytest.raises(ValueError, match="m.keras.*no entry 'conv2d' for layer"):
+        pm.load_weights(tmp_path / "m.keras")
