@@ -78,6 +78,16 @@ def _masked_softmax(scores, mask):
     return px.nn.softmax(scores) * m
 
 
+def _lower_triangle(tq, tv):
+    """The causal mask [1, tq, tv]: row i may attend to columns j <= i (sizes static or int32 scalars)."""
+    if isinstance(tq, int) and isinstance(tv, int):
+        rows, cols = np.arange(tq)[:, None], np.arange(tv)[None, :]
+        return px.constant((rows >= cols)[None])
+    rows = px.reshape(px.range(0, tq, 1), [1, -1, 1])
+    cols = px.reshape(px.range(0, tv, 1), [1, 1, -1])
+    return px.greater_equal(rows, cols)
+
+
 class _Projection(Layer):
     """Keras's EinsumDense as MultiHeadAttention uses it: contracts the last `n_in` input axes with the
     kernel's first `n_in` axes; kernel shape (in_dims..., out_dims...), bias shape (out_dims...)."""
@@ -213,13 +223,7 @@ class MultiHeadAttention(Layer):
 
     # -- masks ---------------------------------------------------------------------------------
     def _causal_mask(self, query, value):
-        tq, tv = B.dim(query, 1), B.dim(value, 1)
-        if isinstance(tq, int) and isinstance(tv, int):
-            rows, cols = np.arange(tq)[:, None], np.arange(tv)[None, :]
-            return px.constant((rows >= cols)[None])
-        rows = px.reshape(px.range(0, tq, 1), [1, -1, 1])
-        cols = px.reshape(px.range(0, tv, 1), [1, 1, -1])
-        return px.greater_equal(rows, cols)
+        return _lower_triangle(B.dim(query, 1), B.dim(value, 1))
 
     def _sliding_mask(self, query, value):
         tq, tv = B.dim(query, 1), B.dim(value, 1)
@@ -374,8 +378,7 @@ class Attention(Layer):
         scores = self._scores(q, k)
         smask = None if v_mask is None else px.expand_dims(B.cast(v_mask, "bool"), -2)
         if use_causal_mask:
-            tq, tv = scores.shape[-2], scores.shape[-1]
-            causal = px.constant((np.arange(tq)[:, None] >= np.arange(tv)[None, :])[None])
+            causal = _lower_triangle(B.dim(scores, -2), B.dim(scores, -1))
             smask = causal if smask is None else px.logical_and(smask, causal)
         if smask is not None:
             big = B.scalar(65504.0 if B.dtype_name(scores.dtype) == "float16" else 1e9, scores.dtype)

@@ -337,7 +337,6 @@ class Bidirectional(Layer):
             raise ValueError(f"Bidirectional: merge_mode must be one of sum, mul, ave, concat or None, "
                              f"got {merge_mode!r}")
         super().__init__(**kwargs)
-        self._given_backward = backward_layer is not None
         base = layer.name[len("forward_"):] if layer.name.startswith("forward_") else layer.name
         self.forward_layer = type(layer).from_config({**layer.get_config(), "name": f"forward_{base}"})
         if backward_layer is None:
@@ -409,11 +408,10 @@ class Bidirectional(Layer):
     reset_states = reset_state
 
     def get_config(self):
-        config = {**super().get_config(), "merge_mode": self.merge_mode,
-                  "layer": _serialize_layer(self.forward_layer)}
-        if self._given_backward:
-            config["backward_layer"] = _serialize_layer(self.backward_layer)
-        return config
+        # Keras 3 always writes the backward layer too.
+        return {**super().get_config(), "merge_mode": self.merge_mode,
+                "layer": _serialize_layer(self.forward_layer),
+                "backward_layer": _serialize_layer(self.backward_layer)}
 
 
 __all__ = ["RNN", "SimpleRNN", "LSTM", "GRU", "Bidirectional", "SimpleRNNCell", "LSTMCell", "GRUCell"]
