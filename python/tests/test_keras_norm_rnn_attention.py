@@ -248,6 +248,39 @@ def test_embedding_masks_through_bidirectional_and_attention():
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), **TOL)
 
 
+def test_encoder_decoder_states_in_a_functional_model():
+    def build(L, M):
+        enc_in, dec_in = L.Input((5, 3)), L.Input((4, 2))
+        _, h, c = L.LSTM(6, return_state=True)(enc_in)
+        dec = L.LSTM(6, return_sequences=True)(dec_in, initial_state=[h, c])
+        return M.Model([enc_in, dec_in], L.Dense(2)(dec))
+
+    km, pm = build(keras.layers, keras), build(pk.layers, pk)
+    pm.set_weights(km.get_weights())
+    x = [_rand(2, 5, 3), _rand(2, 4, 2)]
+    np.testing.assert_allclose(np.asarray(pm(x)), np.asarray(km(x)), **TOL)
+
+
+def test_masked_recurrent_stack_with_normalization_trains_like_keras():
+    def build(L, M):
+        return M.Sequential([L.Input((6,)), L.Embedding(20, 8, mask_zero=True),
+                             L.Bidirectional(L.GRU(4, return_sequences=True)), L.LayerNormalization(),
+                             L.LSTM(4), L.BatchNormalization(), L.Dense(1)])
+
+    km, pm = build(keras.layers, keras), build(pk.layers, pk)
+    pm.set_weights(km.get_weights())
+    x = RNG.integers(0, 20, (32, 6)).astype(np.int32)
+    x[:, 4:] *= RNG.uniform(size=(32, 2)) > 0.5  # some padded tails
+    y = _rand(32, 1)
+    for m, K in ((km, keras), (pm, pk)):
+        m.compile(K.optimizers.SGD(0.05), "mse")
+    kh = km.fit(x, y, batch_size=8, epochs=2, shuffle=False, verbose=0)
+    ph = pm.fit(x, y, batch_size=8, epochs=2, shuffle=False, verbose=0)
+    np.testing.assert_allclose(ph.history["loss"], kh.history["loss"], rtol=1e-4)
+    for a, b in zip(pm.get_weights(), km.get_weights()):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+
+
 # ---- attention ------------------------------------------------------------------------------
 
 
