@@ -175,6 +175,10 @@ class function:  # noqa: N801  (used as a decorator, like tf.function)
     def _concrete(self, args, kwargs):
         if self._input_signature is not None and not args and not kwargs:
             return self._signature_concrete(), []
+        if self._input_signature is not None and not kwargs:
+            # Like tf.function: a function with an input signature has one
+            # graph, for the signature; arguments must fit it.
+            return self._signature_concrete(), self._fit_signature(args)
         leaves = []
         spec = _flatten((args, kwargs), leaves)
         key_leaves = []
@@ -192,6 +196,27 @@ class function:  # noqa: N801  (used as a decorator, like tf.function)
             concrete = self._trace(spec, key_leaves)
             self._cache[key] = concrete
         return concrete, key_leaves
+
+    def _fit_signature(self, args):
+        name = getattr(self._fn, "__name__", "function")
+        leaves, specs = [], []
+        spec = _flatten((tuple(args), {}), leaves)
+        if spec != _flatten((tuple(self._input_signature), {}), specs):
+            raise TypeError(f"plexus.function '{name}': the arguments do not have the structure of its "
+                            f"input_signature {self._input_signature}")
+        out = []
+        for i, (v, s) in enumerate(zip(leaves, specs)):
+            if isinstance(v, _GraphTensor):
+                raise TypeError("a plexus.function was called with a symbolic tensor; nesting traced "
+                                "functions is not supported yet")
+            t = v if isinstance(v, _Tensor) else _plexus.constant(v, s.dtype)
+            shape = tuple(t.shape)
+            if t.dtype != s.dtype or s.shape is not None and (
+                    len(shape) != len(s.shape) or any(d is not None and d != g for d, g in zip(s.shape, shape))):
+                raise ValueError(f"plexus.function '{name}': argument {i} is {t.dtype.name} {list(shape)}, which "
+                                 f"does not fit the input_signature's {s}")
+            out.append(t)
+        return out
 
     def _signature_concrete(self):
         key = ("input_signature",)

@@ -438,3 +438,22 @@ def test_bool_of_symbolic_tensor_is_a_clear_error():
 
     inspect(np.zeros((2, 3), np.float32))
     assert seen == [("GraphTensor", (2, 3), px.float32)]
+
+
+def test_input_signature_gives_one_graph_for_every_call():
+    import numpy as np
+    calls = []
+
+    def double(x):
+        calls.append(1)
+        return x * 2.0
+    fn = px.function(double, input_signature=[px.TensorSpec([None, 3], px.float32)])
+    for n in (1, 4, 7):
+        np.testing.assert_array_equal(fn(np.ones((n, 3), np.float32)).numpy(), np.full((n, 3), 2.0, np.float32))
+    assert fn.num_traces == 1 and len(calls) == 1
+    with pytest.raises(ValueError, match="does not fit the input_signature"):
+        fn(np.ones((2, 4), np.float32))
+    with pytest.raises(ValueError, match="int32"):
+        fn(px.constant(np.ones((2, 3), np.int32)))
+    with pytest.raises(TypeError, match="structure"):
+        fn(np.ones((2, 3), np.float32), np.ones((2, 3), np.float32))
