@@ -8,7 +8,7 @@ build=${PX_BUILD_DIR:-$root/build}
 packages=(build-essential cmake ninja-build ccache pkg-config
           libprotobuf-dev protobuf-compiler libabsl-dev libeigen3-dev libdlpack-dev
           libgtest-dev libsnappy-dev libisal-dev libre2-dev libfarmhash-dev libopenblas-dev libdnnl-dev
-          libjpeg-dev libpng-dev libsleef-dev
+          libjpeg-dev libpng-dev libsleef-dev zlib1g-dev
           # Host collectives (core/src/dist) on Gloo; mpirun for the launcher test.
           libgloo-dev openmpi-bin
           python3 python3-dev python3-venv

@@ -208,6 +208,15 @@ from . import optimizers  # noqa: E402,F401
 from . import progress  # noqa: E402,F401
 from .graph import import_graph_def, GraphFunction, Session  # noqa: E402,F401
 from . import saved_model  # noqa: E402,F401
+from . import data  # noqa: E402,F401
+
+
+def __getattr__(name):
+    # plexus.keras loads on first use (it is large and most programs do not need it).
+    if name == "keras":
+        import importlib
+        return importlib.import_module(".keras", __name__)
+    raise AttributeError(f"module 'plexus' has no attribute {name!r}")
 
 
 def tensor(value, dtype=None, device=None) -> Tensor:

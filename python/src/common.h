@@ -141,6 +141,7 @@ void BindGraph(nb::module_& m);
 void BindCheckpoint(nb::module_& m);
 // TensorBoard event files (summary.cc).
 void BindSummary(nb::module_& m);
+void BindTFRecord(nb::module_& m);
 void BindDistributed(nb::module_& m);
 // Symbolic gradients and the gradient tape (gradients.cc).
 void BindGradients(nb::module_& m);

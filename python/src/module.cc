@@ -425,6 +425,7 @@ NB_MODULE(_plexus, m) {
   BindGraph(m);
   BindCheckpoint(m);
   BindSummary(m);
+  BindTFRecord(m);
   BindDistributed(m);
   BindGradients(m);
 }

@@ -1,0 +1,136 @@
+"""map, filter and interleave: user functions on elements.
+
+A user function is traced once with ``plexus.function`` for the dataset's
+element spec (unknown dimensions stay unknown), so every element runs the
+same graph in a C++ session, which releases the GIL: with
+``num_parallel_calls`` several elements run at once on a thread pool, in
+order. A function that cannot be traced (it calls ``.numpy()`` or
+branches on tensor values) runs eagerly instead, one element at a time
+under the GIL, and gives the same results. As in tf.data, a tuple element
+is passed as positional arguments and any other element as one argument.
+"""
+
+from __future__ import annotations
+
+import collections
+import concurrent.futures as cf
+
+from ..function import function as _traced_function
+from . import structure as S
+from .dataset import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
+
+
+def _args_of(structure):
+    return list(structure) if isinstance(structure, tuple) and not hasattr(structure, "_fields") else [structure]
+
+
+class UserFunction:
+    """A user function for one element spec: traced when possible, else called eagerly."""
+
+    def __init__(self, fn, element_spec, what):
+        self.fn, self.what = fn, what
+        self.output_spec = None
+        self._concrete = None
+        specs = _args_of(element_spec)
+
+        def recorder(*args):
+            out = fn(*args)
+            self.output_spec = S.map_structure(
+                lambda t: S.TensorSpec(getattr(t, "shape", None), getattr(t, "dtype", None) or "float32"), out) \
+                if out is not None else None
+            return out
+        try:
+            traced = _traced_function(recorder, input_signature=specs)
+            self._concrete = traced.get_concrete_function()
+        except Exception:  # noqa: BLE001  (the eager fallback runs the same function)
+            self._concrete = None
+            self.output_spec = None
+
+    @property
+    def traced(self) -> bool:
+        return self._concrete is not None
+
+    def __call__(self, element):
+        args = [S.map_structure(S.to_tensor, a) for a in _args_of(element)]
+        if self._concrete is not None:
+            return self._concrete(*args)
+        return self.fn(*args)
+
+
+def _to_numpy_tree(value):
+    return S.map_structure(S.to_numpy, value)
+
+
+def mapped(ds, fn, parallelism, deterministic):
+    user = UserFunction(fn, ds.element_spec, "map")
+    if parallelism <= 1:
+        def make():
+            for element in ds._numpy_iter():
+                yield _to_numpy_tree(user(element))
+    else:
+        def make():
+            def run(element):
+                return _to_numpy_tree(user(element))
+            with cf.ThreadPoolExecutor(max_workers=parallelism, thread_name_prefix="plexus-data-map") as pool:
+                pending = collections.deque()
+                source = ds._numpy_iter()
+                for element in source:
+                    pending.append(pool.submit(run, element))
+                    if len(pending) >= 2 * parallelism:
+                        yield pending.popleft().result()
+                while pending:
+                    yield pending.popleft().result()
+    spec = user.output_spec if user.output_spec is not None else UNKNOWN_SPEC
+    return Dataset(make, spec, ds.cardinality())
+
+
+UNKNOWN_SPEC = None
+
+
+def filtered(ds, predicate):
+    user = UserFunction(predicate, ds.element_spec, "filter")
+
+    def make():
+        for element in ds._numpy_iter():
+            keep = user(element)
+            value = S.to_numpy(keep)
+            if value.shape != () or value.dtype != bool:
+                raise ValueError(f"filter: the predicate must return a scalar bool, got {value.dtype} {value.shape}")
+            if bool(value):
+                yield element
+    card = INFINITE_CARDINALITY if ds.cardinality() == INFINITE_CARDINALITY else UNKNOWN_CARDINALITY
+    return Dataset(make, ds.element_spec, card)
+
+
+def interleaved(ds, fn, cycle_length, block_length):
+    """tf.data's deterministic interleave: cycle over cycle_length inner datasets, block_length elements each."""
+    def inner(element):
+        args = [S.map_structure(S.to_tensor, a) for a in _args_of(element)]
+        out = fn(*args)
+        if not isinstance(out, Dataset):
+            raise TypeError(f"interleave: the function must return a Dataset, got {type(out).__name__}")
+        return out
+
+    def make():
+        source = ds._numpy_iter()
+        slots = [None] * cycle_length
+        exhausted = False
+        i = 0
+        while True:
+            if slots[i] is None and not exhausted:
+                try:
+                    slots[i] = inner(next(source))._numpy_iter()
+                except StopIteration:
+                    exhausted = True
+            if slots[i] is not None:
+                for _ in range(block_length):
+                    try:
+                        yield next(slots[i])
+                    except StopIteration:
+                        slots[i] = None
+                        break
+            if exhausted and all(s is None for s in slots):
+                return
+            i = (i + 1) % cycle_length
+    spec = None
+    return Dataset(make, spec, UNKNOWN_CARDINALITY)
