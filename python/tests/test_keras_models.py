@@ -157,3 +157,20 @@ def test_bad_inputs_are_named():
     other = pk.Input((3,), name="other")
     with pytest.raises(ValueError, match="not among the model's inputs"):
         pk.Model(inp, pk.layers.Add()([inp, other]))
+
+
+def test_keras_digits_example(tmp_path, capsys):
+    # The README's main job's plexus.keras part (examples/train_keras_digits.py), end to end.
+    pytest.importorskip("sklearn")
+    import importlib.util
+    import re
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "train_keras_digits.py")
+    spec = importlib.util.spec_from_file_location("train_keras_digits", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.main(["--out", str(tmp_path / "out"), "--epochs", "10", "--min-accuracy", "0.93"]) == 0
+    out = capsys.readouterr().out
+    assert float(re.search(r"test accuracy (\d\.\d+)", out).group(1)) >= 0.93
+    assert "Epoch 10/10" in out and "45/45" in out
+    for name in ("digits.keras", "best.keras", "training.csv", "saved_model", "logs"):
+        assert (tmp_path / "out" / name).exists(), name

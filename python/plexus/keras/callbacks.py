@@ -177,6 +177,8 @@ class ProgbarLogger(Callback):
 
     def on_epoch_end(self, epoch, logs=None):
         if self.verbose:
+            if self.steps is None:
+                self.steps = self._seen  # a dataset of unknown length: now it is known
             self._draw(logs, final=True)
 
 
