@@ -14,6 +14,7 @@ RecordCompression Compression(const std::string& name) { return Unwrap(ParseReco
 struct PyRecordReader {
   std::unique_ptr<RecordReader> reader;
   bool done = false;
+  absl::Status pending;  // an error met after some records of a batch
 };
 
 struct PyRecordWriter {
@@ -35,6 +36,12 @@ void BindTFRecord(nb::module_& m) {
           "read",
           [](PyRecordReader& r, size_t max_records) {
             std::vector<std::string> records;
+            if (!r.pending.ok()) {
+              absl::Status error = r.pending;
+              r.pending = absl::OkStatus();
+              r.done = true;
+              Throw(error);
+            }
             absl::Status status;
             if (!r.done) {
               nb::gil_scoped_release release;
@@ -52,7 +59,13 @@ void BindTFRecord(nb::module_& m) {
             }
             // Records read before an error come back first; the error is
             // raised by the next call, so nothing read is lost.
-            if (!status.ok() && records.empty()) Throw(status);
+            if (!status.ok()) {
+              if (records.empty()) {
+                r.done = true;
+                Throw(status);
+              }
+              r.pending = status;
+            }
             nb::list out;
             for (const std::string& rec : records) out.append(nb::bytes(rec.data(), rec.size()));
             return out;

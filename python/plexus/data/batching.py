@@ -81,8 +81,8 @@ def padded(ds, batch_size, padded_shapes, padding_values, drop_remainder):
                 buf = []
         if buf and not drop_remainder:
             yield pad_batch(buf)
-    out_spec = S.map_structure(lambda s: S.TensorSpec(None if s.shape is None else
-                                                      (None,) + tuple(None for _ in s.shape), s.dtype), spec)
+    out_spec = None if spec is None else S.map_structure(
+        lambda s: S.TensorSpec(None if s.shape is None else (None,) + tuple(None for _ in s.shape), s.dtype), spec)
     return Dataset(make, out_spec, _card(ds.cardinality(), batch_size, drop_remainder))
 
 
@@ -93,7 +93,7 @@ def unbatched(ds):
             n = leaves[0].shape[0]
             for i in range(n):
                 yield S.pack_like(element, [a[i] for a in leaves])
-    spec = S.map_structure(lambda s: S.TensorSpec(None if s.shape is None else s.shape[1:], s.dtype),
-                           ds.element_spec)
+    spec = None if ds.element_spec is None else S.map_structure(
+        lambda s: S.TensorSpec(None if s.shape is None else s.shape[1:], s.dtype), ds.element_spec)
     card = INFINITE_CARDINALITY if ds.cardinality() == INFINITE_CARDINALITY else -2
     return Dataset(make, spec, card)

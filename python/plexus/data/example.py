@@ -42,6 +42,8 @@ def feature(value) -> bytes:
     items = _values(value)
     kinds = {("bytes" if isinstance(v, (bytes, str, np.bytes_, np.str_)) else
               "float" if isinstance(v, (float, np.floating)) else "int") for v in items}
+    if kinds == {"float", "int"}:
+        kinds = {"float"}  # ints among floats are floats, as in tf.train.FloatList
     if len(kinds) > 1:
         raise TypeError(f"a feature's values must all be bytes, all floats or all ints; got {sorted(kinds)}")
     kind = kinds.pop() if kinds else "float"

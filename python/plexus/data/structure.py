@@ -81,6 +81,8 @@ def relax(spec, other):
 
 
 def batch_spec(spec, batch_size, drop_remainder):
+    if spec is None:
+        return None  # unknown (a map function that ran eagerly)
     return map_structure(lambda s: TensorSpec(None if s.shape is None else
                                               (batch_size if drop_remainder else None,) + tuple(s.shape), s.dtype),
                          spec)
