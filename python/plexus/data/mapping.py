@@ -14,6 +14,9 @@ from __future__ import annotations
 
 import collections
 import concurrent.futures as cf
+import itertools
+
+import numpy as np
 
 from ..function import function as _traced_function
 from . import structure as S
@@ -56,9 +59,16 @@ class UserFunction:
             return self._concrete(*args)
         return self.fn(*args)
 
-
-def _to_numpy_tree(value):
-    return S.map_structure(S.to_numpy, value)
+    def numpy_call(self, element):
+        """The function's result for a NumPy element, as NumPy values (the fast path of map)."""
+        c = self._concrete
+        spec_leaves = None if self.output_spec is None else S.flatten(self.output_spec)
+        if c is None or spec_leaves is None or len(spec_leaves) != len(c.outputs):
+            return S.map_structure(S.to_numpy, self(element))
+        leaves = [S.to_tensor(element)] if isinstance(element, np.ndarray) else [
+            S.to_tensor(a) for a in S.flatten(element)]
+        results = c.session.run_values(c.inputs, leaves, c.outputs, c._targets)
+        return S.pack_like(self.output_spec, [np.asarray(r.numpy()) for r in results])
 
 
 def mapped(ds, fn, parallelism, deterministic):
@@ -66,25 +76,30 @@ def mapped(ds, fn, parallelism, deterministic):
     if parallelism <= 1:
         def make():
             for element in ds._numpy_iter():
-                yield _to_numpy_tree(user(element))
+                yield user.numpy_call(element)
     else:
         def make():
-            def run(element):
-                return _to_numpy_tree(user(element))
+            # Elements go to the threads in chunks, so that the pool's
+            # per-task cost is paid once per chunk; order is kept.
+            def run(chunk):
+                return [user.numpy_call(element) for element in chunk]
             with cf.ThreadPoolExecutor(max_workers=parallelism, thread_name_prefix="plexus-data-map") as pool:
                 pending = collections.deque()
                 source = ds._numpy_iter()
-                for element in source:
-                    pending.append(pool.submit(run, element))
-                    if len(pending) >= 2 * parallelism:
-                        yield pending.popleft().result()
-                while pending:
-                    yield pending.popleft().result()
+                while True:
+                    chunk = list(itertools.islice(source, _CHUNK))
+                    if chunk:
+                        pending.append(pool.submit(run, chunk))
+                    if pending and (len(pending) >= 2 * parallelism or not chunk):
+                        yield from pending.popleft().result()
+                    if not chunk and not pending:
+                        return
     spec = user.output_spec if user.output_spec is not None else UNKNOWN_SPEC
     return Dataset(make, spec, ds.cardinality())
 
 
 UNKNOWN_SPEC = None
+_CHUNK = 16  # elements per thread-pool task in a parallel map
 
 
 def filtered(ds, predicate):
