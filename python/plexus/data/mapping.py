@@ -59,15 +59,30 @@ class UserFunction:
             return self._concrete(*args)
         return self.fn(*args)
 
+    @property
+    def fast(self) -> bool:
+        """Traced, with one fetch per output leaf: elements can run as plain session runs."""
+        c = self._concrete
+        return c is not None and self.output_spec is not None and len(S.flatten(self.output_spec)) == len(c.outputs)
+
+    def _leaves(self, element):
+        return [S.to_tensor(element)] if isinstance(element, np.ndarray) else [
+            S.to_tensor(a) for a in S.flatten(element)]
+
+    def numpy_call_many(self, elements, threads):
+        """numpy_call for a chunk of elements, run by the session on C++ threads."""
+        c = self._concrete
+        results = c.session.run_many(c.inputs, [self._leaves(e) for e in elements], c.outputs, c._targets,
+                                     threads)
+        return [S.pack_like(self.output_spec, [np.asarray(r.numpy()) for r in out]) for out in results]
+
     def numpy_call(self, element):
         """The function's result for a NumPy element, as NumPy values (the fast path of map)."""
         c = self._concrete
         spec_leaves = None if self.output_spec is None else S.flatten(self.output_spec)
         if c is None or spec_leaves is None or len(spec_leaves) != len(c.outputs):
             return S.map_structure(S.to_numpy, self(element))
-        leaves = [S.to_tensor(element)] if isinstance(element, np.ndarray) else [
-            S.to_tensor(a) for a in S.flatten(element)]
-        results = c.session.run_values(c.inputs, leaves, c.outputs, c._targets)
+        results = c.session.run_values(c.inputs, self._leaves(element), c.outputs, c._targets)
         return S.pack_like(self.output_spec, [np.asarray(r.numpy()) for r in results])
 
 
@@ -77,10 +92,31 @@ def mapped(ds, fn, parallelism, deterministic):
         def make():
             for element in ds._numpy_iter():
                 yield user.numpy_call(element)
+    elif user.fast:
+        def make():
+            # Chunks of elements go to C++: the session runs them on
+            # `parallelism` threads without the GIL, while a Python thread
+            # prepares the next chunk.
+            source = ds._numpy_iter()
+
+            def chunks():
+                while True:
+                    chunk = list(itertools.islice(source, _CHUNK * parallelism))
+                    if not chunk:
+                        return
+                    yield chunk
+            with cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="plexus-data-map") as pool:
+                pending = collections.deque()
+                for chunk in chunks():
+                    pending.append(pool.submit(user.numpy_call_many, chunk, parallelism))
+                    if len(pending) >= 2:
+                        yield from pending.popleft().result()
+                while pending:
+                    yield from pending.popleft().result()
     else:
         def make():
-            # Elements go to the threads in chunks, so that the pool's
-            # per-task cost is paid once per chunk; order is kept.
+            # A function that runs eagerly: elements go to Python threads in
+            # chunks (eager ops release the GIL while they compute).
             def run(chunk):
                 return [user.numpy_call(element) for element in chunk]
             with cf.ThreadPoolExecutor(max_workers=parallelism, thread_name_prefix="plexus-data-map") as pool:
