@@ -176,6 +176,42 @@ nb::dict SignatureTensors(const std::map<std::string, SignatureTensor>& tensors)
   return out;
 }
 
+// One run per element (plexus.data's parallel map): the feeds are converted
+// here, then the runs go to `threads` C++ threads with the GIL released;
+// results come back in order.
+nb::list RunMany(PySession& s, const std::vector<std::string>& feed_names, nb::handle elements,
+                 const std::vector<std::string>& fetches, const std::vector<std::string>& targets, int threads) {
+  std::vector<std::vector<std::pair<std::string, Tensor>>> feeds;
+  for (nb::handle element : elements) {
+    std::vector<std::pair<std::string, Tensor>> values;
+    size_t k = 0;
+    for (nb::handle v : element) {
+      if (k >= feed_names.size()) Throw(absl::InvalidArgumentError("too many feed values"));
+      values.emplace_back(feed_names[k], ToTensor(v, DataType::kInvalid, absl::StrCat("argument ", k)));
+      ++k;
+    }
+    feeds.push_back(std::move(values));
+  }
+  WaitForEagerWork();
+  std::vector<absl::StatusOr<std::vector<Tensor>>> results(feeds.size());
+  {
+    nb::gil_scoped_release release;
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+      for (size_t i = next++; i < feeds.size(); i = next++) {
+        results[i] = s.session->Run(feeds[i], fetches, targets);
+      }
+    };
+    std::vector<std::thread> pool;
+    for (int t = 1; t < std::max(threads, 1) && static_cast<size_t>(t) < feeds.size(); ++t) pool.emplace_back(work);
+    work();
+    for (std::thread& t : pool) t.join();
+  }
+  nb::list out;
+  for (auto& r : results) out.append(Wrap(Unwrap(std::move(r))));
+  return out;
+}
+
 }  // namespace
 
 void BindGraph(nb::module_& m) {
@@ -236,40 +272,8 @@ void BindGraph(nb::module_& m) {
         auto result = RunCancellable([&] { return s.session->Run(feed_values, fetches, targets); });
         return Wrap(Unwrap(std::move(result)));
       })
-      .def("run_many", [](PySession& s, const std::vector<std::string>& feed_names, nb::handle elements,
-                          const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
-                          int threads) {
-        // One run per element (plexus.data's parallel map): the feeds are
-        // converted here, then the runs go to `threads` C++ threads with the
-        // GIL released; results come back in order.
-        std::vector<std::vector<std::pair<std::string, Tensor>>> feeds;
-        for (nb::handle element : elements) {
-          std::vector<std::pair<std::string, Tensor>> values;
-          size_t k = 0;
-          for (nb::handle v : element) {
-            if (k >= feed_names.size()) Throw(absl::InvalidArgumentError("too many feed values"));
-            values.emplace_back(feed_names[k], ToTensor(v, DataType::kInvalid, absl::StrCat("argument ", k)));
-            ++k;
-          }
-          feeds.push_back(std::move(values));
-        }
-        WaitForEagerWork();
-        std::vector<absl::StatusOr<std::vector<Tensor>>> results(feeds.size());
-        {
-          nb::gil_scoped_release release;
-          std::atomic<size_t> next{0};
-          auto work = [&] {
-            for (size_t i = next++; i < feeds.size(); i = next++) results[i] = s.session->Run(feeds[i], fetches, targets);
-          };
-          std::vector<std::thread> pool;
-          for (int t = 1; t < std::max(threads, 1) && static_cast<size_t>(t) < feeds.size(); ++t) pool.emplace_back(work);
-          work();
-          for (std::thread& t : pool) t.join();
-        }
-        nb::list out;
-        for (auto& r : results) out.append(Wrap(Unwrap(std::move(r))));
-        return out;
-      }, nb::arg("feed_names"), nb::arg("elements"), nb::arg("fetches"), nb::arg("targets"), nb::arg("threads"))
+      .def("run_many", &RunMany, nb::arg("feed_names"), nb::arg("elements"), nb::arg("fetches"),
+           nb::arg("targets"), nb::arg("threads"))
       .def_prop_ro("device", [](const PySession& s) { return s.session->device().name(); })
       .def("placement_notes", [](const PySession& s) { return s.session->placement_notes(); })
       .def("placement", [](const PySession& s) { return PlacementDict(s.session->placement()); })
