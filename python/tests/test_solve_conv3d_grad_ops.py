@@ -134,22 +134,46 @@ def check_close(got, want, dtype):
         np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
 
 
+def expanded_filter(f, dilations):
+    """The filter with zeros between its taps: a dilated convolution is an undilated one with it."""
+    d = dilations[1:4]
+    shape = [(k - 1) * r + 1 for k, r in zip(f.shape[:3], d)] + list(f.shape[3:])
+    out = np.zeros(shape, f.dtype)
+    out[::d[0], ::d[1], ::d[2]] = f
+    return out
+
+
+def tf_backprops(tf, x, f, dy, attrs, dtype):
+    """TensorFlow's Conv3DBackpropInputV2 and Conv3DBackpropFilterV2 of these operands.
+
+    Dilations go through the expanded filter with undilated ops: TensorFlow's
+    CPU kernels take dilations only through oneDNN, which it enables on some
+    CPUs and not others, so the reference would depend on the machine.
+    """
+    d = attrs["dilations"]
+    plain = dict(attrs, dilations=[1, 1, 1, 1, 1])
+    fe = expanded_filter(f, d)
+    want_x = tf.raw_ops.Conv3DBackpropInputV2(input_sizes=np.array(x.shape, np.int32),
+                                              filter=tf_tensor(tf, fe, dtype),
+                                              out_backprop=tf_tensor(tf, dy, dtype), **plain)
+    want_fe = tf.raw_ops.Conv3DBackpropFilterV2(input=tf_tensor(tf, x, dtype),
+                                                filter_sizes=np.array(fe.shape, np.int32),
+                                                out_backprop=tf_tensor(tf, dy, dtype), **plain)
+    want_f = tf.constant(want_fe.numpy()[::d[1], ::d[2], ::d[3]])
+    return want_x, want_f
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
 @pytest.mark.parametrize("name", sorted(GEOMETRIES))
 def test_conv3d_backprops_match_tensorflow(name, dtype):
-    if name == "dilated" and dtype in ("float64", "float16"):
-        pytest.skip("TensorFlow's CPU kernels take dilations in float32 and bfloat16 only (oneDNN)")
     x, f, dy, attrs = conv_operands(name, dtype)
     sizes = np.array(x.shape, np.int32)
-    want = tf.raw_ops.Conv3DBackpropInputV2(input_sizes=sizes, filter=tf_tensor(tf, f, dtype),
-                                            out_backprop=tf_tensor(tf, dy, dtype), **attrs)
+    want_x, want_f = tf_backprops(tf, x, f, dy, attrs, dtype)
     got = raw_ops.Conv3DBackpropInputV2(sizes, px_tensor(f, dtype), px_tensor(dy, dtype), **attrs)
-    check_close(got, want, dtype)
+    check_close(got, want_x, dtype)
     fsizes = np.array(f.shape, np.int32)
-    want = tf.raw_ops.Conv3DBackpropFilterV2(input=tf_tensor(tf, x, dtype), filter_sizes=fsizes,
-                                             out_backprop=tf_tensor(tf, dy, dtype), **attrs)
     got = raw_ops.Conv3DBackpropFilterV2(px_tensor(x, dtype), fsizes, px_tensor(dy, dtype), **attrs)
-    check_close(got, want, dtype)
+    check_close(got, want_f, dtype)
 
 
 def test_conv3d_transpose_public_name_and_int64_sizes():
@@ -175,8 +199,8 @@ def test_conv3d_gradient(name):
 
 
 def test_dilated_conv3d_gradient_is_tensorflows_backprop_ops():
-    # TensorFlow's CPU Conv3D refuses dilations; its gradient ops take them
-    # (in float32, through oneDNN).
+    # TensorFlow's CPU Conv3D refuses dilations; the reference is its
+    # backprop ops with the expanded filter (tf_backprops).
     x, f, dy, attrs = conv_operands("dilated", "float32", 1)
     x, f, dy = x.astype(np.float32), f.astype(np.float32), dy.astype(np.float32)
     px_x, px_f = px.constant(x), px.constant(f)
@@ -184,12 +208,9 @@ def test_dilated_conv3d_gradient_is_tensorflows_backprop_ops():
         tape.watch([px_x, px_f])
         y = px.nn.conv3d(px_x, px_f, **attrs)
     gx, gf = tape.gradient(y, [px_x, px_f], output_gradients=px.constant(dy))
-    want_x = tf.raw_ops.Conv3DBackpropInputV2(input_sizes=x.shape, filter=f, out_backprop=dy,
-                                              **attrs)
-    want_f = tf.raw_ops.Conv3DBackpropFilterV2(input=x, filter_sizes=f.shape, out_backprop=dy,
-                                               **attrs)
-    np.testing.assert_allclose(gx.numpy(), want_x.numpy(), rtol=1e-5, atol=1e-5)
-    np.testing.assert_allclose(gf.numpy(), want_f.numpy(), rtol=1e-5, atol=1e-5)
+    want_x, want_f = tf_backprops(tf, x, f, dy, attrs, "float32")
+    np.testing.assert_allclose(gx.numpy(), as_numpy(want_x), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(gf.numpy(), as_numpy(want_f), rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.parametrize("name", ["same", "valid_strided"])
