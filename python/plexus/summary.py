@@ -113,14 +113,8 @@ class SummaryWriter:
         import struct
         import time as _time
 
-        def varint(n: int) -> bytes:
-            out = bytearray()
-            while True:
-                b = n & 0x7F
-                n >>= 7
-                out.append(b | (0x80 if n else 0))
-                if not n:
-                    return bytes(out)
+        from ._protowire import varint
+
         graph_def = bytes(graph_def)
         # Event: wall_time (1, double), step (2, varint), graph_def (4, bytes).
         event = (b"\x09" + struct.pack("<d", _time.time()) + b"\x10" + varint(_to_step(step)) +

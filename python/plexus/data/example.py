@@ -11,20 +11,8 @@ import struct
 
 import numpy as np
 
-
-def _varint(n: int) -> bytes:
-    n &= (1 << 64) - 1  # negative int64 values as two's complement
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        out.append(b | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
-
-
-def _field(number: int, payload: bytes) -> bytes:
-    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
+from .._protowire import length_delimited as _field
+from .._protowire import varint as _varint
 
 
 def _values(value):

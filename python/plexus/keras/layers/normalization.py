@@ -38,6 +38,28 @@ def _upcast(x):
     return B.cast(x, "float32") if B.dtype_name(x.dtype) in ("float16", "bfloat16") else x
 
 
+def _init_affine(layer, beta_initializer, gamma_initializer, beta_regularizer, gamma_regularizer,
+                 beta_constraint, gamma_constraint):
+    """The beta/gamma arguments every normalization layer takes."""
+    layer.beta_initializer = initializers.get(beta_initializer)
+    layer.gamma_initializer = initializers.get(gamma_initializer)
+    layer.beta_regularizer = regularizers.get(beta_regularizer)
+    layer.gamma_regularizer = regularizers.get(gamma_regularizer)
+    layer.beta_constraint = constraints.get(beta_constraint)
+    layer.gamma_constraint = constraints.get(gamma_constraint)
+    layer.supports_masking = True
+    layer.gamma = layer.beta = None
+
+
+def _affine_config(layer):
+    return {"beta_initializer": initializers.serialize(layer.beta_initializer),
+            "gamma_initializer": initializers.serialize(layer.gamma_initializer),
+            "beta_regularizer": _ser(regularizers, layer.beta_regularizer),
+            "gamma_regularizer": _ser(regularizers, layer.gamma_regularizer),
+            "beta_constraint": _ser(constraints, layer.beta_constraint),
+            "gamma_constraint": _ser(constraints, layer.gamma_constraint)}
+
+
 class BatchNormalization(Layer):
     """Normalizes with the batch's statistics in training (updating moving ones) and the moving ones otherwise."""
 
@@ -52,16 +74,10 @@ class BatchNormalization(Layer):
                                       "not supported by plexus.keras")
         self.axis, self.momentum, self.epsilon = axis, float(momentum), float(epsilon)
         self.center, self.scale, self.synchronized = center, scale, synchronized
-        self.beta_initializer = initializers.get(beta_initializer)
-        self.gamma_initializer = initializers.get(gamma_initializer)
+        _init_affine(self, beta_initializer, gamma_initializer, beta_regularizer, gamma_regularizer,
+                     beta_constraint, gamma_constraint)
         self.moving_mean_initializer = initializers.get(moving_mean_initializer)
         self.moving_variance_initializer = initializers.get(moving_variance_initializer)
-        self.beta_regularizer = regularizers.get(beta_regularizer)
-        self.gamma_regularizer = regularizers.get(gamma_regularizer)
-        self.beta_constraint = constraints.get(beta_constraint)
-        self.gamma_constraint = constraints.get(gamma_constraint)
-        self.supports_masking = True
-        self.gamma = self.beta = None
 
     def build(self, input_shape):
         rank = len(input_shape)
@@ -133,15 +149,10 @@ class BatchNormalization(Layer):
 
     def get_config(self):
         return {**super().get_config(), "axis": self.axis, "momentum": self.momentum, "epsilon": self.epsilon,
-                "center": self.center, "scale": self.scale,
-                "beta_initializer": initializers.serialize(self.beta_initializer),
-                "gamma_initializer": initializers.serialize(self.gamma_initializer),
+                "center": self.center, "scale": self.scale, **_affine_config(self),
                 "moving_mean_initializer": initializers.serialize(self.moving_mean_initializer),
                 "moving_variance_initializer": initializers.serialize(self.moving_variance_initializer),
-                "beta_regularizer": _ser(regularizers, self.beta_regularizer),
-                "gamma_regularizer": _ser(regularizers, self.gamma_regularizer),
-                "beta_constraint": _ser(constraints, self.beta_constraint),
-                "gamma_constraint": _ser(constraints, self.gamma_constraint), "synchronized": self.synchronized,
+                "synchronized": self.synchronized,
                 "renorm": False, "renorm_clipping": None, "renorm_momentum": 0.99}
 
 
@@ -154,14 +165,8 @@ class LayerNormalization(Layer):
         super().__init__(**kwargs)
         self.axis, self.epsilon = axis, float(epsilon)
         self.center, self.scale, self.rms_scaling = center, scale, rms_scaling
-        self.beta_initializer = initializers.get(beta_initializer)
-        self.gamma_initializer = initializers.get(gamma_initializer)
-        self.beta_regularizer = regularizers.get(beta_regularizer)
-        self.gamma_regularizer = regularizers.get(gamma_regularizer)
-        self.beta_constraint = constraints.get(beta_constraint)
-        self.gamma_constraint = constraints.get(gamma_constraint)
-        self.supports_masking = True
-        self.gamma = self.beta = None
+        _init_affine(self, beta_initializer, gamma_initializer, beta_regularizer, gamma_regularizer,
+                     beta_constraint, gamma_constraint)
 
     def build(self, input_shape):
         rank = len(input_shape)
@@ -207,13 +212,7 @@ class LayerNormalization(Layer):
 
     def get_config(self):
         return {**super().get_config(), "axis": self.axis, "epsilon": self.epsilon, "center": self.center,
-                "scale": self.scale, "rms_scaling": self.rms_scaling,
-                "beta_initializer": initializers.serialize(self.beta_initializer),
-                "gamma_initializer": initializers.serialize(self.gamma_initializer),
-                "beta_regularizer": _ser(regularizers, self.beta_regularizer),
-                "gamma_regularizer": _ser(regularizers, self.gamma_regularizer),
-                "beta_constraint": _ser(constraints, self.beta_constraint),
-                "gamma_constraint": _ser(constraints, self.gamma_constraint)}
+                "scale": self.scale, "rms_scaling": self.rms_scaling, **_affine_config(self)}
 
 
 class GroupNormalization(Layer):
@@ -225,14 +224,8 @@ class GroupNormalization(Layer):
         super().__init__(**kwargs)
         self.groups, self.axis, self.epsilon = int(groups), axis, float(epsilon)
         self.center, self.scale = center, scale
-        self.beta_initializer = initializers.get(beta_initializer)
-        self.gamma_initializer = initializers.get(gamma_initializer)
-        self.beta_regularizer = regularizers.get(beta_regularizer)
-        self.gamma_regularizer = regularizers.get(gamma_regularizer)
-        self.beta_constraint = constraints.get(beta_constraint)
-        self.gamma_constraint = constraints.get(gamma_constraint)
-        self.supports_masking = True
-        self.gamma = self.beta = None
+        _init_affine(self, beta_initializer, gamma_initializer, beta_regularizer, gamma_regularizer,
+                     beta_constraint, gamma_constraint)
 
     def build(self, input_shape):
         rank = len(input_shape)
@@ -278,13 +271,7 @@ class GroupNormalization(Layer):
 
     def get_config(self):
         return {**super().get_config(), "groups": self.groups, "axis": self.axis, "epsilon": self.epsilon,
-                "center": self.center, "scale": self.scale,
-                "beta_initializer": initializers.serialize(self.beta_initializer),
-                "gamma_initializer": initializers.serialize(self.gamma_initializer),
-                "beta_regularizer": _ser(regularizers, self.beta_regularizer),
-                "gamma_regularizer": _ser(regularizers, self.gamma_regularizer),
-                "beta_constraint": _ser(constraints, self.beta_constraint),
-                "gamma_constraint": _ser(constraints, self.gamma_constraint)}
+                "center": self.center, "scale": self.scale, **_affine_config(self)}
 
 
 class RMSNormalization(Layer):

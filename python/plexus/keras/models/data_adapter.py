@@ -15,16 +15,12 @@ import math
 import numpy as np
 
 from .. import _backend as B
+from ..layers.base import _map as _map_leaves
 
 
 def _map(structure, fn):
-    if isinstance(structure, list):
-        return [_map(v, fn) for v in structure]
-    if isinstance(structure, tuple):
-        return tuple(_map(v, fn) for v in structure)
-    if isinstance(structure, dict):
-        return {k: _map(v, fn) for k, v in structure.items()}
-    return None if structure is None else fn(structure)
+    """fn over a structure's leaves; None stays None (no targets, no weights)."""
+    return _map_leaves(structure, lambda v: None if v is None else fn(v))
 
 
 def _flat(structure):
