@@ -226,3 +226,13 @@ def test_fit_takes_a_dataset():
               metrics=["accuracy"])
     h = m.fit(ds, epochs=15, verbose=0, validation_data=D.Dataset.from_tensor_slices((x, y)).batch(32))
     assert h.history["accuracy"][-1] > 0.9 and len(h.history["val_loss"]) == 15
+
+
+def test_a_failing_element_is_an_error_naming_the_op():
+    records = [D.example({"png": tf.io.encode_png(np.zeros((2, 2, 1), np.uint8)).numpy()}),
+               D.example({"png": b"not a png"})] * 20
+    spec = {"png": px.io.FixedLenFeature([], px.string)}
+    ds = D.Dataset.from_tensor_slices(np.array(records, dtype=object)).map(
+        lambda r: px.io.decode_png(px.io.parse_single_example(r, spec)["png"]), num_parallel_calls=2)
+    with pytest.raises(errors.InvalidArgumentError, match="DecodePng"):
+        list(ds)
