@@ -340,10 +340,13 @@ def run_nodes(nodes, inputs, values, training=None, masks=None):
         out_mask = None
         if layer.supports_masking or type(layer).compute_mask is not Layer.compute_mask:
             out_mask = layer.compute_mask(args[0] if args else None, mask)
-        for kt, v in zip(flat_kt, flat_out):
+        # A layer with several outputs gives one mask per output (Keras's list).
+        per_output = isinstance(out_mask, (list, tuple)) and len(flat_kt) > 1 and len(out_mask) == len(flat_kt)
+        for i, (kt, v) in enumerate(zip(flat_kt, flat_out)):
             values[id(kt)] = v
-            if out_mask is not None:
-                masks[id(kt)] = out_mask
+            m = out_mask[i] if per_output else out_mask
+            if m is not None:
+                masks[id(kt)] = m
     return values
 
 
