@@ -313,6 +313,8 @@ _BY_NAME = {"sgd": SGD, "adam": Adam, "adamw": AdamW, "rmsprop": RMSprop, "adagr
 
 def get(identifier):
     """An optimizer from a name ("adam"), a Keras config dict or an instance."""
+    if isinstance(identifier, LossScaleOptimizer):
+        return identifier
     if isinstance(identifier, _pxo.Optimizer):
         if not isinstance(identifier, KerasOptimizerMixin):
             return identifier

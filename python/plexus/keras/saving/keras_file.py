@@ -30,8 +30,15 @@ def _compile_config(model):
         return None
     opt = model.optimizer
     inner = getattr(opt, "inner_optimizer", opt)
-    optimizer = {"module": "keras.optimizers", "class_name": type(inner).__name__, "config": inner.get_config(),
+    opt_config = inner.get_config()
+    if not isinstance(opt_config.get("learning_rate"), (int, float)):
+        opt_config["learning_rate"] = _schedule_config(opt_config["learning_rate"])
+    optimizer = {"module": "keras.optimizers", "class_name": type(inner).__name__, "config": opt_config,
                  "registered_name": None}
+    if inner is not opt:
+        optimizer = {"module": "keras.optimizers", "class_name": "LossScaleOptimizer", "registered_name": None,
+                     "config": {"name": opt.name, "inner_optimizer": optimizer, "initial_scale": opt.initial_scale,
+                                "dynamic_growth_steps": opt.dynamic_growth_steps}}
 
     def ser_loss(loss):
         if loss is None or isinstance(loss, str):
@@ -145,9 +152,49 @@ def _read_weights(data, model, where, compile=False, compile_config=None, skip_m
                 W.read_optimizer(f["optimizer"], model.optimizer, model.trainable_weights, where)
 
 
+# Keras's learning rate schedules that plexus has, with their constructor arguments.
+_SCHEDULES = {"ExponentialDecay": ("initial_learning_rate", "decay_steps", "decay_rate", "staircase"),
+              "InverseTimeDecay": ("initial_learning_rate", "decay_steps", "decay_rate"),
+              "PiecewiseConstantDecay": ("boundaries", "values")}
+
+
+def _schedule_config(schedule):
+    name = type(schedule).__name__
+    if name not in _SCHEDULES:
+        raise ValueError(f"save: the learning rate schedule {name} cannot be written into a .keras file "
+                         f"(known: {', '.join(_SCHEDULES)})")
+    attrs = {"initial_learning_rate": "initial"}
+    config = {k: getattr(schedule, attrs.get(k, k)) for k in _SCHEDULES[name]}
+    if name == "InverseTimeDecay":
+        config["staircase"] = False
+    return {"module": "keras.optimizers.schedules", "class_name": name, "config": {**config, "name": name},
+            "registered_name": None}
+
+
+def _schedule(entry):
+    name, config = entry.get("class_name"), dict(entry.get("config") or {})
+    config.pop("name", None)
+    if name == "InverseTimeDecay" and config.get("staircase") is False:
+        config.pop("staircase")
+    if name not in _SCHEDULES or set(config) - set(_SCHEDULES[name]):
+        raise ValueError(f"the learning rate schedule {name} with {config} is not supported by plexus.keras "
+                         f"(known: {', '.join(_SCHEDULES)}); load with compile=False and compile again")
+    return getattr(O.schedules, name)(**config)
+
+
+def _optimizer(entry):
+    if isinstance(entry, dict) and entry.get("class_name") == "LossScaleOptimizer":
+        config = dict(entry.get("config") or {})
+        return O.LossScaleOptimizer(_optimizer(config["inner_optimizer"]), config.get("initial_scale", 32768.0),
+                                    config.get("dynamic_growth_steps", 2000), name=config.get("name"))
+    if isinstance(entry, dict) and isinstance((entry.get("config") or {}).get("learning_rate"), dict):
+        entry = {**entry, "config": {**entry["config"], "learning_rate": _schedule(entry["config"]["learning_rate"])}}
+    return O.get(entry)
+
+
 def _compile_from_config(model, config, where):
     try:
-        optimizer = O.get(config["optimizer"]) if config.get("optimizer") else "rmsprop"
+        optimizer = _optimizer(config["optimizer"]) if config.get("optimizer") else "rmsprop"
         model.compile(optimizer=optimizer, loss=_loss(config.get("loss")), loss_weights=config.get("loss_weights"),
                       metrics=_metric(config.get("metrics")), weighted_metrics=_metric(config.get("weighted_metrics")))
     except (TypeError, ValueError) as e:

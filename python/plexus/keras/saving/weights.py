@@ -5,8 +5,8 @@ datasets ``0, 1, ...`` (creation order: trainable, then non-trainable).
 A model's layers are under ``layers/<layer name>``; a layer's sub-layers
 under the name of the attribute that holds them (``cell``,
 ``forward_layer``, ``query_dense``...). The optimizer is under
-``optimizer/vars``: the iteration count, the learning rate, then its slots
-for each trainable variable in order.
+``optimizer/vars``: the iteration count, the learning rate (absent with a
+schedule), then its slots in Keras's order (see ``_layout``).
 """
 
 from __future__ import annotations
@@ -86,23 +86,6 @@ def write_layer(group, layer):
             write_layer(group.create_group(name), sub)
 
 
-def write_optimizer(group, optimizer, variables):
-    vars_group = group.create_group("vars")
-    if optimizer is None or getattr(optimizer, "_step", None) is None:
-        return
-    inner = getattr(optimizer, "inner_optimizer", optimizer)
-    values = [np.asarray(int(round(float(inner._step.numpy()))), np.int64)]
-    lr = getattr(inner, "_lr", None)
-    if lr is not None and lr.variable is not None:
-        values.append(lr.variable.numpy())
-    for v in variables:
-        for slot in slot_names(inner):
-            s = inner._slots.get((v.shared_name, slot))
-            values.append(s.numpy() if s is not None else np.zeros(v.shape, v.numpy().dtype))
-    for i, value in enumerate(values):
-        vars_group.create_dataset(str(i), data=value)
-
-
 # ---- reading -------------------------------------------------------------------------
 
 class WeightsError(ValueError):
@@ -159,52 +142,145 @@ def read_layer(group, layer, where, skip_mismatch=False):
     return count
 
 
-def slot_names(optimizer):
-    """Our slot names in Keras's order of optimizer variables per model variable."""
-    if isinstance(optimizer, O.Adam):
-        return ["m", "v"] + (["vhat"] if optimizer.amsgrad else [])
+# ---- the optimizer -------------------------------------------------------------------
+
+def _layout(optimizer):
+    """Keras's optimizer variables after the iteration count and learning rate: groups of our
+    slot names (Keras creates each group for all model variables, interleaving the names within
+    a group), then scalar attributes; None for an optimizer whose layout is not known."""
+    if isinstance(optimizer, O.Adam):  # AdamW too
+        return [["m", "v"]] + ([["vhat"]] if optimizer.amsgrad else []), []
     if isinstance(optimizer, O.SGD):
-        return ["momentum"] if optimizer.momentum else []
+        return ([["momentum"]] if optimizer.momentum else []), []
     if isinstance(optimizer, O.RMSprop):
-        return ["rms"] + (["momentum"] if optimizer.momentum else []) + (["mg"] if optimizer.centered else [])
+        return [["rms"]] + ([["momentum"]] if optimizer.momentum else []) + ([["mg"]] if optimizer.centered
+                                                                             else []), []
+    if isinstance(optimizer, O.Nadam):
+        return [["m", "v"]], ["_u_product"]
     if isinstance(optimizer, O.Adagrad):
-        return ["accumulator"]
+        return [["accumulator"]], []
     if isinstance(optimizer, O.Adadelta):
-        return ["accumulated_grad", "accumulated_delta_var"]
+        return [["accumulated_grad", "accumulated_delta_var"]], []
     if isinstance(optimizer, O.Adamax):
-        return ["m", "u"]
+        return [["m", "u"]], []
     if isinstance(optimizer, O.Lion):
-        return ["momentum"]
+        return [["momentum"]], []
     return None
 
 
-def read_optimizer(group, optimizer, variables, where):
-    """Restores the optimizer's step, learning rate and slots; False when the layout is not known."""
-    inner = getattr(optimizer, "inner_optimizer", optimizer)
-    names = slot_names(inner)
-    stored = group.get("vars") if group is not None else None
-    if names is None or stored is None or len(stored) == 0:
-        return False
-    expected = 2 + len(names) * len(variables)
-    if len(stored) != expected:
-        return False
+def slot_names(optimizer):
+    """Our slot names in Keras's order (flattened groups), or None for an unknown optimizer."""
+    layout = _layout(optimizer)
+    return None if layout is None else [n for group in layout[0] for n in group]
+
+
+def _lr_now(inner):
+    if inner._lr.variable is not None:
+        return float(inner._lr.variable.numpy())
     import plexus as px
+    step = inner._step.read_value() if inner._step is not None else px.constant(0.0)
+    return float(np.asarray(inner._lr(step).numpy()))
+
+
+def _to_keras(inner, slot, value):
+    # Keras's SGD keeps m = momentum * m - lr * g and adds it; plexus keeps TensorFlow's
+    # accumulator a = momentum * a + g and subtracts lr * a, so m = -lr * a.
+    if isinstance(inner, O.SGD) and slot == "momentum":
+        return -_lr_now(inner) * value
+    return value
+
+
+def _from_keras(inner, slot, value):
+    if isinstance(inner, O.SGD) and slot == "momentum":
+        lr = _lr_now(inner)
+        return -value / lr if lr else np.zeros_like(value)
+    return value
+
+
+def _ordered_slots(inner, variables):
+    """(model variable, slot name) in Keras's order."""
+    groups, _ = _layout(inner)
+    return [(v, slot) for group in groups for v in variables for slot in group]
+
+
+def write_optimizer(group, optimizer, variables):
+    """The optimizer's variables as Keras lists them (``optimizer/vars/0...``)."""
+    vars_group = group.create_group("vars")
+    if optimizer is None:
+        return
+    inner = getattr(optimizer, "inner_optimizer", optimizer)
+    step = 0 if inner._step is None else int(round(float(inner._step.numpy())))
+    head = [np.asarray(step, np.int64)]
+    if inner._lr.variable is not None:
+        head.append(np.asarray(inner._lr.variable.numpy(), np.float32))
+    values = []
+    if inner is not optimizer:  # Keras's LossScaleOptimizer: its own counters, then the inner optimizer's
+        values += head + [np.asarray(int(round(float(optimizer.step_counter.numpy()))), np.int64),
+                          np.asarray(optimizer.dynamic_scale.numpy(), np.float32)]
+    values += head
+    layout = _layout(inner)
+    # Zero slots before the first step, as Keras's optimizer has once compile() built it.
+    if layout is not None:
+        for v, slot in _ordered_slots(inner, variables):
+            s = inner._slots.get((v.shared_name, slot))
+            value = s.numpy() if s is not None else np.zeros(v.shape, v.numpy().dtype)
+            values.append(_to_keras(inner, slot, value))
+        for attr in layout[1]:
+            var = getattr(inner, attr, None)
+            values.append(np.asarray(1.0 if var is None else var.numpy(), np.float32))
+    for i, value in enumerate(values):
+        vars_group.create_dataset(str(i), data=value)
+    if inner is not optimizer:  # Keras also saves the inner optimizer as an object of its own
+        write_optimizer(group.create_group("inner_optimizer"), inner, variables)
+
+
+def read_optimizer(group, optimizer, variables, where):
+    """Restores the optimizer's step, learning rate and slots; False (with a warning) when the file's
+    optimizer variables do not fit this optimizer, which then starts afresh."""
+    import warnings
+
+    import plexus as px
+    inner = getattr(optimizer, "inner_optimizer", optimizer)
+    stored = group.get("vars") if group is not None else None
+    if stored is None or len(stored) == 0:
+        return False
+    values = [np.asarray(stored[str(i)][()]) for i in range(len(stored))]
+    layout = _layout(inner)
+    n_head = 1 + (inner._lr.variable is not None)
+    if inner is not optimizer:
+        if len(values) < n_head + 2:
+            return False
+        optimizer.step_counter.assign(np.float32(values[n_head]))
+        optimizer.dynamic_scale.assign(np.float32(values[n_head + 1]))
+        values = values[n_head + 2:]
+    slots = [] if layout is None else _ordered_slots(inner, variables)
+    expected = n_head + len(slots) + (0 if layout is None else len(layout[1]))
+    if layout is None or len(values) not in (n_head, expected):
+        warnings.warn(f"{where}: the file's optimizer has {len(values)} variables, {type(inner).__name__} over "
+                      f"{len(variables)} trainable variables expects {expected}: the optimizer starts afresh",
+                      stacklevel=3)
+        return False
     if inner._step is None:
         inner._step = px.Variable(0.0, trainable=False, name="iterations", dtype="float32")
-    inner._step.assign(np.float32(np.asarray(stored["0"][()])))
+    inner._step.assign(np.float32(values[0]))
     if inner._lr.variable is not None:
-        inner._lr.variable.assign(np.float32(np.asarray(stored["1"][()])))
-    i = 2
-    for v in variables:
-        for slot in names:
-            value = np.asarray(stored[str(i)][()])
-            key = (v.shared_name, slot)
-            if key not in inner._slots:
-                inner._slots[key] = px.Variable(np.zeros(v.shape, value.dtype), trainable=False,
-                                                name=f"{v.name}/{slot}")
-            if tuple(value.shape) != tuple(v.shape):
-                raise WeightsError(f"{where}/vars/{i}: slot '{slot}' of {v.path} has shape {tuple(value.shape)} "
-                                   f"in the file, the variable {tuple(v.shape)}")
-            inner._slots[key].assign(value)
-            i += 1
+        inner._lr.variable.assign(np.float32(values[1]))
+    if len(values) == n_head:  # saved before the first step
+        return True
+    for i, (v, slot) in enumerate(_ordered_slots(inner, variables), start=n_head):
+        value = values[i]
+        if tuple(value.shape) != tuple(v.shape):
+            raise WeightsError(f"{where}/vars/{i}: slot '{slot}' of {getattr(v, 'path', v.name)} has shape "
+                               f"{tuple(value.shape)} in the file, the variable {tuple(v.shape)}")
+        key = (v.shared_name, slot)
+        if key not in inner._slots:
+            inner._slots[key] = px.Variable(np.zeros(v.shape, v.numpy().dtype), trainable=False,
+                                            name=f"{v.name}/{slot}")
+        inner._slots[key].assign(_from_keras(inner, slot, value).astype(v.numpy().dtype))
+    for j, attr in enumerate(layout[1], start=n_head + len(slots)):
+        var = getattr(inner, attr, None)
+        if var is None:
+            var = px.Variable(0.0, trainable=False, name=f"{inner.name}/{attr.strip('_')}", dtype="float32")
+            setattr(inner, attr, var)
+        var.assign(np.float32(values[j]))
     return True
