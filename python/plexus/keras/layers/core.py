@@ -154,9 +154,12 @@ class _SpatialDropout(Dropout):
         return dims
 
     def get_config(self):
-        config = super().get_config()
-        config.pop("noise_shape", None)
-        return {**config, "data_format": self.data_format}
+        # Keras's SpatialDropout configs hold only these keys (its constructors
+        # take no trainable or noise_shape, and SpatialDropout1D no data_format).
+        config = {"rate": self.rate, "seed": self.seed, "name": self.name, "dtype": self.dtype_policy.get_config()}
+        if self._spatial_rank > 1:
+            config["data_format"] = self.data_format
+        return config
 
 
 class SpatialDropout1D(_SpatialDropout):
