@@ -57,12 +57,18 @@ def serialize_layer(layer, with_build=True):
         config = functional_config(layer)
     else:
         config = layer.get_config()
+    if isinstance(layer, getattr(L, "Lambda", ())):
+        from .functions import dump_function
+        config = {**config, "function": dump_function(layer.function), "arguments": dict(layer.arguments)}
     registered = None
     module = _module_of(layer)
+    class_name = _class_name(layer)
     if module is None or not hasattr(L, type(layer).__name__) and not isinstance(layer, Model):
         registered = f"Custom>{type(layer).__name__}"
         module = type(layer).__module__
-    out = {"module": module, "class_name": _class_name(layer), "config": config, "registered_name": registered}
+    if getattr(layer, "_keras_class", None):  # loaded through custom_objects: keep the file's names
+        module, class_name, registered = layer._keras_class
+    out = {"module": module, "class_name": class_name, "config": config, "registered_name": registered}
     if with_build:
         build = layer.get_build_config()
         if build is not None:
@@ -137,9 +143,10 @@ def _find_class(entry, custom_objects, where):
     for key in (registered, name):
         if key and custom_objects and key in custom_objects:
             return custom_objects[key]
-    if registered and registered.startswith("Custom>"):
-        short = registered.split(">", 1)[1]
-        if custom_objects and short in custom_objects:
+    if registered and custom_objects:
+        # register_keras_serializable's "package>Name": match the bare class name too.
+        short = registered.split(">", 1)[-1]
+        if short in custom_objects:
             return custom_objects[short]
     if name in ("Functional", "Model"):
         return Functional
@@ -201,11 +208,29 @@ def deserialize_layer(entry, custom_objects=None, where="model"):
         layer = functional_from_config(config, custom_objects, here)
     else:
         config = _nested_layers(config, custom_objects, here)
+        if cls is getattr(L, "Lambda", None):
+            config = _lambda_config(config, custom_objects, here)
         layer = _construct(cls, config, here)
+    if custom_objects and cls in custom_objects.values():
+        layer._keras_class = (module or None, entry["class_name"], entry.get("registered_name"))
     build = entry.get("build_config")
     if build and not layer.built and not isinstance(layer, Model):
         _build(layer, build, here)
     return layer
+
+
+_SAFE_MODE = [True]
+
+
+def _lambda_config(config, custom_objects, where):
+    from .functions import load_function
+    out = dict(config)
+    for key in ("function", "output_shape", "mask"):
+        if isinstance(out.get(key), dict) and out[key].get("class_name") in ("__lambda__", "function"):
+            out[key] = load_function(out[key], custom_objects, _SAFE_MODE[0], where)
+    if isinstance(out.get("output_shape"), list):
+        out["output_shape"] = tuple(out["output_shape"])
+    return out
 
 
 def _nested_layers(config, custom_objects, where):
@@ -306,8 +331,13 @@ def functional_from_config(config, custom_objects=None, where="model"):
     return Functional(inputs, outputs, name=config.get("name"), trainable=config.get("trainable", True))
 
 
-def model_from_config(entry, custom_objects=None, where="model"):
-    model = deserialize_layer(entry, custom_objects, where)
+def model_from_config(entry, custom_objects=None, where="model", safe_mode=True):
+    """A model from its serialized dict; safe_mode=False allows Lambda layers' bytecode to load."""
+    previous, _SAFE_MODE[0] = _SAFE_MODE[0], safe_mode
+    try:
+        model = deserialize_layer(entry, custom_objects, where)
+    finally:
+        _SAFE_MODE[0] = previous
     if not isinstance(model, Layer):
         raise ConfigError(f"{where}: the config is not a model")
     return model

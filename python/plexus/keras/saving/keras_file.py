@@ -133,7 +133,7 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
             entry = json.loads(z.read("config.json"))
         except (ValueError, zipfile.BadZipFile) as e:
             raise ValueError(f"{filepath}: config.json is not valid JSON: {e}") from e
-        model = C.model_from_config(entry, custom_objects, where=filepath)
+        model = C.model_from_config(entry, custom_objects, where=filepath, safe_mode=safe_mode)
         _read_weights(z.read("model.weights.h5"), model, filepath, compile, entry.get("compile_config"))
     return model
 

@@ -56,7 +56,8 @@ def _model_layers(model):
     for layer in model.layers:
         if isinstance(layer, OpLayer):
             continue  # Keras's operations are not saved objects
-        base = snake_case("Functional" if type(layer).__name__ == "Functional" else type(layer).__name__)
+        keras_class = getattr(layer, "_keras_class", None)
+        base = snake_case(keras_class[1] if keras_class else type(layer).__name__)
         if base in used:
             used[base] += 1
             name = f"{base}_{used[base]}"
