@@ -16,7 +16,21 @@ from . import _plexus
 FixedLenFeature = collections.namedtuple("FixedLenFeature", ["shape", "dtype", "default_value"],
                                          defaults=[None])
 VarLenFeature = collections.namedtuple("VarLenFeature", ["dtype"])
-SparseTensor = collections.namedtuple("SparseTensor", ["indices", "values", "dense_shape"])
+
+
+class SparseTensor(collections.namedtuple("SparseTensor", ["indices", "values", "dense_shape"])):
+    """A VarLenFeature's values: indices [n, rank], values [n], dense_shape [rank] (tf.SparseTensor's parts)."""
+
+    __slots__ = ()
+
+    def to_dense(self, default_value=None):
+        """The dense tensor, missing entries filled with default_value (0 or b""), like tf.sparse.to_dense."""
+        dt = self.values.dtype
+        if default_value is None:
+            default_value = b"" if dt == _plexus.string else 0
+        default = _plexus.constant(np.asarray(default_value, dtype=object if dt == _plexus.string else dt.name), dt)
+        return _ex("SparseToDense", [self.indices, self.dense_shape, self.values, default],
+                   {"validate_indices": False})[0]
 
 _ex = _plexus.execute
 

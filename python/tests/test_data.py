@@ -192,9 +192,6 @@ def test_examples_both_ways_and_parsing_in_map(tmp_path):
     np.testing.assert_array_equal(batches[0]["y"].numpy(), [0, -1, -2, -3])
     np.testing.assert_array_equal(batches[1]["x"].numpy(), [[4, 4.5], [5, 5.5]])
     assert list(batches[1]["s"].numpy()) == [b"s4", b"s5"]
-    # Sparse features are not parsed yet: the kernel says so.
-    with pytest.raises(errors.UnimplementedError, match="only dense features"):
-        px.io.parse_single_example(px.constant(D.example({"v": [3, 1, 4]})), {"v": px.io.VarLenFeature(px.int64)})
 
 
 def test_png_pipeline_in_parallel(tmp_path):
@@ -236,3 +233,31 @@ def test_a_failing_element_is_an_error_naming_the_op():
         lambda r: px.io.decode_png(px.io.parse_single_example(r, spec)["png"]), num_parallel_calls=2)
     with pytest.raises(errors.InvalidArgumentError, match="DecodePng"):
         list(ds)
+
+
+def test_var_len_features_match_tf():
+    # Empty NumPy arrays write empty lists of their dtype's kind.
+    records = [D.example({"v": np.array([3, 1, 4][:i], np.int64), "f": [0.5] * (2 - i % 2),
+                          "s": np.array([b"a", b"bc"][:i % 3], dtype=object)}) for i in range(4)]
+    # Examples without the feature at all: no values for that record.
+    records.append(D.example({"f": [1.0]}))
+    spec_tf = {"v": tf.io.VarLenFeature(tf.int64), "f": tf.io.VarLenFeature(tf.float32),
+               "s": tf.io.VarLenFeature(tf.string)}
+    spec_px = {"v": px.io.VarLenFeature(px.int64), "f": px.io.VarLenFeature(px.float32),
+               "s": px.io.VarLenFeature(px.string)}
+
+    def check(ours, theirs):
+        for k in spec_tf:
+            np.testing.assert_array_equal(ours[k].indices.numpy(), theirs[k].indices.numpy())
+            np.testing.assert_array_equal(ours[k].values.numpy(), theirs[k].values.numpy())
+            np.testing.assert_array_equal(ours[k].dense_shape.numpy(), theirs[k].dense_shape.numpy())
+            np.testing.assert_array_equal(ours[k].to_dense().numpy(), tf.sparse.to_dense(theirs[k]).numpy())
+    check(px.io.parse_example(px.constant(np.array(records, dtype=object)), spec_px),
+          tf.io.parse_example(tf.constant(records), spec_tf))
+    for r in records:
+        check(px.io.parse_single_example(px.constant(r), spec_px), tf.io.parse_single_example(r, spec_tf))
+    # Traced in a map: the dense form batches.
+    ds = D.Dataset.from_tensor_slices(np.array(records, dtype=object)).batch(5).map(
+        lambda r: px.io.parse_example(r, spec_px)["v"].to_dense(-1))
+    want = tf.sparse.to_dense(tf.io.parse_example(tf.constant(records), spec_tf)["v"], default_value=-1)
+    np.testing.assert_array_equal(next(iter(ds)).numpy(), want.numpy())

@@ -1,8 +1,9 @@
 // Host kernels of the string and parsing ops (schemas in
 // ops/parsing_ops.cc): ParseExample / ParseExampleV2 (tf.Example protos to
-// dense tensors), StringJoin and StaticRegexFullMatch; and host fallbacks
-// for string tensors that the plugins' numeric kernels do not take: Const,
-// Pack and Select of strings.
+// dense tensors and, for VarLenFeatures, sparse ones), StringJoin and
+// StaticRegexFullMatch; and host fallbacks for string tensors that the
+// plugins' numeric kernels do not take: Const, Pack and Select of strings.
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -66,7 +67,8 @@ const char* KindName(tf::Feature::KindCase kind) {
 struct ExampleParser {
   explicit ExampleParser(HostOpContext& c) : ctx(c) {}
 
-  // The layout, Tdense, dense_shapes and dense keys; only dense features.
+  // The layout, Tdense, dense_shapes, sparse_types and the keys (dense and
+  // sparse features; ragged ones are not supported).
   absl::Status ReadAttrs();
   // The serialized records and their names.
   absl::Status ReadRecords();
@@ -76,7 +78,9 @@ struct ExampleParser {
   absl::Status ParseRecord(tf::Example& example, int64_t b);
   // Fills row `b` of output `f` from `feature` (null when missing).
   absl::Status ParseFeature(int f, int64_t b, const tf::Feature* feature);
-  void SetOutputs();
+  // Appends record `b`'s values of sparse feature `s` (none when missing).
+  absl::Status ParseSparse(int s, int64_t b, const tf::Feature* feature);
+  absl::Status SetOutputs();
   // Example `b`, for messages: by name when the names were given.
   std::string Where(int64_t b) const {
     return have_names ? absl::StrCat("example '", names->strings()[b], "'") : absl::StrCat("example ", b);
@@ -95,6 +99,18 @@ struct ExampleParser {
   std::vector<Tensor> outputs;
   std::vector<Shape> out_shapes;
   std::vector<std::vector<std::string>> string_outputs;
+  // Sparse (VarLenFeature) features: per feature the record of each value,
+  // its position in the record and the values themselves.
+  std::vector<DataType> sparse_types;
+  std::vector<std::string> sparse_keys;
+  struct SparseValues {
+    std::vector<int64_t> record, position;
+    std::vector<float> floats;
+    std::vector<int64_t> ints;
+    std::vector<std::string> strings;
+    int64_t max_length = 0;
+  };
+  std::vector<SparseValues> sparse;
 };
 
 absl::Status ExampleParser::ReadAttrs() {
@@ -106,18 +122,16 @@ absl::Status ExampleParser::ReadAttrs() {
     return ctx.InvalidArgument(absl::StrCat("dense_shapes lists ", dense_shapes.size(), " shapes for ",
                                             l.num_dense, " dense features"));
   }
-  if (l.num_sparse > 0) {
-    return ctx.Error(absl::StatusCode::kUnimplemented,
-                     absl::StrCat(l.num_sparse, " sparse feature(s) requested; only dense features are supported"));
-  }
+  PX_ASSIGN_OR_RETURN(sparse_types, TypeListAttr(node, "sparse_types"));
   if (l.v2) {
-    const Tensor& sparse_keys = ctx.input(l.sparse_keys_input);
     const Tensor& ragged_keys = ctx.input(l.ragged_keys_input);
-    if (sparse_keys.num_elements() > 0 || ragged_keys.num_elements() > 0 || l.num_ragged > 0) {
+    if (ragged_keys.num_elements() > 0 || l.num_ragged > 0) {
       return ctx.Error(absl::StatusCode::kUnimplemented,
-                       "sparse and ragged features are not supported; only dense features are");
+                       "ragged features are not supported; dense and sparse (VarLenFeature) features are");
     }
   }
+  PX_ASSIGN_OR_RETURN(sparse_keys, KeysOf(ctx, l, l.sparse_keys_input, l.num_sparse, "sparse_keys"));
+  sparse.resize(l.num_sparse);
   PX_ASSIGN_OR_RETURN(dense_keys, KeysOf(ctx, l, l.dense_keys_input, l.num_dense, "dense_keys"));
   return absl::OkStatus();
 }
@@ -190,6 +204,44 @@ absl::Status ExampleParser::ParseRecord(tf::Example& example, int64_t b) {
     auto it = features.find(dense_keys[f]);
     PX_RETURN_IF_ERROR(ParseFeature(f, b, it == features.end() ? nullptr : &it->second));
   }
+  for (int s = 0; s < l.num_sparse; ++s) {
+    auto it = features.find(sparse_keys[s]);
+    PX_RETURN_IF_ERROR(ParseSparse(s, b, it == features.end() ? nullptr : &it->second));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ExampleParser::ParseSparse(int s, int64_t b, const tf::Feature* feature) {
+  if (feature == nullptr || feature->kind_case() == tf::Feature::KIND_NOT_SET) return absl::OkStatus();
+  const DataType dtype = sparse_types[s];
+  const tf::Feature::KindCase want = dtype == DataType::kFloat   ? tf::Feature::kFloatList
+                                     : dtype == DataType::kInt64 ? tf::Feature::kInt64List
+                                                                 : tf::Feature::kBytesList;
+  if (feature->kind_case() != want) {
+    return ctx.InvalidArgument(absl::StrCat(Where(b), ": feature '", sparse_keys[s], "' holds a ",
+                                            KindName(feature->kind_case()), " but ", DataTypeName(dtype),
+                                            " was requested"));
+  }
+  SparseValues& v = sparse[s];
+  int64_t n = 0;
+  if (dtype == DataType::kFloat) {
+    const auto& list = feature->float_list().value();
+    v.floats.insert(v.floats.end(), list.begin(), list.end());
+    n = list.size();
+  } else if (dtype == DataType::kInt64) {
+    const auto& list = feature->int64_list().value();
+    v.ints.insert(v.ints.end(), list.begin(), list.end());
+    n = list.size();
+  } else {
+    const auto& list = feature->bytes_list().value();
+    v.strings.insert(v.strings.end(), list.begin(), list.end());
+    n = list.size();
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    v.record.push_back(b);
+    v.position.push_back(i);
+  }
+  v.max_length = std::max(v.max_length, n);
   return absl::OkStatus();
 }
 
@@ -245,13 +297,50 @@ absl::Status ExampleParser::ParseFeature(int f, int64_t b, const tf::Feature* fe
   return absl::OkStatus();
 }
 
-void ExampleParser::SetOutputs() {
+absl::Status ExampleParser::SetOutputs() {
+  // Sparse feature s: indices [n, rank + 1] (the record's index in
+  // `serialized`, then the value's position), values [n], dense_shape
+  // [rank + 1] (serialized's shape, then the longest list).
+  const Shape& batch_shape = serialized->shape();
+  const int64_t rank = static_cast<int64_t>(batch_shape.size());
+  for (int s = 0; s < l.num_sparse; ++s) {
+    SparseValues& v = sparse[s];
+    const int64_t n = static_cast<int64_t>(v.record.size());
+    PX_ASSIGN_OR_RETURN(Tensor indices, Tensor::AllocateHost(DataType::kInt64, Shape{n, rank + 1}));
+    int64_t* idx = indices.data<int64_t>();
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t rest = v.record[i];
+      for (int64_t d = rank - 1; d >= 0; --d) {
+        idx[i * (rank + 1) + d] = rest % batch_shape[d];
+        rest /= batch_shape[d];
+      }
+      idx[i * (rank + 1) + rank] = v.position[i];
+    }
+    Tensor values;
+    if (sparse_types[s] == DataType::kString) {
+      values = Tensor::FromStrings(Shape{n}, std::move(v.strings));
+    } else {
+      PX_ASSIGN_OR_RETURN(values, Tensor::AllocateHost(sparse_types[s], Shape{n}));
+      if (sparse_types[s] == DataType::kFloat) {
+        if (n > 0) std::memcpy(values.data<float>(), v.floats.data(), n * sizeof(float));
+      } else if (n > 0) {
+        std::memcpy(values.data<int64_t>(), v.ints.data(), n * sizeof(int64_t));
+      }
+    }
+    PX_ASSIGN_OR_RETURN(Tensor dense_shape, Tensor::AllocateHost(DataType::kInt64, Shape{rank + 1}));
+    for (int64_t d = 0; d < rank; ++d) dense_shape.data<int64_t>()[d] = batch_shape[d];
+    dense_shape.data<int64_t>()[rank] = v.max_length;
+    ctx.set_output(s, std::move(indices));
+    ctx.set_output(l.num_sparse + s, std::move(values));
+    ctx.set_output(2 * l.num_sparse + s, std::move(dense_shape));
+  }
   for (int f = 0; f < l.num_dense; ++f) {
     if (tdense[f] == DataType::kString) {
       outputs[f] = Tensor::FromStrings(out_shapes[f], std::move(string_outputs[f]));
     }
     ctx.set_output(l.dense_output + f, std::move(outputs[f]));
   }
+  return absl::OkStatus();
 }
 
 absl::Status ParseExampleOp(HostOpContext& ctx) {
@@ -264,8 +353,7 @@ absl::Status ParseExampleOp(HostOpContext& ctx) {
   for (int64_t b = 0; b < batch; ++b) {
     PX_RETURN_IF_ERROR(parser.ParseRecord(example, b));
   }
-  parser.SetOutputs();
-  return absl::OkStatus();
+  return parser.SetOutputs();
 }
 PX_REGISTER_HOST_OP("ParseExample", ParseExampleOp);
 PX_REGISTER_HOST_OP("ParseExampleV2", ParseExampleOp);

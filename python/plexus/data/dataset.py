@@ -226,9 +226,10 @@ class Dataset:
     def skip(self, count, name=None):
         count = int(count)
         c = self._cardinality
+        if count < 0:  # skip(-1) skips everything, as in tf.data
+            return Dataset(lambda: iter(()), self._element_spec, c if c == INFINITE_CARDINALITY else 0)
         card = max(c - count, 0) if c >= 0 else c
-        return Dataset(lambda: itertools.islice(self._numpy_iter(), max(count, 0), None), self._element_spec,
-                       card if count >= 0 else 0)
+        return Dataset(lambda: itertools.islice(self._numpy_iter(), count, None), self._element_spec, card)
 
     def enumerate(self, start=0, name=None):
         def make():

@@ -26,8 +26,15 @@ def _values(value):
 
 
 def feature(value) -> bytes:
-    """One serialized tf.train.Feature: bytes/str become a BytesList, floats a FloatList, ints an Int64List."""
+    """One serialized tf.train.Feature: bytes/str become a BytesList, floats a FloatList, ints an Int64List.
+
+    An empty list is an empty FloatList (tf.train.Feature's default); an
+    empty NumPy array's dtype chooses the list instead.
+    """
     items = _values(value)
+    if isinstance(value, np.ndarray) and not items:  # an empty array's dtype says which list
+        kind = "bytes" if value.dtype.kind in "SUO" else "float" if value.dtype.kind == "f" else "int"
+        return _field({"bytes": 1, "float": 2, "int": 3}[kind], b"")
     kinds = {("bytes" if isinstance(v, (bytes, str, np.bytes_, np.str_)) else
               "float" if isinstance(v, (float, np.floating)) else "int") for v in items}
     if kinds == {"float", "int"}:

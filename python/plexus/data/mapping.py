@@ -20,7 +20,7 @@ import numpy as np
 
 from ..function import function as _traced_function
 from . import structure as S
-from .dataset import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
+from .dataset import UNKNOWN_CARDINALITY, Dataset
 
 
 def _args_of(structure):
@@ -149,8 +149,7 @@ def filtered(ds, predicate):
                 raise ValueError(f"filter: the predicate must return a scalar bool, got {value.dtype} {value.shape}")
             if bool(value):
                 yield element
-    card = INFINITE_CARDINALITY if ds.cardinality() == INFINITE_CARDINALITY else UNKNOWN_CARDINALITY
-    return Dataset(make, ds.element_spec, card)
+    return Dataset(make, ds.element_spec, UNKNOWN_CARDINALITY)  # tf.data: unknown, even of an infinite one
 
 
 def interleaved(ds, fn, cycle_length, block_length):
