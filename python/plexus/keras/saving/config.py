@@ -76,23 +76,25 @@ def serialize_layer(layer, with_build=True):
     return out
 
 
-def _tensor_ref(kt):
+def _tensor_ref(kt, history=None):
     layer, node_index, tensor_index = kt._history
     return {"class_name": _KT, "config": {"shape": list(kt.shape), "dtype": kt.dtype,
-                                         "keras_history": [layer.name, node_index, tensor_index]}}
+                                         "keras_history": history or [layer.name, node_index, tensor_index]}}
 
 
-def _plain(value):
+def _plain(value, history=None):
+    """`value` as JSON, KerasTensors as references; history(kt) gives a reference's
+    [layer name, node index, tensor index]."""
     if getattr(value, "_is_keras_tensor", False):
-        return _tensor_ref(value)
+        return _tensor_ref(value, history(value) if history else None)
     if isinstance(value, slice):
         return {"class_name": "__slice__", "config": {"start": value.start, "stop": value.stop, "step": value.step}}
     if value is Ellipsis:
         return {"class_name": "__ellipsis__", "config": {}}
     if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
+        return [_plain(v, history) for v in value]
     if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
+        return {k: _plain(v, history) for k, v in value.items()}
     if hasattr(value, "numpy") and not isinstance(value, type):
         return value.numpy().tolist()
     return value
@@ -100,6 +102,15 @@ def _plain(value):
 
 def functional_config(model):
     node_ids = {id(n) for n in model._nodes}
+
+    def own_index(layer, node_index):
+        # Keras numbers a layer's nodes among those of this model (a layer
+        # also called elsewhere has nodes that are not saved).
+        return sum(1 for n in F._inbound_nodes(layer)[:node_index] if id(n) in node_ids)
+
+    def history(kt):
+        layer, node_index, tensor_index = kt._history
+        return [layer.name, own_index(layer, node_index), tensor_index]
     layers = []
     for layer in model.layers:
         entry = serialize_layer(layer)
@@ -108,14 +119,17 @@ def functional_config(model):
         if not isinstance(layer, F.InputLayer):
             for node in F._inbound_nodes(layer):
                 if id(node) in node_ids:
-                    nodes.append({"args": _plain(list(node.args)), "kwargs": _plain(dict(node.kwargs))})
+                    nodes.append({"args": _plain(list(node.args), history),
+                                  "kwargs": _plain(dict(node.kwargs), history)})
         entry["inbound_nodes"] = nodes
         layers.append(entry)
 
     def refs(structure):
         if getattr(structure, "_is_keras_tensor", False):
-            layer, node_index, tensor_index = structure._history
-            return [layer.name, node_index, tensor_index]
+            name, node_index, tensor_index = history(structure)
+            # In input_layers and output_layers Keras counts a nested functional
+            # model's own node (its inputs to its outputs) first.
+            return [name, node_index + _functional_offset(structure._history[0]), tensor_index]
         if isinstance(structure, dict):
             return {k: refs(v) for k, v in structure.items()}
         return [refs(v) for v in structure]
@@ -273,6 +287,11 @@ def _is_ref(value):
         isinstance(v, int) for v in value[1:])
 
 
+def _functional_offset(layer):
+    """1 for a functional model used as a layer (Keras counts its own node first), else 0."""
+    return 1 if isinstance(layer, Functional) else 0
+
+
 def functional_from_config(config, custom_objects=None, where="model"):
     created, pending = {}, []
     for entry in config.get("layers", []):
@@ -287,7 +306,7 @@ def functional_from_config(config, custom_objects=None, where="model"):
         if layer is None:
             raise ConfigError(f"{here}: refers to layer '{name}', which the model does not have")
         nodes = F._inbound_nodes(layer)
-        if node_index >= len(nodes):
+        if not 0 <= node_index < len(nodes):
             return None
         return F.tree_flatten(nodes[node_index].outputs)[tensor_index]
 
@@ -323,7 +342,13 @@ def functional_from_config(config, custom_objects=None, where="model"):
 
     def refs(structure):
         if _is_ref(structure):
-            return tensor(structure, where)
+            name, node_index, tensor_index = structure
+            node_index -= _functional_offset(created.get(name))
+            t = tensor([name, node_index, tensor_index], where)
+            if t is None:
+                raise ConfigError(f"{where}: the model's inputs or outputs name node {structure[1]} of layer "
+                                  f"'{name}', which the config never calls")
+            return t
         if isinstance(structure, dict):
             return {k: refs(v) for k, v in structure.items()}
         return [refs(v) for v in structure]
