@@ -179,8 +179,10 @@ class Functional(Model):
             elif B.dtype_name(t.dtype) != kt.dtype and not B.is_float(kt.dtype) and B.is_float(t.dtype):
                 t = B.cast(t, kt.dtype)
             shape = list(t.shape)
+            # As in Keras, the batch size of an Input is not enforced (a Sequential
+            # model built by its first call records that call's batch size).
             if len(shape) != len(kt.shape) or any(e is not None and g is not None and e != g
-                                                  for e, g in zip(kt.shape, shape)):
+                                                  for e, g in zip(kt.shape[1:], shape[1:])):
                 raise ValueError(f"model '{self.name}': input '{kt._history[0].name}' expects shape {kt.shape}, "
                                  f"got {tuple(shape)}")
             out[id(kt)] = t
