@@ -328,7 +328,12 @@ class Layer:
         else:
             self.built = True
         cast_to = self.compute_dtype if self.autocast and self.compute_dtype != self.variable_dtype else None
-        if cast_to is not None:
+        if cast_to is None and B.autocast_dtype() is not None:
+            # A float32 layer inside a mixed-precision model reads its variables
+            # as they are (Keras's output Dense with dtype="float32").
+            with B.autocast_scope(None):
+                outputs = self.call(*args, **kwargs)
+        elif cast_to is not None:
             with B.autocast_scope(cast_to):
                 outputs = self.call(*args, **kwargs)
         else:

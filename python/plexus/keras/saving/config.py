@@ -273,7 +273,12 @@ def _build(layer, build, where):
 def sequential_from_config(config, custom_objects=None, where="model"):
     entries = config.get("layers", [])
     layers = [deserialize_layer(e, custom_objects, where) for e in entries]
-    model = Sequential(name=config.get("name"), trainable=config.get("trainable", True))
+    dtype = config.get("dtype")
+    if isinstance(dtype, dict):
+        from .. import mixed_precision
+        dtype = mixed_precision.policy_from_config(dtype)
+    # The model's own policy matters: compile() scales the loss under mixed_float16.
+    model = Sequential(name=config.get("name"), trainable=config.get("trainable", True), dtype=dtype)
     for layer in layers:
         model.add(layer, rebuild=False)
     model._maybe_rebuild()
