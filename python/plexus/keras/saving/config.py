@@ -171,9 +171,17 @@ def _find_class(entry, custom_objects, where):
     cls = getattr(L, name, None)
     if isinstance(cls, type) and issubclass(cls, Layer):
         return cls
+    module = entry.get("module") or ""
+    # Keras writes no module for the classes of the program that saved the
+    # file (subclassed layers and models), and a registered name for them.
+    own = not module.startswith("keras") and registered is not None
     raise ConfigError(f"{where}: unknown layer class '{name}'"
                       + (f" (registered as '{registered}')" if registered else "")
-                      + "; pass it in custom_objects={'" + str(name) + "': TheClass} if it is your own class")
+                      + (", a class of the program that saved the file (a subclassed layer or model)" if own
+                         else "")
+                      + ("; plexus.keras has no such Keras layer" if not own else "")
+                      + "; pass custom_objects={'" + str(name) + "': TheClass} with a plexus.keras class "
+                      "(a Layer or Model subclass with get_config/from_config) to load it")
 
 
 _IGNORABLE = re.compile(r"unrecognized (keyword )?arguments?: \[(.*)\]")
