@@ -258,6 +258,13 @@ def test_lambda_and_custom_layers(tmp_path):
     pm.save(tmp_path / "p.keras")
     back = keras.saving.load_model(tmp_path / "p.keras", safe_mode=False)
     _close(back.predict(x, verbose=0), km.predict(x, verbose=0))
+    # A registered class loads without custom_objects, and saves under its registered name.
+    pk.saving.register_keras_serializable(package="test_saving", name="Scale")(OurScale)
+    pm = pk.models.load_model(tmp_path / "k.keras", safe_mode=False)
+    _close(pm.predict(x, verbose=0), km.predict(x, verbose=0))
+    pm.save(tmp_path / "r.keras")
+    _close(keras.saving.load_model(tmp_path / "r.keras", safe_mode=False).predict(x, verbose=0),
+           km.predict(x, verbose=0))
 
 
 def test_weights_files_both_ways(tmp_path):
@@ -280,6 +287,7 @@ def test_export_saved_model_loads_in_tensorflow_and_plexus(tmp_path):
     x = CASES["branches"][1](5)
     want = pm.predict(x, verbose=0)
     pm.export(tmp_path / "sm", verbose=False)
+    assert sorted(tf.saved_model.load(str(tmp_path / "sm")).signatures) == ["serve", "serving_default"]
     served = tf.saved_model.load(str(tmp_path / "sm")).signatures["serving_default"]
     got = served(a=tf.constant(x[0]), b=tf.constant(x[1]))
     _close([got["output_0"].numpy(), got["output_1"].numpy()], want)

@@ -64,7 +64,10 @@ def serialize_layer(layer, with_build=True):
     module = _module_of(layer)
     class_name = _class_name(layer)
     if module is None or not hasattr(L, type(layer).__name__) and not isinstance(layer, Model):
-        registered = f"Custom>{type(layer).__name__}"
+        from .registry import get_registered_name
+        registered = get_registered_name(type(layer))
+        if ">" not in registered:
+            registered = f"Custom>{registered}"
         module = type(layer).__module__
     if getattr(layer, "_keras_class", None):  # loaded through custom_objects: keep the file's names
         module, class_name, registered = layer._keras_class
@@ -162,6 +165,11 @@ def _find_class(entry, custom_objects, where):
         short = registered.split(">", 1)[-1]
         if short in custom_objects:
             return custom_objects[short]
+    from .registry import get_registered_object
+    for key in (registered, name):
+        cls = get_registered_object(key) if key else None
+        if cls is not None:
+            return cls
     if name in ("Functional", "Model"):
         return Functional
     if name == "Sequential":
@@ -233,10 +241,11 @@ def deserialize_layer(entry, custom_objects=None, where="model"):
         if cls is getattr(L, "Lambda", None):
             config = _lambda_config(config, custom_objects, here)
         layer = _construct(cls, config, here)
-    if custom_objects and cls in custom_objects.values():
+    if not isinstance(layer, Model) and (entry["class_name"] != type(layer).__name__ or not hasattr(L, cls.__name__)):
+        # A custom class: keep the file's names (its weights group, saving it back).
         layer._keras_class = (module or None, entry["class_name"], entry.get("registered_name"))
     build = entry.get("build_config")
-    if build and not layer.built and not isinstance(layer, Model):
+    if build and not layer.built and not isinstance(layer, (Functional, Sequential)):  # subclassed models too
         _build(layer, build, here)
     return layer
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import plexus as px
 
-from ..models import functional as F
 from . import config as C
 
 
@@ -36,16 +35,18 @@ def export_saved_model(model, filepath, input_signature=None, verbose=True):
             return {f"output_{i}": o for i, o in enumerate(out)}
         return out
     fn = px.function(serve, input_signature=specs)
-    path = px.saved_model.save(filepath, fn.get_concrete_function())
+    concrete = fn.get_concrete_function()
+    # Keras's export has both endpoints: "serve" and the default signature.
+    path = px.saved_model.save(filepath, {"serving_default": concrete, "serve": concrete})
     if verbose:
-        print(f"Saved the model's forward pass as a SavedModel at {path} (signature 'serving_default': "
+        print(f"Saved the model's forward pass as a SavedModel at {path} (endpoints 'serve' and 'serving_default': "
               f"inputs {[s.name for s in specs]})")
     return path
 
 
-def clone_model(model):
-    """The same architecture with newly initialized weights."""
-    clone = C.deserialize_layer(C.serialize_layer(model))
-    if isinstance(model, F.InputLayer):
-        return clone
-    return clone
+def clone_model(model, input_tensors=None, clone_function=None):
+    """The same architecture with newly initialized weights (Keras's default clone)."""
+    if input_tensors is not None or clone_function is not None:
+        raise NotImplementedError("clone_model: input_tensors and clone_function are not supported; "
+                                  "clone_model(model) rebuilds the model from its config")
+    return C.deserialize_layer(C.serialize_layer(model))
