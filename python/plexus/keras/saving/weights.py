@@ -31,16 +31,89 @@ def _own(layer):
     return list(layer._trainable_variables) + list(layer._non_trainable_variables)
 
 
+def _graph_model(obj):
+    """Functional and Sequential models save their layers as ``layers/<snake_case class>``."""
+    from ..models.model import Functional
+    from ..models.sequential import Sequential
+    return isinstance(obj, (Functional, Sequential))
+
+
+_BASE_ATTRS = None
+
+
+def _base_attrs():
+    """Attribute names of the base Layer and Model, which are never saved objects (Keras skips
+    the attributes of its own base Layer likewise)."""
+    global _BASE_ATTRS
+    if _BASE_ATTRS is None:
+        _BASE_ATTRS = set(dir(Model)) | set(vars(Model(name="attributes_probe")))
+    return _BASE_ATTRS
+
+
+def _name_key(name):
+    # Keras visits public attributes first, then private ones.
+    return "~" + name if name.startswith("_") else name
+
+
 def _children(layer):
-    """(name in the file, sub-layer) for a layer's sub-layers that are not a model's layers."""
-    if isinstance(layer, Model):
+    """(name in the file, sub-layer or list of them) for the sub-objects Keras saves under a
+    layer or subclassed model: its attributes holding layers, in Keras's order (public names
+    first, sorted), each object once. Lists, tuples and dicts of layers are containers whose
+    entries are named by snake_case class name (``blocks/dense``, ``blocks/dense_1``). Our
+    built-in layers keep sub-layers in private attributes where Keras has public properties
+    (``_query_dense`` for ``query_dense``), so their leading underscore is dropped."""
+    if _graph_model(layer):
         return []
-    out, seen = [], set()
-    for attr, value in vars(layer).items():
-        if isinstance(value, Layer) and id(value) not in seen and value is not layer:
-            seen.add(id(value))
-            name = attr[1:] if attr.startswith("_") and not attr.startswith("__") else attr
-            out.append((name, value))
+    skip = _base_attrs()
+    names = set(vars(layer))
+    for klass in type(layer).__mro__:
+        if klass in (Layer, Model) or klass.__module__.startswith("plexus.keras.models"):
+            continue
+        names.update(n for n, v in vars(klass).items() if isinstance(v, property))
+    builtin = type(layer).__module__.startswith("plexus.keras.")
+    out, seen = [], {id(layer)}
+    for attr in sorted((n for n in names if not n.startswith("__") and n not in skip), key=_name_key):
+        try:
+            value = getattr(layer, attr)
+        except Exception:  # noqa: BLE001  (a property that cannot be read now holds no layer)
+            continue
+        name = attr[1:] if builtin and attr.startswith("_") else attr
+        if isinstance(value, Layer):
+            if id(value) not in seen:
+                seen.add(id(value))
+                out.append((name, value))
+        elif isinstance(value, (list, tuple, dict)):
+            items = _container(value, seen)
+            if items:
+                out.append((name, items))
+    return out
+
+
+def _container(value, seen):
+    """[(name, layer or nested container)] for a list, tuple or dict attribute, named as Keras
+    names a container's entries."""
+    from ..layers.base import snake_case
+    values = list(value.values()) if isinstance(value, dict) else list(value)
+    used, out = {}, []
+
+    def unique(base):
+        if base in used:
+            used[base] += 1
+            return f"{base}_{used[base]}"
+        used[base] = 0
+        return base
+    for v in values:
+        if isinstance(v, Layer):
+            keras_class = getattr(v, "_keras_class", None)
+            name = unique(snake_case(keras_class[1] if keras_class else type(v).__name__))
+            if id(v) not in seen:
+                seen.add(id(v))
+                out.append((name, v))
+        elif isinstance(v, (list, tuple, dict)):
+            name = unique("container")
+            items = _container(v, seen)
+            if items:
+                out.append((name, items))
     return out
 
 
@@ -48,7 +121,7 @@ def _model_layers(model):
     """(group name, layer) for a model's layers, named as Keras names them in the file: the
     snake_case class name, then _1, _2... for later layers of the same class, in model.layers
     order (not the layers' own names, which are not reproducible)."""
-    if not isinstance(model, Model):
+    if not _graph_model(model):
         return []
     from ..layers.base import snake_case
     from ..models.functional import OpLayer
@@ -68,8 +141,10 @@ def _model_layers(model):
     return out
 
 
-def _has_weights(layer):
-    return bool(layer.weights)
+def _has_weights(sub):
+    if isinstance(sub, list):  # a container: [(name, layer or container)]
+        return any(_has_weights(v) for _, v in sub)
+    return bool(sub.weights)
 
 
 # ---- writing ---------------------------------------------------------------------------
@@ -78,12 +153,20 @@ def write_layer(group, layer):
     vars_group = group.create_group("vars")
     for i, v in enumerate(_own(layer)):
         vars_group.create_dataset(str(i), data=v.numpy())
-    if isinstance(layer, Model):
+    if _graph_model(layer):
         layers_group = group.create_group("layers")
         for name, sub in _model_layers(layer):
             write_layer(layers_group.create_group(name), sub)
-    for name, sub in _children(layer):
-        if _has_weights(sub) and name not in group:
+    _write_children(group, _children(layer))
+
+
+def _write_children(group, children):
+    for name, sub in children:
+        if name in group or not _has_weights(sub):
+            continue
+        if isinstance(sub, list):
+            _write_children(group.create_group(name), sub)
+        else:
             write_layer(group.create_group(name), sub)
 
 
@@ -119,7 +202,7 @@ def read_layer(group, layer, where, skip_mismatch=False):
             except WeightsError:
                 if not skip_mismatch:
                     raise
-    if isinstance(layer, Model):
+    if _graph_model(layer):
         layers_group = group.get("layers")
         for name, sub in _model_layers(layer):
             if not sub.weights:
@@ -131,15 +214,24 @@ def read_layer(group, layer, where, skip_mismatch=False):
                                    f"(the file has {sorted(layers_group) if layers_group is not None else []})")
             count += read_layer(layers_group[name], sub, f"{where}/layers/{name}", skip_mismatch)
         return count
-    for name, sub in _children(layer):
-        if not sub.weights:
+    return count + _read_children(group, _children(layer), layer, where, skip_mismatch)
+
+
+def _read_children(group, children, layer, where, skip_mismatch):
+    count = 0
+    for name, sub in children:
+        if not _has_weights(sub):
             continue
         if name not in group:
             if skip_mismatch:
                 continue
-            raise WeightsError(f"{where}: no entry '{name}' for the sub-layer '{sub.name}' of '{layer.name}' "
+            what = f"the sub-layer '{sub.name}'" if isinstance(sub, Layer) else "the layers in attribute"
+            raise WeightsError(f"{where}: no entry '{name}' for {what} of '{layer.name}' "
                                f"(the file has {sorted(k for k in group if k != 'vars')})")
-        count += read_layer(group[name], sub, f"{where}/{name}", skip_mismatch)
+        if isinstance(sub, list):
+            count += _read_children(group[name], sub, layer, f"{where}/{name}", skip_mismatch)
+        else:
+            count += read_layer(group[name], sub, f"{where}/{name}", skip_mismatch)
     return count
 
 
