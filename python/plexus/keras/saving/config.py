@@ -241,7 +241,8 @@ def deserialize_layer(entry, custom_objects=None, where="model"):
         if cls is getattr(L, "Lambda", None):
             config = _lambda_config(config, custom_objects, here)
         layer = _construct(cls, config, here)
-    if not isinstance(layer, Model) and (entry["class_name"] != type(layer).__name__ or not hasattr(L, cls.__name__)):
+    if not isinstance(layer, (Functional, Sequential)) and (
+            entry["class_name"] != type(layer).__name__ or not hasattr(L, cls.__name__)):
         # A custom class: keep the file's names (its weights group, saving it back).
         layer._keras_class = (module or None, entry["class_name"], entry.get("registered_name"))
     build = entry.get("build_config")
