@@ -433,7 +433,7 @@ TEST_F(HostOpsTest, ParseExampleInt64AndStringFeatures) {
   EXPECT_EQ((*out)[1].strings(), (std::vector<std::string>{"cat", "none"}));
 }
 
-TEST_F(HostOpsTest, ParseExampleSparseIsUnimplemented) {
+TEST_F(HostOpsTest, ParseExampleSparseFeatureOfAnEmptyExample) {
   const std::string graph = Placeholder("serialized", "DT_STRING") + StringConst("names", {}, false) +
                             StringConst("sparse_keys", {"s"}, false) + StringConst("dense_keys", {}, false) +
                             StringConst("ragged_keys", {}, false) + R"pb(
@@ -447,10 +447,13 @@ TEST_F(HostOpsTest, ParseExampleSparseIsUnimplemented) {
       attr { key: "ragged_split_types" value { list { } } }
       attr { key: "dense_shapes" value { list { } } }
     })pb";
-  auto out = Run(graph, {{"serialized", Tensor::FromStrings({1}, {""})}}, {"parse:0"});
-  ASSERT_FALSE(out.ok());
-  EXPECT_EQ(out.status().code(), absl::StatusCode::kUnimplemented);
-  EXPECT_TRUE(Contains(out.status(), "sparse")) << out.status();
+  // Sparse features are parsed (VarLenFeature): an Example without the
+  // feature gives no indices, no values and the dense shape [1, 0].
+  auto out = Run(graph, {{"serialized", Tensor::FromStrings({1}, {""})}}, {"parse:0", "parse:1", "parse:2"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].shape(), (Shape{0, 2}));
+  EXPECT_EQ((*out)[1].shape(), (Shape{0}));
+  EXPECT_EQ((*out)[2].shape(), (Shape{2}));
 }
 
 TEST_F(HostOpsTest, StringOps) {
