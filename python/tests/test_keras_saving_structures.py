@@ -145,11 +145,13 @@ def test_mixed_precision_sequential_keeps_its_policy_and_loss_scale(tmp_path, mi
     pm = pk.load_model(tmp_path / "mp.keras")
     assert [layer.dtype_policy.name for layer in pm.layers] == ["mixed_float16", "mixed_float16", "float32"]
     assert type(pm.optimizer).__name__ == "LossScaleOptimizer" and pm.optimizer.iterations == 2
-    _close(pm.predict(x, verbose=0), want, 1e-3)
+    # float16 compute: one rounding of float16 (about 1e-3 relative) may
+    # differ between the two frameworks' kernels, so 5e-3.
+    _close(pm.predict(x, verbose=0), want, 5e-3)
     pm.fit(x, y, batch_size=4, verbose=0)
     pm.save(tmp_path / "ours.keras")
     back = keras.saving.load_model(tmp_path / "ours.keras")
-    _close(back.predict(x, verbose=0), pm.predict(x, verbose=0), 1e-3)
+    _close(back.predict(x, verbose=0), pm.predict(x, verbose=0), 5e-3)
     assert int(back.optimizer.iterations) == 4
 
 
