@@ -26,6 +26,13 @@ def data(rank, dtype, n, salt=0):
     return rng.integers(-3, 4, size=n).astype(dtype)
 
 
+def result(*parts):
+    """Prints one RESULT line with a single write, so that a launcher that
+    merges the ranks' output (mpirun) cannot interleave two ranks' lines."""
+    sys.stdout.flush()
+    os.write(1, ("RESULT " + " ".join(str(p) for p in parts) + "\n").encode())
+
+
 def digest(t):
     return hashlib.sha256(np.ascontiguousarray(t).tobytes()).hexdigest()[:16]
 
@@ -79,7 +86,7 @@ def collectives():
     np.testing.assert_array_equal(got, np.concatenate([np.full([k + 1, 2], k, np.int32) for k in range(n)]))
     dist.barrier()
     check_same_everywhere(results)
-    print("RESULT collectives", len(results), flush=True)
+    result("collectives", len(results))
 
 
 def mlp_params(seed=0):
@@ -129,7 +136,7 @@ def train(steps=20, traced=False):
             sgd.apply_gradients(zip(tape.gradient(loss, ref), ref))
         for got, want in zip(final, ref):
             np.testing.assert_allclose(got, want.numpy(), rtol=1e-5, atol=1e-6)
-    print("RESULT train", digest(final[0]), flush=True)
+    result("train", digest(final[0]))
 
 
 def fault(kind):
@@ -145,9 +152,9 @@ def fault(kind):
             dist.all_reduce(x)
             time.sleep(0.02)
     except (errors.UnavailableError, errors.DeadlineExceededError) as e:
-        print(f"RESULT {type(e).__name__} after {time.monotonic() - t0:.1f}s: {e}", flush=True)
+        result(f"{type(e).__name__} after {time.monotonic() - t0:.1f}s: {e}")
         sys.exit(3)
-    print("RESULT no error", flush=True)
+    result("no error")
 
 
 def mismatch():
@@ -155,9 +162,9 @@ def mismatch():
     try:
         dist.all_reduce(np.ones([3 + r], np.float32))
     except errors.InvalidArgumentError as e:
-        print(f"RESULT InvalidArgumentError: {e}", flush=True)
+        result(f"InvalidArgumentError: {e}")
         sys.exit(3)
-    print("RESULT no error", flush=True)
+    result("no error")
 
 
 def tf_graph(folder):
@@ -176,7 +183,7 @@ def tf_graph(folder):
         recv = px.import_graph_def(os.path.join(folder, "bcast_recv.pb"), inputs=[], outputs=["received"])
         out = recv()
     np.testing.assert_array_equal(out.numpy(), [[1, 2], [3, 4]])
-    print("RESULT tf_graph ok", flush=True)
+    result("tf_graph ok")
 
 
 def checkpoint(folder):
@@ -187,7 +194,7 @@ def checkpoint(folder):
     v.assign(np.full([3], -1.0, np.float32))
     dist.restore_checkpoint(ckpt, path)
     np.testing.assert_array_equal(v.numpy(), [0, 0, 0])  # rank 0's values on every rank
-    print("RESULT checkpoint ok", flush=True)
+    result("checkpoint ok")
 
 
 def device(plugin):
@@ -214,7 +221,7 @@ def device(plugin):
     with px.device("ref:0"):
         z = step(px.constant(xs[r]) + 0.0)
     np.testing.assert_allclose(z.numpy(), 2 * np.sum(np.stack(xs), axis=0))
-    print("RESULT device", y.device, g.device, s.device, flush=True)
+    result("device", y.device, g.device, s.device)
 
 
 if __name__ == "__main__":

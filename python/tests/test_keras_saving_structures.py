@@ -144,7 +144,10 @@ def test_mixed_precision_sequential_keeps_its_policy_and_loss_scale(tmp_path, mi
     keras.mixed_precision.set_global_policy("float32")
     pm = pk.load_model(tmp_path / "mp.keras")
     assert [layer.dtype_policy.name for layer in pm.layers] == ["mixed_float16", "mixed_float16", "float32"]
-    assert type(pm.optimizer).__name__ == "LossScaleOptimizer" and pm.optimizer.iterations == 2
+    # A step whose scaled gradients overflow float16 is skipped and not
+    # counted, so the count is Keras's own, not always the number of batches.
+    assert type(pm.optimizer).__name__ == "LossScaleOptimizer"
+    assert pm.optimizer.iterations == int(km.optimizer.iterations)
     # float16 compute: one rounding of float16 (about 1e-3 relative) may
     # differ between the two frameworks' kernels, so 5e-3.
     _close(pm.predict(x, verbose=0), want, 5e-3)
@@ -152,7 +155,7 @@ def test_mixed_precision_sequential_keeps_its_policy_and_loss_scale(tmp_path, mi
     pm.save(tmp_path / "ours.keras")
     back = keras.saving.load_model(tmp_path / "ours.keras")
     _close(back.predict(x, verbose=0), pm.predict(x, verbose=0), 5e-3)
-    assert int(back.optimizer.iterations) == 4
+    assert int(back.optimizer.iterations) == int(pm.optimizer.iterations) >= int(km.optimizer.iterations)
 
 
 def test_spatial_dropout_configs_load_in_keras(tmp_path):
