@@ -25,3 +25,9 @@ echo
 # or when the ranks' weights differ.
 PYTHONPATH="$build/python" "$build/venv/bin/python" -m plexus.distribute.run --nproc 2 \
     "$root/examples/train_digits_distributed.py" --out "$build/digits_dp"
+echo
+# Serve the digits SavedModel with plexus-serve on 127.0.0.1 and query it
+# over TensorFlow Serving's and KServe's REST APIs; a second version is
+# swapped in live; SIGTERM must end it with 0.
+PYTHONPATH="$build/python" "$build/venv/bin/python" "$root/examples/serve_digits.py" \
+    --saved-model "$build/digits/saved_model" --server "$build/bin/plexus-serve" --work "$build/digits_serving"
