@@ -45,6 +45,13 @@ if ! "$venv/bin/python" -m pip install -q --disable-pip-version-check \
   cat "$build/pip.log" >&2
   exit 1
 fi
+# TensorFlow Serving's gRPC stubs for plexus-serve's tests: --no-deps, since
+# the wheel requires "tensorflow" and tensorflow-cpu provides its modules.
+if ! "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-deps \
+       tensorflow-serving-api==2.21.0 2>"$build/pip.log"; then
+  cat "$build/pip.log" >&2
+  exit 1
+fi
 
 export CCACHE_BASEDIR="$root"
 export CCACHE_NOHASHDIR=1
