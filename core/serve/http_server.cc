@@ -2,7 +2,9 @@
 
 #include <httplib.h>
 
+#include <algorithm>
 #include <thread>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -137,8 +139,12 @@ void HttpServer::Finish(const httplib::Request& req, const httplib::Response& re
   const RequestInfo& info = current.info;
   double seconds = absl::ToDoubleSeconds(absl::Now() - current.start);
   if (!info.model.empty()) {
-    metrics_->Request(info.model, info.version, info.protocol.empty() ? "rest" : info.protocol,
-                      res.status, seconds);
+    // Names of models that do not exist are not labels: a client could
+    // otherwise grow the metrics without bound.
+    std::vector<std::string> known = models_->ModelNames();
+    bool exists = std::find(known.begin(), known.end(), info.model) != known.end();
+    metrics_->Request(exists ? info.model : "_unknown", info.version,
+                      info.protocol.empty() ? "rest" : info.protocol, res.status, seconds);
   }
   if (res.status >= 400) {
     metrics_->Error(res.status == 413 ? "too_large"

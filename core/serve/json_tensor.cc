@@ -14,7 +14,7 @@
 #include "absl/strings/str_cat.h"
 // Header-only float <-> half/bfloat16 conversions of the SDK (plexus::sdk is
 // not among plexus_serve's link libraries, so it is included by path).
-#include "../../sdk/include/plexus/sdk/float16.h"
+#include "plexus/sdk/float16.h"
 
 namespace plexus::serve {
 namespace {
