@@ -11,8 +11,8 @@ packages=(build-essential cmake ninja-build ccache pkg-config
           libjpeg-dev libpng-dev libsleef-dev zlib1g-dev
           # Host collectives (core/src/dist) on Gloo; mpirun for the launcher test.
           libgloo-dev openmpi-bin
-          # plexus-serve (core/serve): HTTP and JSON.
-          libcpp-httplib-dev rapidjson-dev
+          # plexus-serve (core/serve): HTTP and JSON; gRPC (optional).
+          libcpp-httplib-dev rapidjson-dev libgrpc++-dev protobuf-compiler-grpc
           python3 python3-dev python3-venv
           # The ROCm plugin (plugins/rocm): Debian's HIP 5.2.
           hipcc libamdhip64-dev
