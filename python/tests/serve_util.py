@@ -189,7 +189,12 @@ def _write_examples_tf1(tf, path):
         x = v1.io.parse_example(serialized, {"x": v1.io.FixedLenFeature([2], tf.float32)})["x"]
         wcv, wrv = v1.Variable(wc, name="wc"), v1.Variable(wr, name="wr")
         scores = tf.nn.softmax(tf.matmul(x, wcv), name="scores")
-        classes = tf.tile(tf.constant([[c.decode() for c in CLASSES]]), [tf.shape(x)[0], 1], name="classes")
+        # The labels [n, 3]: numbers made strings, then named (the cpu
+        # plugin has no Tile/Fill/Gather/ConcatV2 kernels for strings).
+        classes = tf.strings.as_string(tf.tile(tf.range(len(CLASSES))[None, :], [tf.shape(x)[0], 1]))
+        for i, c in enumerate(CLASSES):
+            classes = tf.strings.regex_replace(classes, f"^{i}$", c.decode())
+        classes = tf.identity(classes, name="classes")
         predictions = tf.reshape(tf.matmul(x, wrv) + 0.5, [-1], name="predictions")
         classify = v1.saved_model.classification_signature_def(serialized, classes, scores)
         regress = v1.saved_model.regression_signature_def(serialized, predictions)
