@@ -238,12 +238,14 @@ def copy_version(src_version_dir, base, version):
 
 def write_config(path, models):
     """TensorFlow Serving's model_config_list text file; `models` is a list of
-    (name, base_path, policy) where policy is a text-proto fragment or ""."""
+    (name, base_path, policy[, extra]) where policy is a text-proto fragment
+    or "", and extra more fields of the config (version_labels ...)."""
     lines = ["model_config_list {"]
-    for name, base, policy in models:
+    for name, base, policy, *extra in models:
         lines.append(f'  config {{ name: "{name}" base_path: "{base}" model_platform: "tensorflow"')
         if policy:
             lines.append(f"    model_version_policy {{ {policy} }}")
+        lines.extend(f"    {e}" for e in extra)
         lines.append("  }")
     lines.append("}")
     with open(path, "w") as f:
@@ -401,6 +403,27 @@ class Server:
             os.unlink(self.log.name)
         except OSError:
             pass
+
+
+def run_together(n, fn, seconds_limit):
+    """Runs fn(i) on n threads started together; returns their results (an
+    exception is a result). Bounded by `seconds_limit`."""
+    results = [None] * n
+    barrier = threading.Barrier(n)
+
+    def run(i):
+        try:
+            barrier.wait(timeout=seconds_limit)
+            results[i] = fn(i)
+        except Exception as e:  # noqa: BLE001 - reported by the test
+            results[i] = e
+    threads = [threading.Thread(target=run, args=(i,), daemon=True) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=seconds_limit)
+    assert not any(t.is_alive() for t in threads), "clients did not finish in time"
+    return results
 
 
 def _loads(body):

@@ -8,7 +8,6 @@ import base64
 import json
 import os
 import struct
-import sys
 import threading
 import time
 
@@ -496,27 +495,6 @@ def test_access_log(server):
 # ---- batching and back-pressure -------------------------------------------------------------------
 
 
-def _clients(n, fn, seconds_limit):
-    """Runs fn(i) on n threads started together; returns their results (an
-    exception is a result). Bounded by `seconds_limit`."""
-    results = [None] * n
-    barrier = threading.Barrier(n)
-
-    def run(i):
-        try:
-            barrier.wait(timeout=seconds_limit)
-            results[i] = fn(i)
-        except Exception as e:  # noqa: BLE001 - reported by the test
-            results[i] = e
-    threads = [threading.Thread(target=run, args=(i,), daemon=True) for i in range(n)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=seconds_limit)
-    assert not any(t.is_alive() for t in threads), "clients did not finish in time"
-    return results
-
-
 def test_batching_joins_concurrent_requests(models):
     s = su.Server([f"--model_name=small", f"--model_base_path={os.path.join(models, 'small')}",
                    "--enable_batching", "--max_batch_size=16", "--batch_timeout_micros=20000",
@@ -537,7 +515,7 @@ def test_batching_joins_concurrent_requests(models):
                     bad.append(("wrong answer", x.tolist(), body))
             conn.close()
             return bad
-        results = _clients(16, client, 60)
+        results = su.run_together(16, client, 60)
         assert all(r == [] for r in results), [r for r in results if r]
         text = s.metrics()
         count = su.metric_values(text, "plexus_serve_batch_size_count")['{model="small"}']
@@ -562,7 +540,7 @@ def test_full_queue_is_refused_fast(models):
             r = conns[i].getresponse()
             body = su._loads(r.read())
             return r.status, body, time.monotonic() - t0
-        results = _clients(16, client, 90)
+        results = su.run_together(16, client, 90)
         for c in conns:
             c.close()
         assert not [r for r in results if isinstance(r, Exception)], results
@@ -611,7 +589,7 @@ def test_connection_burst_under_load(models):
                 t0 = time.monotonic()
                 status, _, _ = s.request("GET", "/v2/health/live", timeout=60)
                 return status, round(time.monotonic() - t0, 3)
-            results = _clients(64, client, 120)
+            results = su.run_together(64, client, 120)
             assert all(not isinstance(r, Exception) and r[0] == 200 for r in results), results
             slow = sorted((r[1] for r in results if r[1] > 0.9), reverse=True)
             assert not slow, f"{len(slow)} of 64 connections waited over 0.9 s (longest {slow[:3]} s)"
@@ -636,25 +614,8 @@ def _full_queue_grpc(s):
             return e.status(), e.message()
         finally:
             c.close()
-    results = _clients(16, client, 90)
+    results = su.run_together(16, client, 90)
     codes = [r[0] for r in results]
     assert "ok" in codes, results
     assert all(c in ("ok", "StatusCode.RESOURCE_EXHAUSTED", "StatusCode.UNAVAILABLE") for c in codes), results
     assert any(c != "ok" for c in codes), results
-
-
-# ---- python -m plexus.serve -------------------------------------------------------------------------
-
-
-def test_python_entry_point(models):
-    source = os.path.join(su.REPO, "python", "plexus", "serve.py")
-    env = dict(os.environ, PLEXUS_SERVE_BINARY=su.find_binary())
-    s = su.Server([f"--model_name=small", f"--model_base_path={os.path.join(models, 'small')}"],
-                  grpc=False, command=[sys.executable, source], env=env)
-    try:
-        status, body = s.post_json(PRED, {"instances": X4})
-        assert status == 200, body
-        np.testing.assert_allclose(body["predictions"], su.small_ref(X4, 2), rtol=1e-5)
-    finally:
-        assert s.terminate(timeout=30) == 0
-        s.close()
