@@ -1,6 +1,7 @@
 #include "http_server.h"
 
 #include <httplib.h>
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <thread>
@@ -102,11 +103,22 @@ HttpServer::~HttpServer() {
 }
 
 absl::Status HttpServer::Bind() {
+  // cpp-httplib listens with a backlog of 5 (compiled into Debian's
+  // library): a burst of clients would see SYNs dropped and retried a
+  // second later. The socket is caught as it is made and given the
+  // system's backlog once bound.
+  int listening = -1;
+  server_->set_socket_options([&listening](int fd) {
+    int one = 1;
+    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    listening = fd;
+  });
   if (options_.port == 0) {
     port_ = server_->bind_to_any_port(options_.host);
   } else {
     port_ = server_->bind_to_port(options_.host, options_.port) ? options_.port : -1;
   }
+  if (port_ > 0 && listening >= 0) ::listen(listening, SOMAXCONN);
   if (port_ <= 0) {
     return absl::UnavailableError(absl::StrCat("cannot listen for HTTP on ", options_.host, ":",
                                                options_.port, " (in use, or not an address of "

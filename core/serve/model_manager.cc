@@ -190,29 +190,23 @@ absl::Status ModelManager::SetModels(std::vector<ModelConfig> models) {
     models_.swap(next);  // models no longer listed are dropped with `next`
   }
   for (const auto& name : names) Reconcile(name);
-  std::vector<std::string> empty;
+  // A base path that is not there is a mistake worth stopping for; one with
+  // no version yet is waited on, as TensorFlow Serving does (not ready, 503).
+  std::vector<std::string> missing;
   {
     std::lock_guard<std::mutex> lock(mu_);
     for (const auto& [name, m] : models_) {
-      if (m.serving.empty()) empty.push_back(name);
-    }
-  }
-  if (!empty.empty()) {
-    std::vector<std::string> why;
-    for (const auto& name : empty) {
-      auto st = Status(name);
-      std::string last = "no version directory found";
-      if (st.ok()) {
-        for (const auto& v : *st) {
-          if (!v.status.ok()) last = std::string(v.status.message());
-        }
+      std::error_code ec;
+      if (!fs::is_directory(m.config.base_path, ec)) {
+        missing.push_back(absl::StrCat("model '", name, "': base path '", m.config.base_path,
+                                       "' is not a directory"));
+      } else if (m.serving.empty()) {
+        LogLine(absl::StrCat("model '", name, "' has no version serving yet (base path '",
+                             m.config.base_path, "'); waiting for one"));
       }
-      std::lock_guard<std::mutex> lock(mu_);
-      why.push_back(absl::StrCat("model '", name, "' (", models_[name].config.base_path, "): ", last));
     }
-    return absl::FailedPreconditionError(
-        absl::StrCat("no version to serve for ", absl::StrJoin(why, "; ")));
   }
+  if (!missing.empty()) return absl::NotFoundError(absl::StrJoin(missing, "; "));
   return absl::OkStatus();
 }
 

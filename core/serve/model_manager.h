@@ -68,8 +68,9 @@ class ModelManager {
   ~ModelManager();  // stops polling; servables drain with their requests
 
   // Sets the models (replacing any earlier list: models no longer listed
-  // are unloaded) and loads what each policy asks for now. Returns the
-  // first load error only when a model has no version serving at all.
+  // are unloaded) and loads what each policy asks for now. NOT_FOUND when a
+  // base path is not a directory; a model with no version yet (or none that
+  // loads) is waited for: not ready, its requests UNAVAILABLE.
   absl::Status SetModels(std::vector<ModelConfig> models);
   // Starts the poller thread (each poll_interval).
   void StartPolling();
