@@ -217,8 +217,9 @@ def test_tfs_bad_requests(server, channel, tfs):
     code = grpc.StatusCode
 
     def predict(model="small", inputs=None, **kw):
-        return lambda: stub.Predict(predict_request(tfs, model, inputs or {"features": tensor_proto(tfs, x)}, **kw),
-                                    timeout=TIMEOUT)
+        if inputs is None:
+            inputs = {"features": tensor_proto(tfs, x)}
+        return lambda: stub.Predict(predict_request(tfs, model, inputs, **kw), timeout=TIMEOUT)
     assert_rpc_error(predict("nosuch"), code.NOT_FOUND, "nosuch")
     assert_rpc_error(predict(version=7), code.NOT_FOUND, "small", "7")
     assert_rpc_error(predict(signature="nosig"), code.NOT_FOUND, "nosig")

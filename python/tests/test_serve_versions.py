@@ -85,8 +85,9 @@ def run_clients(server, until, max_seconds):
     stop = threading.Event()
     deadline = time.monotonic() + max_seconds
     clients = [Client(server, i, stop, deadline + 5) for i in range(CLIENTS)]
-    for c in clients:
+    for c in clients:  # staggered: a burst of connections is test_connection_burst_under_load's
         c.start()
+        time.sleep(0.03)
     try:
         while time.monotonic() < deadline and not until(clients):
             time.sleep(0.05)
@@ -243,8 +244,9 @@ def test_sigterm_under_load_drains(models):
                 return  # the server has stopped accepting
     threads = [threading.Thread(target=client, daemon=True) for _ in range(CLIENTS)]
     try:
-        for t in threads:
+        for t in threads:  # staggered: a burst of connections is test_connection_burst_under_load's
             t.start()
+            time.sleep(0.03)
         wait_for("requests answered before the signal", lambda: len(records) >= 20, 30)
         t_sig = time.monotonic()
         signalled.append(t_sig)
