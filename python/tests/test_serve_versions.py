@@ -1,8 +1,10 @@
 """plexus-serve's versions and lifecycle under load: a new version swapped in
 while 16 clients send requests (zero failures, versions 1 -> 2 monotonic per
 client, version 1 unloaded after), a version that fails to load (reported,
-the previous one keeps serving), and SIGTERM under load (every answer a 200,
-exit 0 within the drain deadline). Every wait is bounded."""
+the previous one keeps serving), version policies and labels, SIGTERM under
+load (every answer a 200, exit 0 within the drain deadline), a burst of
+connections while the CPUs are busy, deadlines, flags and the Python entry
+point. Every wait is bounded."""
 
 import http.client
 import json
@@ -115,12 +117,14 @@ def wait_for(what, fn, seconds):
     pytest.fail(f"{what} within {seconds} s")
 
 
-def test_version_swap_under_load(models, tmp_path):
+@pytest.mark.parametrize("batching", [False, True], ids=["direct", "batching"])
+def test_version_swap_under_load(models, tmp_path, batching):
     base = tmp_path / "small"
     base.mkdir()
     su.copy_version(os.path.join(models, "small", "1"), str(base), 1)
+    flags = ["--enable_batching", "--max_batch_size=8", "--batch_timeout_micros=1000"] if batching else []
     s = su.Server([f"--model_name=small", f"--model_base_path={base}", "--file_system_poll_wait_seconds=0.2",
-                   "--rest_threads=32"], grpc=False)
+                   "--rest_threads=32"] + flags, grpc=False)
     try:
         assert set(statuses(s)) == {1}
         swapped = []
@@ -276,9 +280,41 @@ def test_sigterm_under_load_drains(models):
         s.close()
 
 
-@pytest.mark.xfail(reason="plexus-serve exits 1 at start when a base path has no version yet ('no version "
-                          "directory found'); docs/serving.md (ready 400, 503) and TensorFlow Serving wait for one",
-                   strict=False)
+def test_connection_burst_under_load(models):
+    """64 clients connecting at once while the model keeps the CPUs busy are
+    all let in promptly. (A listen backlog of a few connections drops the
+    other SYNs, and each client then waits a second or more to retry.)"""
+    s = su.Server([f"--model_name=slow", f"--model_base_path={os.path.join(models, 'slow')}",
+                   "--rest_threads=96"], grpc=False)
+    stop = threading.Event()
+
+    def busy():
+        conn = s.connection(timeout=60)
+        while not stop.is_set():
+            conn.request("POST", "/v1/models/slow:predict", '{"instances": [[1, 2, 3, 4]]}')
+            conn.getresponse().read()
+        conn.close()
+    background = [threading.Thread(target=busy, daemon=True) for _ in range(2)]
+    try:
+        for t in background:
+            t.start()
+        time.sleep(0.5)
+        for _ in range(2):
+            def client(i):
+                t0 = time.monotonic()
+                status, _, _ = s.request("GET", "/v2/health/live", timeout=60)
+                return status, round(time.monotonic() - t0, 3)
+            results = su.run_together(64, client, 120)
+            assert all(not isinstance(r, Exception) and r[0] == 200 for r in results), results
+            slow = sorted((r[1] for r in results if r[1] > 0.9), reverse=True)
+            assert not slow, f"{len(slow)} of 64 connections waited over 0.9 s (longest {slow[:3]} s)"
+    finally:
+        stop.set()
+        for t in background:
+            t.join(timeout=30)
+        s.close()
+
+
 def test_no_version_yet_then_one_arrives(models, tmp_path):
     """A model whose base path has no version: not ready, requests get 503;
     the first version to appear serves."""
