@@ -50,13 +50,15 @@ foreach(name ${PX_SERVE_GRPC_PROTOS})
   set(outputs ${PX_SERVE_PROTO_OUT}/${name}.pb.cc ${PX_SERVE_PROTO_OUT}/${name}.pb.h)
   set(grpc_args)
   if(name IN_LIST PX_SERVE_GRPC_SERVICES)
-    list(APPEND outputs ${PX_SERVE_PROTO_OUT}/${name}.grpc.pb.cc ${PX_SERVE_PROTO_OUT}/${name}.grpc.pb.h)
+    list(APPEND outputs ${PX_SERVE_PROTO_OUT}/${name}.grpc.pb.cc
+                        ${PX_SERVE_PROTO_OUT}/${name}.grpc.pb.h)
     set(grpc_args --grpc_out=${PX_SERVE_PROTO_OUT} --plugin=protoc-gen-grpc=${PX_GRPC_CPP_PLUGIN})
     list(APPEND PX_SERVE_GRPC_SOURCES ${PX_SERVE_PROTO_OUT}/${name}.grpc.pb.cc)
   endif()
   add_custom_command(
     OUTPUT ${outputs}
-    COMMAND protobuf::protoc -I ${CMAKE_CURRENT_SOURCE_DIR}/proto -I ${PROJECT_SOURCE_DIR}/core/proto
+    COMMAND protobuf::protoc -I ${CMAKE_CURRENT_SOURCE_DIR}/proto
+            -I ${PROJECT_SOURCE_DIR}/core/proto
             --cpp_out=${PX_SERVE_PROTO_OUT} ${grpc_args} ${src}
     DEPENDS ${src} protobuf::protoc ${PX_GRPC_CPP_PLUGIN}
     COMMENT "protoc ${name}.proto")

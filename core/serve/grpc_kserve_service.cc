@@ -168,18 +168,21 @@ absl::StatusOr<Tensor> FromValues(const Values& values, const char* field, DataT
 absl::StatusOr<Tensor> TensorFromContents(const v2::InferTensorContents& c, DataType dtype,
                                           const Shape& shape, int64_t count,
                                           const std::string& what) {
+  auto from = [&](auto type, const auto& values, const char* field) {
+    return FromValues<decltype(type)>(values, field, dtype, shape, count, what);
+  };
   switch (dtype) {
-    case DataType::kBool: return FromValues<bool>(c.bool_contents(), "bool_contents", dtype, shape, count, what);
-    case DataType::kInt8: return FromValues<int8_t>(c.int_contents(), "int_contents", dtype, shape, count, what);
-    case DataType::kInt16: return FromValues<int16_t>(c.int_contents(), "int_contents", dtype, shape, count, what);
-    case DataType::kInt32: return FromValues<int32_t>(c.int_contents(), "int_contents", dtype, shape, count, what);
-    case DataType::kInt64: return FromValues<int64_t>(c.int64_contents(), "int64_contents", dtype, shape, count, what);
-    case DataType::kUInt8: return FromValues<uint8_t>(c.uint_contents(), "uint_contents", dtype, shape, count, what);
-    case DataType::kUInt16: return FromValues<uint16_t>(c.uint_contents(), "uint_contents", dtype, shape, count, what);
-    case DataType::kUInt32: return FromValues<uint32_t>(c.uint_contents(), "uint_contents", dtype, shape, count, what);
-    case DataType::kUInt64: return FromValues<uint64_t>(c.uint64_contents(), "uint64_contents", dtype, shape, count, what);
-    case DataType::kFloat: return FromValues<float>(c.fp32_contents(), "fp32_contents", dtype, shape, count, what);
-    case DataType::kDouble: return FromValues<double>(c.fp64_contents(), "fp64_contents", dtype, shape, count, what);
+    case DataType::kBool: return from(bool(), c.bool_contents(), "bool_contents");
+    case DataType::kInt8: return from(int8_t(), c.int_contents(), "int_contents");
+    case DataType::kInt16: return from(int16_t(), c.int_contents(), "int_contents");
+    case DataType::kInt32: return from(int32_t(), c.int_contents(), "int_contents");
+    case DataType::kInt64: return from(int64_t(), c.int64_contents(), "int64_contents");
+    case DataType::kUInt8: return from(uint8_t(), c.uint_contents(), "uint_contents");
+    case DataType::kUInt16: return from(uint16_t(), c.uint_contents(), "uint_contents");
+    case DataType::kUInt32: return from(uint32_t(), c.uint_contents(), "uint_contents");
+    case DataType::kUInt64: return from(uint64_t(), c.uint64_contents(), "uint64_contents");
+    case DataType::kFloat: return from(float(), c.fp32_contents(), "fp32_contents");
+    case DataType::kDouble: return from(double(), c.fp64_contents(), "fp64_contents");
     case DataType::kString: {
       if (c.bytes_contents_size() != count) {
         return absl::InvalidArgumentError(absl::StrCat(
@@ -212,7 +215,9 @@ absl::Status ReadInputs(const v2::ModelInferRequest& request, const Signature& s
       return absl::InvalidArgumentError(absl::StrCat(what, " is given twice"));
     }
     auto dtype = DataTypeFromV2(input.datatype());
-    if (!dtype.ok()) return absl::InvalidArgumentError(absl::StrCat(what, ": ", dtype.status().message()));
+    if (!dtype.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(what, ": ", dtype.status().message()));
+    }
     auto spec = sig.inputs.find(input.name());
     if (spec != sig.inputs.end() && spec->second.dtype != *dtype) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -276,8 +281,11 @@ absl::Status WriteOutputs(const std::map<std::string, Tensor>& out,
   return absl::OkStatus();
 }
 
+using TensorMetadataList =
+    google::protobuf::RepeatedPtrField<v2::ModelMetadataResponse::TensorMetadata>;
+
 void AddTensorMetadata(const std::map<std::string, SignatureTensor>& tensors,
-                       google::protobuf::RepeatedPtrField<v2::ModelMetadataResponse::TensorMetadata>* out) {
+                       TensorMetadataList* out) {
   for (const auto& [name, t] : tensors) {
     auto* m = out->Add();
     m->set_name(name);
@@ -365,7 +373,8 @@ class InferenceServiceImpl final : public v2::GRPCInferenceService::Service {
     auto param = request.parameters().find("signature_name");
     if (param != request.parameters().end()) {
       if (param->second.parameter_choice_case() != v2::InferParameter::kStringParam) {
-        return absl::InvalidArgumentError("parameter signature_name must be a string (string_param)");
+        return absl::InvalidArgumentError(
+            "parameter signature_name must be a string (string_param)");
       }
       key = param->second.string_param();
     }

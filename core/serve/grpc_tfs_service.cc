@@ -83,7 +83,9 @@ absl::StatusOr<Tensor> DecodeInput(const std::string& name, const plexus::tf::Te
 absl::StatusOr<Tensor> SerializedExamples(const tfs::Input& input) {
   std::vector<std::string> serialized;
   if (input.has_example_list()) {
-    for (const auto& e : input.example_list().examples()) serialized.push_back(e.SerializeAsString());
+    for (const auto& e : input.example_list().examples()) {
+      serialized.push_back(e.SerializeAsString());
+    }
   } else if (input.has_example_list_with_context()) {
     const auto& list = input.example_list_with_context();
     for (const auto& e : list.examples()) {
