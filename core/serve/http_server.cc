@@ -19,6 +19,7 @@ namespace {
 struct ThreadState {
   RequestInfo info;
   absl::Time start;
+  bool in_flight = false;  // counted in the in-flight gauge
 };
 thread_local ThreadState current;
 
@@ -65,9 +66,13 @@ HttpServer::HttpServer(ModelManager* models, Metrics* metrics, HttpServerOptions
   http.set_write_timeout(absl::ToChronoMicroseconds(options_.read_timeout));
   http.set_keep_alive_timeout(std::max<time_t>(1, absl::ToInt64Seconds(options_.keep_alive_timeout)));
   http.set_keep_alive_max_count(100);
-  http.set_pre_routing_handler([](const httplib::Request&, httplib::Response&) {
+  http.set_pre_routing_handler([this](const httplib::Request&, httplib::Response&) {
     current.info = RequestInfo();
     current.start = absl::Now();
+    // A request whose answer could not be written never reached Finish:
+    // it leaves the gauge here, when its thread takes the next one.
+    if (!current.in_flight) metrics_->InFlight(1);
+    current.in_flight = true;
     return httplib::Server::HandlerResponse::Unhandled;
   });
   // Responses httplib makes itself (no route: 404; body too large: 413;
@@ -153,6 +158,8 @@ void HttpServer::AddServerRoutes() {
 
 void HttpServer::Finish(const httplib::Request& req, const httplib::Response& res) {
   const RequestInfo& info = current.info;
+  if (current.in_flight) metrics_->InFlight(-1);
+  current.in_flight = false;
   double seconds = absl::ToDoubleSeconds(absl::Now() - current.start);
   if (!info.model.empty()) {
     // Names of models that do not exist are not labels: a client could
