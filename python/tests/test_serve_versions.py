@@ -214,10 +214,44 @@ def test_version_policy_from_config(models, tmp_path):
         s.close()
 
 
+def _grpc_sigterm_client(s, stop, signalled, records, lock):
+    """Calls ModelInfer on one channel until the server goes; records
+    (start, end, 200 | "grpc <code>")."""
+    import grpc
+    from tritonclient.grpc import service_pb2, service_pb2_grpc
+    req = service_pb2.ModelInferRequest(model_name="slow")
+    t = req.inputs.add()
+    t.name, t.datatype = "features", "FP32"
+    t.shape.extend([1, 4])
+    req.raw_input_contents.append(np.array([[1, 2, 3, 4]], np.float32).tobytes())
+    with grpc.insecure_channel(f"127.0.0.1:{s.grpc_port}") as ch:
+        stub = service_pb2_grpc.GRPCInferenceServiceStub(ch)
+        deadline = time.monotonic() + 60
+        while not stop.is_set() and time.monotonic() < deadline:
+            t0 = time.monotonic()
+            try:
+                r = stub.ModelInfer(req, timeout=40)
+                ok = np.frombuffer(r.raw_output_contents[0], np.float32).tolist() == [2, 4, 6, 8]
+                outcome = 200 if ok else "wrong answer"
+            except grpc.RpcError as e:
+                outcome = f"grpc {e.code().name}"
+                if not signalled:
+                    outcome = f"error before SIGTERM: {outcome} {e.details()}"
+                time.sleep(0.05)
+            with lock:
+                records.append((t0, time.monotonic(), outcome, "grpc"))
+            if signalled and outcome != 200:
+                return
+
+
 def test_sigterm_under_load_drains(models):
+    """REST clients (a connection per request) and, where built, gRPC clients
+    (one channel each) keep the server busy; SIGTERM: every request answered
+    is a 200 / OK, those in flight included, and the server exits 0 within
+    --drain_seconds."""
     drain = 20
     s = su.Server([f"--model_name=slow", f"--model_base_path={os.path.join(models, 'slow')}",
-                   f"--drain_seconds={drain}", "--rest_threads=32"], grpc=False)
+                   f"--drain_seconds={drain}", "--rest_threads=32"])
     lock = threading.Lock()
     records = []  # (start, end, outcome)
     stop = threading.Event()
@@ -247,6 +281,9 @@ def test_sigterm_under_load_drains(models):
             if signalled and not isinstance(outcome, int):
                 return  # the server has stopped accepting
     threads = [threading.Thread(target=client, daemon=True) for _ in range(CLIENTS)]
+    if s.grpc_port is not None:
+        threads[-4:] = [threading.Thread(target=_grpc_sigterm_client, args=(s, stop, signalled, records, lock),
+                                         daemon=True) for _ in range(4)]
     try:
         for t in threads:  # staggered: a burst of connections is test_connection_burst_under_load's
             t.start()
@@ -275,6 +312,10 @@ def test_sigterm_under_load_drains(models):
         assert in_flight, "no request was in flight at SIGTERM (the test proves nothing)"
         refused = [r for r in records if not isinstance(r[2], int)]
         assert all(r[0] >= t_sig - 0.2 for r in refused), "a connection failed well before the signal"
+        grpc_refusals = {r[2] for r in refused if r[2].startswith("grpc")}
+        assert grpc_refusals <= {"grpc UNAVAILABLE", "grpc CANCELLED"}, grpc_refusals
+        if s.grpc_port is not None:
+            assert [r for r in in_flight if r[3:] == ("grpc",)], "no gRPC call was in flight at SIGTERM"
     finally:
         stop.set()
         s.close()
