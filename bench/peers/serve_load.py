@@ -285,9 +285,12 @@ def main():
     p.add_argument("--seconds", type=float, default=5.0, help="per measurement")
     p.add_argument("--concurrency", type=int, default=16)
     p.add_argument("--procs", type=int, default=2, help="client processes sharing the clients")
-    p.add_argument("--max-batch", type=int, default=32)
+    # max_batch_size at the concurrency: with more, a batch never fills and
+    # every batch waits the whole timeout (the latency then bounds the
+    # throughput at concurrency / timeout).
+    p.add_argument("--max-batch", type=int, default=16)
     p.add_argument("--batch-timeout-us", type=int, default=2000)
-    p.add_argument("--batch-threads", type=int, default=2)
+    p.add_argument("--batch-threads", type=int, default=1)
     p.add_argument("--out", default=os.path.join(REPO, "bench", "results_serve.json"))
     args = p.parse_args()
     if su.find_binary() is None:

@@ -150,6 +150,7 @@ absl::StatusOr<Batcher::Outputs> Batcher::Run(const std::string& signature,
   task->output_filter = output_filter;
   task->enqueued = absl::Now();
   task->deadline = deadline;
+  bool wake = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
     int64_t limit = options_.max_enqueued_batches * options_.max_batch_size;
@@ -161,10 +162,14 @@ absl::StatusOr<Batcher::Outputs> Batcher::Run(const std::string& signature,
           options_.max_enqueued_batches, " x max_batch_size ", options_.max_batch_size,
           "); retry later"));
     }
+    // A batch thread needs waking only to start a batch's timer (the queue
+    // was empty) or to run a batch that may now be full; a wake-up per
+    // request costs more than the model itself for small models.
+    wake = queue_.empty() || queued_rows_ + task->rows >= options_.max_batch_size;
     queued_rows_ += task->rows;
     queue_.push_back(task);
   }
-  cv_.notify_one();
+  if (wake) cv_.notify_one();
   std::unique_lock<std::mutex> lock(task->mu);
   if (!task->cv.wait_until(lock, absl::ToChronoTime(deadline), [&] { return task->done; })) {
     task->abandoned = true;
