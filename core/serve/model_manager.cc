@@ -116,6 +116,7 @@ absl::StatusOr<std::vector<ModelConfig>> ReadModelConfigFile(const std::string& 
   ErrorCollector errors;
   parser.RecordErrorsTo(&errors);
   parser.AllowUnknownField(true);  // TensorFlow Serving fields plexus-serve does not read
+  parser.SetRecursionLimit(100);   // deep nesting would overflow the stack
   if (!parser.ParseFromString(text.str(), &config)) {
     return absl::InvalidArgumentError(
         absl::StrCat("model config file '", path, "': ", errors.errors));

@@ -170,6 +170,33 @@ TEST(GraphImport, HostileSizesAreErrorsNotCrashes) {
   EXPECT_TRUE(Contains(many.status(), "node 'bad' (op Identity): input 'x:zz'")) << many.status();
 }
 
+// Text graphs nested thousands deep (an attribute's function inside its
+// own attributes, unknown fields inside unknown fields) once overflowed the
+// parser's stack; they are errors now, as binary ones always were.
+TEST(GraphImport, DeeplyNestedTextGraphsAreErrorsNotCrashes) {
+  std::string attrs;
+  for (int i = 0; i < 5000; ++i) attrs += "func { name: 'f' attr { key: 'a' value { ";
+  attrs += "i: 1";
+  for (int i = 0; i < 5000; ++i) attrs += " } } }";
+  auto nested = ImportGraphDefBytes("node { name: 'n' op: 'NoOp' attr { key: 'k' value { " + attrs + " } } }",
+                                    "deep.pbtxt", GraphFormat::kText);
+  ASSERT_FALSE(nested.ok());
+  EXPECT_TRUE(Contains(nested.status(), "deep.pbtxt")) << nested.status();
+  EXPECT_TRUE(Contains(nested.status(), "recursion limit")) << nested.status();
+  std::string unknown = "node { name: 'n' op: 'NoOp' ";
+  for (int i = 0; i < 20000; ++i) unknown += "zz { ";
+  for (int i = 0; i < 20000; ++i) unknown += "} ";
+  unknown += "}";
+  auto skipped = ImportGraphDefBytes(unknown, "deep_unknown.pbtxt", GraphFormat::kText);
+  ASSERT_FALSE(skipped.ok());
+  EXPECT_TRUE(Contains(skipped.status(), "recursion limit")) << skipped.status();
+  // Ordinary nesting (a function attribute with attributes) still imports.
+  EXPECT_TRUE(ImportGraphDefBytes("node { name: 'n' op: 'NoOp' attr { key: 'k' value { func { name: 'f' "
+                                  "attr { key: 'a' value { i: 1 } } } } } }",
+                                  "ok.pbtxt", GraphFormat::kText)
+                  .ok());
+}
+
 TEST(GraphImport, WideFanInIsLinear) {
   // 50k control inputs into one node: quadratic work here would take minutes.
   std::string text;

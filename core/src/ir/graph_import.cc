@@ -429,6 +429,10 @@ absl::StatusOr<std::unique_ptr<Graph>> ImportGraphDef(const tf::GraphDef& def,
   return graph;
 }
 
+// How deep a text GraphDef may nest messages (protobuf's own default for
+// binary messages is 100; real graphs stay far below it).
+constexpr int kMaxTextNesting = 100;
+
 absl::StatusOr<std::unique_ptr<Graph>> ImportGraphDefBytes(absl::string_view bytes,
                                                            absl::string_view source,
                                                            GraphFormat format) {
@@ -452,6 +456,10 @@ absl::StatusOr<std::unique_ptr<Graph>> ImportGraphDefBytes(absl::string_view byt
     def.Clear();
     google::protobuf::TextFormat::Parser parser;
     parser.AllowUnknownField(true);
+    // Nesting (attributes inside attributes, unknown fields inside unknown
+    // fields) is bounded as in the binary parse: a few thousand levels
+    // would overflow the stack.
+    parser.SetRecursionLimit(kMaxTextNesting);
     // Silence the parser's own stderr report; the status says it all.
     class Collector : public google::protobuf::io::ErrorCollector {
      public:

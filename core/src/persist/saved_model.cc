@@ -73,6 +73,9 @@ absl::Status ParseSavedModel(const std::string& bytes, bool text, const std::str
   TensorFlowAnyFinder finder;
   parser.SetFinder(&finder);
   parser.AllowUnknownField(true);
+  // Bounded nesting, as for binary files: deep nesting would overflow the
+  // stack.
+  parser.SetRecursionLimit(400);
   class Collector : public google::protobuf::io::ErrorCollector {
    public:
     void AddError(int line, int column, const std::string& message) override {

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/text_format.h"
 #include "plexus/op_def.h"
 #include "placer/placer.h"
@@ -22,7 +23,14 @@ absl::StatusOr<tf::GraphDef> ReadGraphDefFile(const std::string& path) {
   tf::GraphDef def;
   if (def.ParseFromString(bytes)) return def;
   def.Clear();
-  if (google::protobuf::TextFormat::ParseFromString(bytes, &def)) return def;
+  google::protobuf::TextFormat::Parser parser;
+  parser.SetRecursionLimit(100);  // deep nesting would overflow the stack
+  class Quiet : public google::protobuf::io::ErrorCollector {
+   public:
+    void AddError(int, int, const std::string&) override {}
+  } quiet;
+  parser.RecordErrorsTo(&quiet);
+  if (parser.ParseFromString(bytes, &def)) return def;
   return absl::InvalidArgumentError(absl::StrCat("'", path, "' is neither a binary nor a text GraphDef"));
 }
 
