@@ -197,6 +197,12 @@ TEST(GraphImport, DeeplyNestedTextGraphsAreErrorsNotCrashes) {
                   .ok());
 }
 
+TEST(GraphImport, ADirectoryIsNotAGraphFile) {
+  auto dir = ImportGraphDefFile(DataPath("tf_graphs"));
+  ASSERT_FALSE(dir.ok());
+  EXPECT_TRUE(Contains(dir.status(), "is a directory, not a graph file")) << dir.status();
+}
+
 TEST(GraphImport, WideFanInIsLinear) {
   // 50k control inputs into one node: quadratic work here would take minutes.
   std::string text;

@@ -6,6 +6,7 @@
 #include <set>
 
 #include <climits>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -483,10 +484,17 @@ absl::StatusOr<std::unique_ptr<Graph>> ImportGraphDefBytes(absl::string_view byt
 }
 
 absl::StatusOr<std::unique_ptr<Graph>> ImportGraphDefFile(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return absl::InvalidArgumentError(absl::StrCat("'", path, "' is a directory, not a graph file"));
+  }
   std::ifstream file(path, std::ios::binary | std::ios::ate);
   if (!file) return absl::NotFoundError(absl::StrCat("cannot open graph file '", path, "'"));
-  if (static_cast<size_t>(file.tellg()) > kMaxGraphBytes) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": graph file is too large"));
+  const auto size = file.tellg();
+  if (size < 0) return absl::InvalidArgumentError(absl::StrCat("'", path, "' cannot be read as a file"));
+  if (static_cast<size_t>(size) > kMaxGraphBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": graph file is too large (", static_cast<size_t>(size),
+                                                   " bytes; the limit is ", kMaxGraphBytes, ")"));
   }
   file.seekg(0);
   std::ostringstream contents;
