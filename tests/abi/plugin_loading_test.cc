@@ -96,6 +96,16 @@ TEST(PluginAbi, MissingFileIsRefused) {
   EXPECT_TRUE(Contains(plugin.status(), "cannot be loaded"));
 }
 
+TEST(PluginAbi, AnEmptyPathOrADirectoryIsSaidPlainly) {
+  auto runtime = EmptyRuntime();
+  auto empty = runtime->LoadPlugin("");
+  ASSERT_FALSE(empty.ok());
+  EXPECT_TRUE(Contains(empty.status(), "plugin path is empty")) << empty.status();
+  auto dir = runtime->LoadPlugin(PX_TEST_DATA_DIR);
+  ASSERT_FALSE(dir.ok());
+  EXPECT_TRUE(Contains(dir.status(), "is a directory")) << dir.status();
+}
+
 TEST(PluginAbi, KernelErrorIsReportedWithNodeAndDevice) {
   auto runtime = EmptyRuntime();
   ASSERT_TRUE(runtime->LoadPlugin(TestPluginPath("kernel_error")).ok());

@@ -1,5 +1,6 @@
 #include "plexus/plugin_host.h"
 
+#include <filesystem>
 #include <dirent.h>
 #include <dlfcn.h>
 #include <sys/stat.h>
@@ -8,6 +9,7 @@
 #include <mutex>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <set>
 
 #include "absl/strings/match.h"
@@ -140,6 +142,16 @@ absl::StatusOr<std::shared_ptr<Plugin>> PluginLoader::Load(const std::string& pa
   auto refuse = [&](absl::StatusCode code, absl::string_view why) {
     return absl::Status(code, absl::StrCat("plugin '", path, "' refused: ", why));
   };
+  // dlopen("") would open the main program, and a directory fails with a
+  // message about ELF headers: both are said plainly instead.
+  if (path.empty()) {
+    return absl::InvalidArgumentError("plugin path is empty: give the path of a plugin's .so file");
+  }
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return refuse(absl::StatusCode::kInvalidArgument,
+                  "it is a directory, not a plugin's .so file");
+  }
   dlerror();
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
