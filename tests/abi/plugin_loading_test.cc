@@ -96,6 +96,22 @@ TEST(PluginAbi, MissingFileIsRefused) {
   EXPECT_TRUE(Contains(plugin.status(), "cannot be loaded"));
 }
 
+// Every test plugin has device type TESTDEV: a second one would make a
+// second TESTDEV:0, so it is refused, naming both files.
+TEST(PluginAbi, ASecondPluginOfTheSameDeviceTypeIsRefused) {
+  auto runtime = EmptyRuntime();
+  ASSERT_TRUE(runtime->LoadPlugin(TestPluginPath("good")).ok());
+  auto second = runtime->LoadPlugin(TestPluginPath("kernel_error"));
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_TRUE(Contains(second.status(), TestPluginPath("kernel_error"))) << second.status();
+  EXPECT_TRUE(Contains(second.status(), "same device type 'TESTDEV'")) << second.status();
+  EXPECT_TRUE(Contains(second.status(), TestPluginPath("good"))) << second.status();
+  int testdev = 0;
+  for (const auto& d : runtime->devices()) testdev += d->name() == "TESTDEV:0";
+  EXPECT_EQ(testdev, 1);
+}
+
 TEST(PluginAbi, AnEmptyPathOrADirectoryIsSaidPlainly) {
   auto runtime = EmptyRuntime();
   auto empty = runtime->LoadPlugin("");

@@ -59,11 +59,20 @@ absl::StatusOr<std::shared_ptr<Plugin>> Runtime::LoadPlugin(const std::string& p
   std::shared_ptr<Plugin> plugin = *std::move(loaded);
   {
     std::lock_guard<std::mutex> lock(mu_);
+    // Names and device types are unique: a second "CPU" would make two
+    // devices named CPU:0. The first loaded keeps them (the search order is
+    // in docs/plugin_guide.md); the refusal names both files.
     for (const auto& other : plugins_) {
+      std::string clash;
       if (other->name() == plugin->name()) {
-        std::string message = absl::StrCat("plugin '", path, "' refused: a plugin named '",
-                                           plugin->name(), "' is already loaded from '",
-                                           other->path(), "'");
+        clash = absl::StrCat("a plugin named '", plugin->name(), "'");
+      } else if (absl::EqualsIgnoreCase(other->device_type(), plugin->device_type())) {
+        clash = absl::StrCat("plugin '", other->name(), "' with the same device type '",
+                             other->device_type(), "'");
+      }
+      if (!clash.empty()) {
+        std::string message = absl::StrCat("plugin '", path, "' refused: ", clash,
+                                           " is already loaded from '", other->path(), "'");
         reports_.push_back({path, false, message});
         return absl::AlreadyExistsError(message);
       }
