@@ -4,15 +4,20 @@
 //   plexus run GRAPH|SAVEDMODEL_DIR --input NAME=FILE.npy|NAME=@FILE ...
 //                    --output NAME ... [--init NODE]... [--signature KEY] [--tag TAG]...
 //                    [--device DEV] [--out DIR] [--plugin PATH]
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -31,7 +36,7 @@ constexpr char kUsage[] =
     "  plexus devices [--plugin PATH]...\n"
     "      List the plugins found (with their ABI versions) and their devices.\n"
     "  plexus run GRAPH [--input NAME=FILE.npy]... --output NAME... [--init NODE]...\n"
-    "             [--device DEV] [--out DIR] [--threads N] [--plugin PATH]...\n"
+    "             [--device DEV] [--out DIR] [--threads N] [--timeout SECONDS] [--plugin PATH]...\n"
     "      Import a TensorFlow GraphDef (.pb binary or .pbtxt text), feed the inputs,\n"
     "      run it and print each output. NAME is a node name (output 0) or node:k.\n"
     "      --init runs NODE once first, in the same session (a frozen graph's table\n"
@@ -64,6 +69,8 @@ constexpr char kUsage[] =
     "      (default: the CPUs this process may use, fewer while other processes keep\n"
     "      some busy; PLEXUS_ADAPTIVE_THREADS=0 turns that off). Same as\n"
     "      PLEXUS_INTRA_OP_THREADS=N.\n"
+    "  --timeout SECONDS (GraphDefs and SavedModels): stop the run once it has taken\n"
+    "      SECONDS (between nodes; loops and functions too) and exit with status 1.\n"
     "  --placement (GraphDefs and SavedModels) prints where each node ran: one line\n"
     "      per node (device, the plugin whose kernel ran it, why it is not on the run's\n"
     "      device), the copies between devices and a summary.\n"
@@ -266,6 +273,7 @@ struct RunArgs {
   bool placement = false;
   bool saved_model = false;  // graph_path is a SavedModel folder
   int threads = 0;           // --threads; 0: automatic
+  double timeout = 0;        // --timeout seconds; 0: none
   std::vector<std::string> disabled_passes;
   std::vector<std::pair<std::string, std::string>> inputs;
   std::vector<std::string> outputs, plugins, init_nodes;
@@ -330,6 +338,11 @@ std::optional<int> ParseRunArgs(int argc, char** argv, RunArgs* args) {
       int n = 0;
       if (!v || !absl::SimpleAtoi(v, &n) || n < 1) return Usage("--threads needs a count of 1 or more");
       args->threads = n;
+    } else if (arg == "--timeout") {
+      const char* v = value("--timeout");
+      double t = 0;
+      if (!v || !absl::SimpleAtod(v, &t) || !(t > 0)) return Usage("--timeout needs a number of seconds above 0");
+      args->timeout = t;
     } else if (arg == "--no-optimize") {
       args->optimize = false;
     } else if (arg == "--memory-stats") {
@@ -456,19 +469,61 @@ int MissingOps(const plexus::Runtime& runtime, const std::string& path) {
   return 1;
 }
 
+// Sets `flag` when `seconds` pass, unless destroyed first (--timeout).
+class Deadline {
+ public:
+  Deadline(double seconds, std::atomic<bool>* flag) {
+    if (seconds <= 0) return;
+    thread_ = std::thread([this, seconds, flag] {
+      std::unique_lock<std::mutex> lock(mu_);
+      if (!cv_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return done_; })) {
+        flag->store(true);
+      }
+    });
+  }
+  ~Deadline() {
+    if (!thread_.joinable()) return;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::thread thread_;
+};
+
 int Run(int argc, char** argv) {
   RunArgs args;
   if (std::optional<int> bad = ParseRunArgs(argc, argv, &args)) return *bad;
   if (args.threads > 0) plexus::SetDefaultIntraOpThreads(args.threads);
   auto runtime = MakeRuntime(args.plugins);
   if (!runtime.ok()) return Fail(runtime.status());
-  if (args.saved_model) {
-    if (args.signature.empty()) args.signature = "serving_default";
-    if (args.tags.empty()) args.tags.insert(plexus::kSavedModelServeTag);
-    return RunSavedModel(runtime->get(), args.graph_path, args.signature, args.tags, args.device, args.inputs,
-                         args.outputs, args.out_dir, args.placement);
+  // --timeout: every run this thread makes (init, the graph, a SavedModel's
+  // restore and signature) stops between nodes once the time has passed.
+  std::atomic<bool> cancel{false};
+  plexus::ScopedRunCancelFlag scoped(&cancel);
+  int code = 0;
+  {
+    Deadline deadline(args.timeout, &cancel);
+    if (args.saved_model) {
+      if (args.signature.empty()) args.signature = "serving_default";
+      if (args.tags.empty()) args.tags.insert(plexus::kSavedModelServeTag);
+      code = RunSavedModel(runtime->get(), args.graph_path, args.signature, args.tags, args.device, args.inputs,
+                           args.outputs, args.out_dir, args.placement);
+    } else {
+      code = RunGraphDef(runtime->get(), args);
+    }
   }
-  return RunGraphDef(runtime->get(), args);
+  if (code != 0 && cancel.load()) {
+    std::fprintf(stderr, "plexus: error: the run took longer than --timeout %g s and was stopped\n", args.timeout);
+  }
+  return code;
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 // The plexus command-line tool, run as a user would.
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -134,6 +135,26 @@ TEST(Cli, ThreadsSetsEachKernelsBudget) {
   Result bad = RunCli(run + " --threads 0");
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_NE(bad.output.find("--threads needs a count of 1 or more"), std::string::npos) << bad.output;
+}
+
+// A loop of two billion iterations (the functional While counting up to 10
+// from -2e9) stops at --timeout with status 1, in about that time.
+TEST(Cli, TimeoutStopsALongRun) {
+  std::string dir = TempDir();
+  PX_ASSERT_OK(WriteNpy(dir + "/start.npy", Tensor::FromVector<int32_t>(DataType::kInt32, {}, {-2000000000})));
+  const std::string run = "run " + Data("tf_graphs/pbtxt_graphs/functional_while.pbtxt") + " --input input=" +
+                          dir + "/start.npy --output while:0";
+  auto start = std::chrono::steady_clock::now();
+  Result r = RunCli(run + " --timeout 0.5");
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("took longer than --timeout 0.5 s and was stopped"), std::string::npos) << r.output;
+  EXPECT_LT(seconds, 30);
+  PX_ASSERT_OK(WriteNpy(dir + "/start.npy", Tensor::FromVector<int32_t>(DataType::kInt32, {}, {3})));
+  Result quick = RunCli(run + " --timeout 60");
+  EXPECT_EQ(quick.exit_code, 0) << quick.output;
+  Result bad = RunCli(run + " --timeout 0");
+  EXPECT_NE(bad.output.find("--timeout needs a number of seconds above 0"), std::string::npos) << bad.output;
 }
 
 TEST(Cli, PlacementPrintsEveryNodeAndASummary) {
