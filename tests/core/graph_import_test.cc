@@ -197,6 +197,17 @@ TEST(GraphImport, DeeplyNestedTextGraphsAreErrorsNotCrashes) {
                   .ok());
 }
 
+// protobuf's own report of a malformed file goes through Plexus's log
+// levels (info), not straight to stderr: the status says it all.
+TEST(GraphImport, ProtobufsParseReportsAreNotPrinted) {
+  ::testing::internal::CaptureStderr();
+  auto bad = ImportGraphDefBytes(std::string("\x0a\x03\x0a\x01\xff", 5), "bad_utf8.pb", GraphFormat::kBinary);
+  std::string printed = ::testing::internal::GetCapturedStderr();
+  ASSERT_FALSE(bad.ok());
+  EXPECT_TRUE(Contains(bad.status(), "bad_utf8.pb")) << bad.status();
+  EXPECT_EQ(printed.find("UTF-8"), std::string::npos) << printed;
+}
+
 TEST(GraphImport, ADirectoryIsNotAGraphFile) {
   auto dir = ImportGraphDefFile(DataPath("tf_graphs"));
   ASSERT_FALSE(dir.ok());

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/stubs/logging.h"
 #include "plexus/status.h"
 
 namespace plexus {
@@ -30,6 +31,24 @@ const char* LevelName(LogLevel level) {
   }
   return "?";
 }
+
+// protobuf reports what it meets in malformed files ("invalid UTF-8 data",
+// fields too deep) on stderr itself. Every such failure also comes back as a
+// status naming the file, so its lines go through Plexus's levels: info
+// (shown with PLEXUS_LOG_LEVEL=info or debug), and error for its fatal ones.
+void ProtobufLog(google::protobuf::LogLevel level, const char* filename, int line,
+                 const std::string& message) {
+  LogLevel ours = level == google::protobuf::LOGLEVEL_FATAL ? LogLevel::kError
+                  : level == google::protobuf::LOGLEVEL_INFO ? LogLevel::kDebug
+                                                             : LogLevel::kInfo;
+  Log(ours, absl::StrCat("protobuf: ", message, " (", filename ? filename : "?", ":", line, ")"));
+}
+
+// Installed when the library loads, before any file is parsed.
+const bool kProtobufLogRouted = [] {
+  google::protobuf::SetLogHandler(&ProtobufLog);
+  return true;
+}();
 
 }  // namespace
 
