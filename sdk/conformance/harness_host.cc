@@ -9,9 +9,11 @@
 #include <exception>
 #include <thread>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "graph.pb.h"
 #include "plexus/graph_import.h"
+#include "plexus/kernel_registry.h"
 #include "plexus/tensor_proto.h"
 
 namespace plexus::conformance {
@@ -114,25 +116,18 @@ PX_Status* KernelRegister(PX_KernelRegistrar* registrar_handle, const PX_KernelD
       Counters().BadCall(absl::StrCat("kernel_register: ", why));
       return NewStatus(PX_CODE_INVALID_ARGUMENT, absl::StrCat("kernel_register: ", why));
     };
-    if (def == nullptr || def->struct_size < offsetof(PX_KernelDef, priority)) {
-      return refuse("PX_KernelDef is null or too small");
-    }
-    if (def->op_name == nullptr || def->op_name[0] == '\0') return refuse("op_name is empty");
-    if (def->compute == nullptr) {
-      return refuse(absl::StrCat("the kernel for op ", def->op_name, " has no compute function"));
-    }
-    if ((def->num_type_constraints > 0 && def->type_constraints == nullptr) ||
-        (def->num_host_memory_inputs > 0 && def->host_memory_inputs == nullptr) ||
-        (def->num_host_memory_outputs > 0 && def->host_memory_outputs == nullptr)) {
-      return refuse(absl::StrCat("op ", def->op_name, ": an array is NULL but its count is not 0"));
+    // The same checks as the runtime's (plexus/kernel_registry.h).
+    absl::Status valid = CheckKernelDef(def);
+    if (!valid.ok()) {
+      std::string why(valid.message());
+      const std::string prefix = "kernel_register: ";
+      if (absl::StartsWith(why, prefix)) why = why.substr(prefix.size());
+      return refuse(why);
     }
     KernelInfo info;
     info.op = def->op_name;
     for (size_t i = 0; i < def->num_type_constraints; ++i) {
       const PX_TypeConstraint& c = def->type_constraints[i];
-      if (c.attr_name == nullptr || (c.num_allowed > 0 && c.allowed == nullptr)) {
-        return refuse(absl::StrCat("op ", def->op_name, ": a type constraint has no attr_name"));
-      }
       std::vector<DataType> allowed;
       for (size_t k = 0; k < c.num_allowed; ++k) allowed.push_back(static_cast<DataType>(c.allowed[k]));
       info.type_constraints.emplace_back(c.attr_name, std::move(allowed));

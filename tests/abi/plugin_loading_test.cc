@@ -112,6 +112,31 @@ TEST(PluginAbi, ASecondPluginOfTheSameDeviceTypeIsRefused) {
   EXPECT_EQ(testdev, 1);
 }
 
+// Malformed kernel definitions are refused, naming the plugin's file, the
+// op and what is wrong (they were once accepted silently).
+TEST(PluginAbi, MalformedKernelDefsAreRefused) {
+  const std::vector<std::pair<const char*, const char*>> cases = {
+      {"missing_attr", "op AddV2: a type constraint names attr 'Q', which is not a type attribute of the op "
+                       "(its type attributes: T)"},
+      {"bad_dtype", "op AddV2: the type constraint on attr 'T' lists dtype 12345, which is not a dtype"},
+      {"constraint_size", "op AddV2: a type constraint has struct_size 0"},
+      {"huge_size", "op AddV2: PX_KernelDef has struct_size 1099511627776"},
+      {"host_index", "op AddV2: host-memory input index 7 is outside the op's 2 inputs"},
+  };
+  for (const auto& [how, expected] : cases) {
+    ::setenv("PX_TEST_BAD_KERNEL_DEF", how, 1);
+    auto runtime = EmptyRuntime();
+    auto plugin = runtime->LoadPlugin(TestPluginPath("bad_registration"));
+    ASSERT_FALSE(plugin.ok()) << how;
+    EXPECT_TRUE(Contains(plugin.status(), TestPluginPath("bad_registration"))) << plugin.status();
+    EXPECT_TRUE(Contains(plugin.status(), expected)) << how << ": " << plugin.status();
+  }
+  ::setenv("PX_TEST_BAD_KERNEL_DEF", "", 1);
+  auto runtime = EmptyRuntime();
+  EXPECT_TRUE(runtime->LoadPlugin(TestPluginPath("bad_registration")).ok());  // the well-formed def
+  ::unsetenv("PX_TEST_BAD_KERNEL_DEF");
+}
+
 TEST(PluginAbi, AnEmptyPathOrADirectoryIsSaidPlainly) {
   auto runtime = EmptyRuntime();
   auto empty = runtime->LoadPlugin("");

@@ -173,6 +173,23 @@ static PX_Status* register_kernels(void* plugin, PX_KernelRegistrar* registrar) 
   def.type_constraints = &constraint;
   def.num_type_constraints = 1;
   def.compute = add_int32;
+#ifdef BROKEN_REGISTRATION
+  /* One malformed kernel def, chosen by PX_TEST_BAD_KERNEL_DEF. */
+  {
+    static const PX_DataType kNotAType[] = {(PX_DataType)12345};
+    static const int32_t kPastInputs[] = {7};
+    const char* how = getenv("PX_TEST_BAD_KERNEL_DEF");
+    how = how ? how : "";
+    if (strcmp(how, "missing_attr") == 0) constraint.attr_name = "Q";
+    if (strcmp(how, "bad_dtype") == 0) constraint.allowed = kNotAType;
+    if (strcmp(how, "constraint_size") == 0) constraint.struct_size = 0;
+    if (strcmp(how, "huge_size") == 0) def.struct_size = (size_t)1 << 40;
+    if (strcmp(how, "host_index") == 0) {
+      def.host_memory_inputs = kPastInputs;
+      def.num_host_memory_inputs = 1;
+    }
+  }
+#endif
 #ifdef BROKEN_SIGNATURE
   {
     PX_Status* status = g_host->kernel_register(registrar, &def);

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "plexus/dtype.h"
 #include "plexus/plugin_api.h"
 
@@ -36,6 +37,14 @@ struct KernelRegistration {
   // "MatMul [T in {float,double}]"
   std::string Describe() const;
 };
+
+// Checks a kernel definition a plugin registers (every host that takes
+// registrations calls it: the runtime and the conformance tool):
+// struct sizes, names, arrays, dtypes that exist, and, for ops the core
+// knows, type constraints on type attributes of the op (each once) and
+// host-memory indices within the op's inputs and outputs. INVALID_ARGUMENT
+// naming the op and the field.
+absl::Status CheckKernelDef(const PX_KernelDef* def);
 
 class KernelRegistry {
  public:

@@ -77,33 +77,12 @@ PX_Status* KernelRegister(PX_KernelRegistrar* registrar, const PX_KernelDef* def
     return StatusCreate(PX_CODE_FAILED_PRECONDITION,
                         "kernel_register called outside register_kernels");
   }
-  if (def == nullptr || def->struct_size < offsetof(PX_KernelDef, priority)) {
-    return StatusCreate(PX_CODE_INVALID_ARGUMENT, "kernel_register: PX_KernelDef is too small");
-  }
-  if (def->op_name == nullptr || def->op_name[0] == '\0') {
-    return StatusCreate(PX_CODE_INVALID_ARGUMENT, "kernel_register: op_name is empty");
-  }
-  if (def->compute == nullptr) {
-    return StatusCreate(PX_CODE_INVALID_ARGUMENT,
-                        absl::StrCat("kernel_register: the kernel for op ", def->op_name,
-                                     " has no compute function (required)").c_str());
-  }
-  if ((def->num_type_constraints > 0 && def->type_constraints == nullptr) ||
-      (def->num_host_memory_inputs > 0 && def->host_memory_inputs == nullptr) ||
-      (def->num_host_memory_outputs > 0 && def->host_memory_outputs == nullptr)) {
-    return StatusCreate(PX_CODE_INVALID_ARGUMENT,
-                        absl::StrCat("kernel_register: op ", def->op_name,
-                                     ": an array is NULL but its count is not zero").c_str());
-  }
+  absl::Status valid = CheckKernelDef(def);
+  if (!valid.ok()) return StatusCreate(PX_CODE_INVALID_ARGUMENT, std::string(valid.message()).c_str());
   KernelRegistration reg;
   reg.op = def->op_name;
   for (size_t i = 0; i < def->num_type_constraints; ++i) {
     const PX_TypeConstraint& c = def->type_constraints[i];
-    if (c.attr_name == nullptr || (c.num_allowed > 0 && c.allowed == nullptr)) {
-      return StatusCreate(PX_CODE_INVALID_ARGUMENT,
-                          absl::StrCat("kernel_register: op ", def->op_name,
-                                       ": type constraint without attr_name or types").c_str());
-    }
     std::vector<DataType> allowed;
     for (size_t k = 0; k < c.num_allowed; ++k) allowed.push_back(static_cast<DataType>(c.allowed[k]));
     reg.type_constraints.emplace_back(c.attr_name, std::move(allowed));

@@ -137,21 +137,31 @@ std::string Plugin::device_type() const {
   return table_.device_type ? table_.device_type : "";
 }
 
-absl::StatusOr<std::shared_ptr<Plugin>> PluginLoader::Load(const std::string& path,
-                                                           bool synchronous_debug) {
-  auto refuse = [&](absl::StatusCode code, absl::string_view why) {
-    return absl::Status(code, absl::StrCat("plugin '", path, "' refused: ", why));
-  };
-  // dlopen("") would open the main program, and a directory fails with a
-  // message about ELF headers: both are said plainly instead.
+namespace {
+
+// dlopen("") would open the main program, and a directory fails with a
+// message about ELF headers: both are said plainly instead.
+absl::Status CheckPluginPath(const std::string& path) {
   if (path.empty()) {
     return absl::InvalidArgumentError("plugin path is empty: give the path of a plugin's .so file");
   }
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
-    return refuse(absl::StatusCode::kInvalidArgument,
-                  "it is a directory, not a plugin's .so file");
+    return absl::InvalidArgumentError(
+        absl::StrCat("plugin '", path, "' refused: it is a directory, not a plugin's .so file"));
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::shared_ptr<Plugin>> PluginLoader::Load(const std::string& path,
+                                                           bool synchronous_debug) {
+  auto refuse = [&](absl::StatusCode code, absl::string_view why) {
+    return absl::Status(code, absl::StrCat("plugin '", path, "' refused: ", why));
+  };
+  absl::Status openable = CheckPluginPath(path);
+  if (!openable.ok()) return openable;
   dlerror();
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
