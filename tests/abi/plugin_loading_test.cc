@@ -137,6 +137,23 @@ TEST(PluginAbi, MalformedKernelDefsAreRefused) {
   ::unsetenv("PX_TEST_BAD_KERNEL_DEF");
 }
 
+// allocate returning OK without memory is the plugin's fault, and is said
+// so; it used to be reported as "out of memory".
+TEST(PluginAbi, AllocateReturningNullIsNotOutOfMemory) {
+  ::setenv("PX_TEST_BAD_KERNEL_DEF", "null_alloc", 1);
+  auto runtime = EmptyRuntime();
+  ASSERT_TRUE(runtime->LoadPlugin(TestPluginPath("bad_registration")).ok());
+  auto device = runtime->FindDevice("TESTDEV:0");
+  ASSERT_TRUE(device.ok()) << device.status();
+  auto buffer = (*device)->Allocate(1024);
+  ::unsetenv("PX_TEST_BAD_KERNEL_DEF");
+  ASSERT_FALSE(buffer.ok());
+  EXPECT_EQ(buffer.status().code(), absl::StatusCode::kInternal) << buffer.status();
+  EXPECT_TRUE(Contains(buffer.status(), "allocate returned OK with a null pointer")) << buffer.status();
+  EXPECT_TRUE(Contains(buffer.status(), "plugin 'bad_registration'")) << buffer.status();
+  EXPECT_FALSE(Contains(buffer.status(), "out of memory")) << buffer.status();
+}
+
 TEST(PluginAbi, AnEmptyPathOrADirectoryIsSaidPlainly) {
   auto runtime = EmptyRuntime();
   auto empty = runtime->LoadPlugin("");

@@ -474,7 +474,10 @@ TEST(MemoryPool, RefusedRegionReleasesFreeRegionsAndRetriesTheExactSize) {
   EXPECT_EQ(pool.stats().bytes_in_use, 0u);
 }
 
-TEST(MemoryPool, AnyAllocatorErrorBecomesResourceExhausted) {
+// An allocator's own error that is not a lack of memory (a device lost, a
+// plugin returning no pointer) keeps its code and is not called "out of
+// memory"; a lack of memory is RESOURCE_EXHAUSTED with the pool's numbers.
+TEST(MemoryPool, AllocatorErrorsKeepTheirCode) {
   MemoryPool::RegionAllocator failing;
   int calls = 0;
   failing.allocate_region = [&calls](size_t) -> absl::StatusOr<void*> {
@@ -485,8 +488,9 @@ TEST(MemoryPool, AnyAllocatorErrorBecomesResourceExhausted) {
   MemoryPool pool(std::move(failing), SmallOptions());
   absl::StatusOr<void*> p = pool.Allocate(10);
   ASSERT_FALSE(p.ok());
-  EXPECT_EQ(p.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(p.status().code(), absl::StatusCode::kInternal);
   EXPECT_NE(p.status().message().find("device lost"), std::string::npos) << p.status();
+  EXPECT_EQ(p.status().message().find("out of memory"), std::string::npos) << p.status();
   EXPECT_EQ(calls, 2) << "the geometric size, then the exact size";
   absl::StatusOr<void*> huge = pool.Allocate(~size_t{0} - 10);
   EXPECT_EQ(huge.status().code(), absl::StatusCode::kResourceExhausted);

@@ -43,7 +43,11 @@ Device::Device(std::shared_ptr<Plugin> plugin, int ordinal, const PX_DeviceInfo&
       absl::Status status =
           TakePluginStatus(plugin_->table().allocate(handle_, bytes, kDeviceAlignment, &ptr));
       if (!status.ok()) return status;
-      if (ptr == nullptr) return absl::InternalError("the plugin's allocate returned null");
+      if (ptr == nullptr) {
+        return absl::InternalError(absl::StrCat("plugin '", plugin_->name(), "': allocate returned OK with a null "
+                                                "pointer for ", bytes, " bytes (a fault of the plugin, not a lack "
+                                                "of memory)"));
+      }
       return ptr;
     };
     regions.free_region = [this](void* ptr, size_t) { plugin_->table().deallocate(handle_, ptr); };
@@ -104,8 +108,9 @@ absl::StatusOr<std::shared_ptr<Buffer>> Device::Allocate(size_t bytes) {
                               absl::StrCat("allocating ", bytes, " bytes"));
   if (!status.ok()) return status;
   if (ptr == nullptr) {
-    return absl::InternalError(absl::StrCat("device ", name_, ": allocate returned null for ",
-                                            bytes, " bytes"));
+    return absl::InternalError(absl::StrCat("device ", name_, ": plugin '", plugin_->name(),
+                                            "': allocate returned OK with a null pointer for ", bytes,
+                                            " bytes (a fault of the plugin, not a lack of memory)"));
   }
   {
     std::lock_guard<std::mutex> lock(direct_mu_);

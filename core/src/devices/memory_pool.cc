@@ -127,6 +127,10 @@ absl::StatusOr<void*> MemoryPool::Allocate(size_t bytes) {
   Block* block = FindFreeLocked(rounded);
   if (block == nullptr) {
     absl::Status grown = GrowLocked(rounded);
+    if (!grown.ok() && grown.code() != absl::StatusCode::kResourceExhausted) {
+      // Not a lack of memory (a plugin's fault, say): said as it is.
+      return absl::Status(grown.code(), absl::StrCat("asked for ", bytes, " bytes: ", grown.message()));
+    }
     if (!grown.ok()) {
       return absl::ResourceExhaustedError(absl::StrCat(
           "out of memory: asked for ", bytes, " bytes (", rounded, " rounded); ",
