@@ -19,6 +19,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "grpc_server.h"
+#include "kserve_json.h"
 #include "kserve/grpc_predict_v2.grpc.pb.h"
 #include "v2_datatype.h"
 
@@ -81,60 +82,6 @@ absl::StatusOr<Shape> ShapeOf(const InputTensor& input, const std::string& what,
   }
   *count = n;
   return shape;
-}
-
-// BYTES elements of raw contents: each a 4-byte little-endian length and
-// the bytes.
-absl::StatusOr<Tensor> StringsFromRaw(const std::string& raw, const Shape& shape, int64_t count,
-                                      const std::string& what) {
-  std::vector<std::string> values;
-  size_t pos = 0;
-  while (pos < raw.size()) {
-    if (raw.size() - pos < 4) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          what, ": BYTES element ", values.size(), " is cut short in its 4-byte length"));
-    }
-    uint32_t len = 0;
-    std::memcpy(&len, raw.data() + pos, 4);
-    pos += 4;
-    if (raw.size() - pos < len) {
-      return absl::InvalidArgumentError(absl::StrCat(what, ": BYTES element ", values.size(),
-                                                     " has length ", len, " but only ",
-                                                     raw.size() - pos, " bytes remain"));
-    }
-    values.emplace_back(raw.data() + pos, len);
-    pos += len;
-  }
-  if (static_cast<int64_t>(values.size()) != count) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        what, " has ", values.size(), " BYTES elements in raw_input_contents but shape ",
-        ShapeToString(shape), " needs ", count));
-  }
-  return Tensor::FromStrings(shape, std::move(values));
-}
-
-absl::StatusOr<Tensor> TensorFromRaw(const std::string& raw, DataType dtype, const Shape& shape,
-                                     int64_t count, const std::string& what) {
-  if (dtype == DataType::kString) return StringsFromRaw(raw, shape, count, what);
-  auto size = CheckedByteSize(dtype, shape);
-  if (!size.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(what, ": ", size.status().message()));
-  }
-  if (raw.size() != *size) {
-    return absl::InvalidArgumentError(absl::StrCat(what, " has ", raw.size(),
-                                                   " bytes in raw_input_contents but ",
-                                                   DatatypeName(dtype), " ", ShapeToString(shape),
-                                                   " needs ", *size));
-  }
-  auto t = Tensor::AllocateHost(dtype, shape);
-  if (!t.ok()) return t.status();
-  if (dtype == DataType::kBool) {
-    auto* out = t->data<uint8_t>();
-    for (size_t i = 0; i < raw.size(); ++i) out[i] = raw[i] != 0;
-  } else if (!raw.empty()) {
-    std::memcpy(t->raw_data(), raw.data(), raw.size());
-  }
-  return t;
 }
 
 // Typed contents: `values` must hold exactly `count` elements, each in the
@@ -231,7 +178,7 @@ absl::Status ReadInputs(const v2::ModelInferRequest& request, const Signature& s
       return absl::InvalidArgumentError(
           absl::StrCat(what, " has contents although the request uses raw_input_contents"));
     }
-    auto t = raw ? TensorFromRaw(request.raw_input_contents(i), *dtype, *shape, count, what)
+    auto t = raw ? TensorFromBinary(request.raw_input_contents(i), *dtype, *shape, what)
                  : TensorFromContents(input.contents(), *dtype, *shape, count, what);
     if (!t.ok()) return t.status();
     run->inputs[input.name()] = *std::move(t);
@@ -240,28 +187,6 @@ absl::Status ReadInputs(const v2::ModelInferRequest& request, const Signature& s
 }
 
 // Appends the raw form of `t` (as raw_input_contents); false when it has none.
-bool AppendRaw(const Tensor& t, std::string* out) {
-  if (t.dtype() == DataType::kString) {
-    for (const std::string& s : t.strings()) {
-      const auto len = static_cast<uint32_t>(s.size());
-      out->append(reinterpret_cast<const char*>(&len), 4);
-      out->append(s);
-    }
-    return true;
-  }
-  if (!t.valid() || !t.host_readable() || DataTypeSize(t.dtype()) == 0 ||
-      !*V2DatatypeName(t.dtype())) {
-    return false;
-  }
-  if (t.dtype() == DataType::kBool) {
-    const auto* p = t.data<uint8_t>();
-    for (int64_t i = 0; i < t.num_elements(); ++i) out->push_back(p[i] != 0 ? 1 : 0);
-    return true;
-  }
-  out->append(static_cast<const char*>(t.raw_data()), t.nbytes());
-  return true;
-}
-
 absl::Status WriteOutputs(const std::map<std::string, Tensor>& out,
                           const std::vector<std::string>& order, v2::ModelInferResponse* response) {
   for (const std::string& name : order) {
@@ -272,7 +197,7 @@ absl::Status WriteOutputs(const std::map<std::string, Tensor>& out,
     o->set_name(name);
     o->set_datatype(DatatypeName(t.dtype()));
     for (int64_t d : t.shape()) o->add_shape(d);
-    if (!AppendRaw(t, response->add_raw_output_contents())) {
+    if (!AppendBinary(t, response->add_raw_output_contents())) {
       return absl::UnimplementedError(absl::StrCat("output '", name, "' is ",
                                                    DataTypeName(t.dtype()),
                                                    ", which the v2 protocol cannot carry"));

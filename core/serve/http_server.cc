@@ -164,9 +164,7 @@ void HttpServer::Finish(const httplib::Request& req, const httplib::Response& re
   if (!info.model.empty()) {
     // Names of models that do not exist are not labels: a client could
     // otherwise grow the metrics without bound.
-    std::vector<std::string> known = models_->ModelNames();
-    bool exists = std::find(known.begin(), known.end(), info.model) != known.end();
-    metrics_->Request(exists ? info.model : "_unknown", info.version,
+    metrics_->Request(models_->Has(info.model) ? info.model : "_unknown", info.version,
                       info.protocol.empty() ? "rest" : info.protocol, res.status, seconds);
   }
   if (res.status >= 400) {

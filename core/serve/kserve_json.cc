@@ -91,6 +91,8 @@ absl::StatusOr<Tensor> StringsFromBinary(std::string_view bytes, int64_t count, 
   return Tensor::FromStrings(shape, std::move(values));
 }
 
+}  // namespace
+
 absl::StatusOr<Tensor> TensorFromBinary(std::string_view bytes, DataType dtype, const Shape& shape,
                                         const std::string& what) {
   auto count = CheckedNumElements(shape, what);
@@ -113,6 +115,8 @@ absl::StatusOr<Tensor> TensorFromBinary(std::string_view bytes, DataType dtype, 
   }
   return t;
 }
+
+namespace {
 
 // The data of one input: JSON "data" or its slice of the binary part.
 absl::StatusOr<Tensor> InputData(const Value& input, DataType dtype, const Shape& shape,
@@ -261,9 +265,6 @@ absl::StatusOr<V2InferRequest> ParseV2Infer(std::string_view body,
   return req;
 }
 
-namespace {
-
-// Appends the binary form of `t`; false when it has none.
 bool AppendBinary(const Tensor& t, std::string* out) {
   if (t.dtype() == DataType::kString) {
     for (const std::string& s : t.strings()) {
@@ -273,7 +274,10 @@ bool AppendBinary(const Tensor& t, std::string* out) {
     }
     return true;
   }
-  if (!t.valid() || !t.host_readable() || DataTypeSize(t.dtype()) == 0) return false;
+  if (!t.valid() || !t.host_readable() || DataTypeSize(t.dtype()) == 0 ||
+      !*V2DatatypeName(t.dtype())) {
+    return false;
+  }
   if (t.dtype() == DataType::kBool) {
     const auto* p = t.data<uint8_t>();
     for (int64_t i = 0; i < t.num_elements(); ++i) out->push_back(p[i] != 0 ? 1 : 0);
@@ -282,6 +286,8 @@ bool AppendBinary(const Tensor& t, std::string* out) {
   out->append(static_cast<const char*>(t.raw_data()), t.nbytes());
   return true;
 }
+
+namespace {
 
 void WriteString(const std::string& s, JsonWriter& w) {
   w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));

@@ -68,6 +68,17 @@ absl::StatusOr<V2InferRequest> ParseV2Infer(std::string_view body,
                                             std::optional<size_t> header_length,
                                             const FindSignatureFn& find_signature);
 
+// A tensor from its v2 binary form (the binary tensor extension's parts and
+// gRPC's raw_input_contents): row-major little-endian values, one byte per
+// BOOL, and BYTES elements each led by a 4-byte little-endian length. The
+// byte count must match `dtype` and `shape` exactly; INVALID_ARGUMENT names
+// `what` otherwise.
+absl::StatusOr<Tensor> TensorFromBinary(std::string_view bytes, DataType dtype, const Shape& shape,
+                                        const std::string& what);
+// Appends the v2 binary form of `t` to `out`; false when it has none (a
+// dtype v2 cannot name, or memory the host cannot read).
+bool AppendBinary(const Tensor& t, std::string* out);
+
 struct V2Response {
   std::string body;
   // Set when binary outputs follow the JSON: its length (for the HTTP

@@ -357,6 +357,11 @@ std::vector<std::string> ModelManager::ModelNames() const {
   return names;
 }
 
+bool ModelManager::Has(const std::string& name) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return models_.count(name) > 0;
+}
+
 absl::StatusOr<std::vector<VersionStatus>> ModelManager::Status(const std::string& name) const {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = models_.find(name);

@@ -86,6 +86,8 @@ class ModelManager {
 
   // Names of the models configured, sorted.
   std::vector<std::string> ModelNames() const;
+  // Whether `name` is a model configured (any version state).
+  bool Has(const std::string& name) const;
   // Every version known of `name` (serving, failed, unloaded), by version.
   absl::StatusOr<std::vector<VersionStatus>> Status(const std::string& name) const;
   // Versions serving now of every model (for /metrics).
