@@ -18,3 +18,11 @@ VarLenFeature = _parsing_api.VarLenFeature
 SparseTensor = _parsing_api.SparseTensor
 parse_single_example = _parsing_api.parse_single_example
 parse_example = _parsing_api.parse_example
+
+
+def __getattr__(name):
+    # tf.io's TFRecord names; they live in plexus.data, which is imported after plexus.io.
+    if name in ("TFRecordWriter", "TFRecordOptions"):
+        from plexus.data import tfrecord
+        return getattr(tfrecord, name)
+    raise AttributeError(f"module 'plexus.io' has no attribute {name!r}")

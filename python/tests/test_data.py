@@ -261,3 +261,91 @@ def test_var_len_features_match_tf():
         lambda r: px.io.parse_example(r, spec_px)["v"].to_dense(-1))
     want = tf.sparse.to_dense(tf.io.parse_example(tf.constant(records), spec_tf)["v"], default_value=-1)
     np.testing.assert_array_equal(next(iter(ds)).numpy(), want.numpy())
+
+
+def _spec_text(spec):
+    """A structure of specs as comparable text (tf's dtype names lose their 'tf.' prefix)."""
+    if isinstance(spec, dict):
+        return {k: _spec_text(v) for k, v in spec.items()}
+    if isinstance(spec, (tuple, list)):
+        return tuple(_spec_text(v) for v in spec)
+    shape = spec.shape.as_list() if hasattr(spec.shape, "as_list") else list(spec.shape)
+    return shape, spec.dtype.name
+
+
+def _ragged_pairs(d):
+    m = px if d is D else tf
+
+    def gen():
+        for n in range(1, 5):
+            yield np.ones([2, n], np.float32) * n, np.arange(n)
+    return m.data.Dataset.from_generator(gen, output_signature=(m.TensorSpec([2, None], m.float32),
+                                                                m.TensorSpec([None], m.int64)))
+
+
+@pytest.mark.parametrize("name,build", [
+    ("list_is_a_tensor", lambda d: d.Dataset.from_tensor_slices([1, 2, 3])),
+    ("nested_lists", lambda d: d.Dataset.from_tensor_slices({"a": [[1, 2], [3, 4]], "b": ([5.0, 6.0],)})),
+    ("from_tensors_list", lambda d: d.Dataset.from_tensors([1, 2])),
+    ("padded_tuple", lambda d: _ragged_pairs(d).padded_batch(3, padded_shapes=([2, 6], [None]),
+                                                            padding_values=(np.float32(-1), np.int64(7)))),
+    ("padded_default", lambda d: _ragged_pairs(d).padded_batch(2)),
+    ("padded_drop", lambda d: _ragged_pairs(d).padded_batch(3, padded_shapes=([2, 6], [-1]), drop_remainder=True)),
+    ("padded_dict", lambda d: d.Dataset.from_tensor_slices({"a": np.arange(4), "b": np.ones([4, 2])}).padded_batch(
+        2, padded_shapes={"a": [], "b": [3]})),
+    ("unbatch_generator", lambda d: _ragged_pairs(d).map(lambda a, b: (a, b[:2])).skip(1).unbatch()),
+])
+def test_structures_and_specs_match_tf(name, build):
+    ours, theirs = _both(build)
+    assert _spec_text(ours.element_spec) == _spec_text(theirs.element_spec)
+    _same(list(ours), list(theirs))
+
+
+def test_unbatch_of_unequal_components_is_an_error_as_in_tf():
+    ours, theirs = _both(lambda d: _ragged_pairs(d).unbatch())
+    with pytest.raises(tf.errors.InvalidArgumentError, match="same batch size"):
+        list(theirs)
+    with pytest.raises(px.errors.InvalidArgumentError, match="component 0 had size 2 but component 1 had size 1"):
+        list(ours)
+
+
+@pytest.mark.parametrize("build", [
+    lambda d: d.Dataset.range(10).repeat(),
+    lambda d: d.Dataset.range(10).filter(lambda i: i > 2).repeat(),
+    lambda d: d.Dataset.range(10).filter(lambda i: i > 2).repeat(2),
+    lambda d: d.Dataset.range(10).repeat().filter(lambda i: i > 2),
+    lambda d: d.Dataset.range(10).repeat().take(5),
+    lambda d: d.Dataset.range(10).skip(-1),
+    lambda d: d.Dataset.range(10).skip(20),
+    lambda d: d.Dataset.range(10).take(0).repeat(),
+    lambda d: d.Dataset.range(10).batch(3).unbatch(),
+    lambda d: d.Dataset.range(10).map(lambda i: i + 1).batch(4, drop_remainder=True),
+    lambda d: d.Dataset.zip((d.Dataset.range(3), d.Dataset.range(5).repeat())),
+    lambda d: d.Dataset.range(10).enumerate().cache().prefetch(1),
+    lambda d: d.Dataset.range(3).interleave(lambda i: d.Dataset.range(i), cycle_length=2),
+])
+def test_cardinality_matches_tf(build):
+    ours, theirs = _both(build)
+    assert ours.cardinality() == int(theirs.cardinality())
+    if ours.cardinality() >= 0:
+        _same(list(ours), list(theirs))
+
+
+def test_shuffle_keeps_cardinality_and_elements():
+    ours, theirs = _both(lambda d: d.Dataset.range(10).shuffle(4).map(lambda i: i + 1).batch(4, drop_remainder=True))
+    assert ours.cardinality() == int(theirs.cardinality()) == 2
+    got = np.concatenate([b.numpy() for b in ours])
+    assert len(got) == 8 and len(set(got.tolist())) == 8 and set(got.tolist()) <= set(range(1, 11))
+
+
+def test_list_files_sorted_and_shuffled(tmp_path):
+    names = [f"f{i:02d}.txt" for i in (3, 1, 10, 7, 0)]
+    for n in names:
+        (tmp_path / n).write_text(n)
+    pattern = str(tmp_path / "f*.txt")
+    ours = [f.numpy().item().decode() for f in D.Dataset.list_files(pattern, shuffle=False)]
+    assert ours == [f.numpy().decode() for f in tf.data.Dataset.list_files(pattern, shuffle=False)]
+    assert ours == sorted(str(tmp_path / n) for n in names)
+    shuffled = [f.numpy().item().decode() for f in D.Dataset.list_files(pattern, seed=3)]
+    assert sorted(shuffled) == ours
+    assert bool(D.Dataset.range(3).repeat())  # true, though len() would raise

@@ -78,6 +78,9 @@ class Dataset:
             raise TypeError("the length of the dataset is unknown")
         return self._cardinality
 
+    def __bool__(self):  # a dataset is true even when __len__ would raise
+        return True
+
     def __repr__(self):
         return f"<plexus.data.Dataset element_spec={self._element_spec}>"
 
@@ -91,7 +94,7 @@ class Dataset:
     @staticmethod
     def from_tensors(tensors):
         """One element: the whole structure."""
-        element = S.map_structure(S.to_numpy, tensors)
+        element = S.input_structure(tensors)
         return Dataset(lambda: iter([element]), S.spec_of(element), 1)
 
     @staticmethod
@@ -209,7 +212,12 @@ class Dataset:
 
         def make():
             for i in itertools.count() if count is None else range(count):
-                yield from self._numpy_iter()
+                empty = True
+                for element in self._numpy_iter():
+                    empty = False
+                    yield element
+                if empty:  # an epoch without elements ends the repetition, as in tf.data
+                    return
         c = self._cardinality
         card = (INFINITE_CARDINALITY if count is None and c != 0 else c * count if c >= 0 and count is not None
                 else c if c == 0 else UNKNOWN_CARDINALITY if count is not None else INFINITE_CARDINALITY)
@@ -239,18 +247,20 @@ class Dataset:
 
     def interleave(self, map_func, cycle_length=None, block_length=None, num_parallel_calls=None,
                    deterministic=None, name=None):
+        """tf.data's interleave order; with num_parallel_calls the open inner datasets run ahead on threads."""
         from .mapping import interleaved
         return interleaved(self, map_func, _parallelism(cycle_length if cycle_length is not None else AUTOTUNE),
-                           int(block_length or 1))
+                           int(block_length or 1), _parallelism(num_parallel_calls))
 
     def flat_map(self, map_func, name=None):
         return self.interleave(map_func, cycle_length=1, block_length=1)
 
     def cache(self, filename="", name=None):
-        """Keeps the elements in memory after the first complete iteration."""
+        """Keeps the elements after the first complete iteration: in memory, or in a file
+        (``<filename>.pxcache``, reused while it exists; see plexus/data/cache.py)."""
         if filename:
-            raise NotImplementedError("cache(filename=...): only the in-memory cache is supported; "
-                                      "use cache() without a file name")
+            from .cache import file_cached
+            return file_cached(self, filename)
         store = {"elements": None}
 
         def make():

@@ -18,6 +18,7 @@ import itertools
 
 import numpy as np
 
+from .. import _plexus
 from ..function import function as _traced_function
 from . import structure as S
 from .dataset import UNKNOWN_CARDINALITY, Dataset
@@ -28,23 +29,38 @@ def _args_of(structure):
 
 
 class UserFunction:
-    """A user function for one element spec: traced when possible, else called eagerly."""
+    """A user function for one element spec: traced when possible, else called eagerly.
+
+    The traced function takes the element's leaves flat and returns its
+    result's leaves flat (both in the element's own order, dict keys as
+    inserted), so nested elements (dicts, tuples of dicts, named tuples
+    such as a VarLenFeature's SparseTensor) trace as well as single tensors.
+    """
 
     def __init__(self, fn, element_spec, what):
         self.fn, self.what = fn, what
         self.output_spec = None
         self._concrete = None
-        specs = _args_of(element_spec)
+        if element_spec is None:
+            return  # unknown elements (after an eager map): called eagerly
+        specs = S.flatten(element_spec)
 
-        def recorder(*args):
-            out = fn(*args)
-            self.output_spec = S.map_structure(
-                lambda t: S.TensorSpec(getattr(t, "shape", None), getattr(t, "dtype", None) or "float32"), out) \
-                if out is not None else None
-            return out
+        def flat_fn(*leaves):
+            out = fn(*_args_of(S.pack_like(element_spec, leaves)))
+            if out is None:
+                raise TypeError(f"{what}: the function returned None")
+            # Python numbers and NumPy values in the result become constants of the graph.
+            flat = [v if isinstance(v, (_plexus.Tensor, _plexus.GraphTensor)) else S.to_tensor(v)
+                    for v in S.flatten(out)]
+            self.output_spec = S.pack_like(out, [S.TensorSpec(v.shape, v.dtype) for v in flat])
+            return flat
+        flat_fn.__name__ = getattr(fn, "__name__", what).replace("<lambda>", what)
         try:
-            traced = _traced_function(recorder, input_signature=specs)
+            traced = _traced_function(flat_fn, input_signature=[
+                S.TensorSpec(s.shape, s.dtype, f"arg{i}") for i, s in enumerate(specs)])
             self._concrete = traced.get_concrete_function()
+            if self.output_spec is None or len(S.flatten(self.output_spec)) != len(self._concrete.outputs):
+                raise TypeError("an output is not a tensor")
         except Exception:  # noqa: BLE001  (the eager fallback runs the same function)
             self._concrete = None
             self.output_spec = None
@@ -54,20 +70,18 @@ class UserFunction:
         return self._concrete is not None
 
     def __call__(self, element):
-        args = [S.map_structure(S.to_tensor, a) for a in _args_of(element)]
+        """The function's result for a NumPy element, as plexus tensors."""
         if self._concrete is not None:
-            return self._concrete(*args)
-        return self.fn(*args)
+            return S.pack_like(self.output_spec, self._concrete(*self._leaves(element)))
+        return self.fn(*[S.map_structure(S.to_tensor, a) for a in _args_of(element)])
 
     @property
     def fast(self) -> bool:
-        """Traced, with one fetch per output leaf: elements can run as plain session runs."""
-        c = self._concrete
-        return c is not None and self.output_spec is not None and len(S.flatten(self.output_spec)) == len(c.outputs)
+        """Traced: elements can run as plain session runs."""
+        return self._concrete is not None
 
     def _leaves(self, element):
-        return [S.to_tensor(element)] if isinstance(element, np.ndarray) else [
-            S.to_tensor(a) for a in S.flatten(element)]
+        return [S.to_tensor(a) for a in S.flatten(element)]
 
     def numpy_call_many(self, elements, threads):
         """numpy_call for a chunk of elements, run by the session on C++ threads."""
@@ -79,8 +93,7 @@ class UserFunction:
     def numpy_call(self, element):
         """The function's result for a NumPy element, as NumPy values (the fast path of map)."""
         c = self._concrete
-        spec_leaves = None if self.output_spec is None else S.flatten(self.output_spec)
-        if c is None or spec_leaves is None or len(spec_leaves) != len(c.outputs):
+        if c is None:
             return S.map_structure(S.to_numpy, self(element))
         results = c.session.run_values(c.inputs, self._leaves(element), c.outputs, c._targets)
         return S.pack_like(self.output_spec, [np.asarray(r.numpy()) for r in results])
@@ -152,35 +165,88 @@ def filtered(ds, predicate):
     return Dataset(make, ds.element_spec, UNKNOWN_CARDINALITY)  # tf.data: unknown, even of an infinite one
 
 
-def interleaved(ds, fn, cycle_length, block_length):
-    """tf.data's deterministic interleave: cycle over cycle_length inner datasets, block_length elements each."""
-    def inner(element):
+class _Interleaved(Dataset):
+    """interleave's result. Its element_spec is the inner datasets' spec: the
+    function is called (eagerly, as it always is) on the source's first
+    element the first time the spec is asked for, since a function that
+    builds a Dataset cannot be traced."""
+
+    def __init__(self, make, inner):
+        self._inner = inner
+        self._spec = None
+        self._spec_known = False
+        super().__init__(make, None, UNKNOWN_CARDINALITY)
+
+    @property
+    def _element_spec(self):  # Dataset's methods read _element_spec
+        if not self._spec_known:
+            self._spec_known = True
+            source = self._inner.source._numpy_iter()
+            try:
+                first = next(source, None)
+                if first is not None:
+                    self._spec = self._inner(first).element_spec
+            finally:
+                getattr(source, "close", lambda: None)()
+        return self._spec
+
+    @_element_spec.setter
+    def _element_spec(self, value):
+        self._spec = value
+
+
+class _InnerDatasets:
+    def __init__(self, source, fn):
+        self.source, self.fn = source, fn
+
+    def __call__(self, element):
         args = [S.map_structure(S.to_tensor, a) for a in _args_of(element)]
-        out = fn(*args)
+        out = self.fn(*args)
         if not isinstance(out, Dataset):
             raise TypeError(f"interleave: the function must return a Dataset, got {type(out).__name__}")
         return out
+
+
+def interleaved(ds, fn, cycle_length, block_length, parallelism=1):
+    """tf.data's deterministic interleave: cycle over cycle_length inner datasets, block_length elements each.
+
+    With parallelism > 1 every open inner dataset runs ahead on its own
+    thread (a prefetch of a few blocks), so files are read and inner
+    pipelines run at the same time; the order stays tf.data's.
+    """
+    from .prefetch import prefetched
+    inner = _InnerDatasets(ds, fn)
+
+    def open_slot(element):
+        d = inner(element)
+        return prefetched(d, 2 * block_length)._numpy_iter() if parallelism > 1 else d._numpy_iter()
 
     def make():
         source = ds._numpy_iter()
         slots = [None] * cycle_length
         exhausted = False
         i = 0
-        while True:
-            if slots[i] is None and not exhausted:
-                try:
-                    slots[i] = inner(next(source))._numpy_iter()
-                except StopIteration:
-                    exhausted = True
-            if slots[i] is not None:
-                for _ in range(block_length):
+        try:
+            while True:
+                if slots[i] is None and not exhausted:
                     try:
-                        yield next(slots[i])
+                        element = next(source)
                     except StopIteration:
-                        slots[i] = None
-                        break
-            if exhausted and all(s is None for s in slots):
-                return
-            i = (i + 1) % cycle_length
-    spec = None
-    return Dataset(make, spec, UNKNOWN_CARDINALITY)
+                        exhausted = True
+                    else:
+                        slots[i] = open_slot(element)
+                if slots[i] is not None:
+                    for _ in range(block_length):
+                        try:
+                            yield next(slots[i])
+                        except StopIteration:
+                            slots[i] = None
+                            break
+                if exhausted and all(s is None for s in slots):
+                    return
+                i = (i + 1) % cycle_length
+        finally:
+            for s in slots:  # stops the threads of inner datasets left open
+                if s is not None:
+                    s.close()
+    return _Interleaved(make, inner)

@@ -12,7 +12,7 @@ class Slices(Dataset):
     """The slices of arrays along their first dimension."""
 
     def __init__(self, tensors):
-        self._arrays = S.map_structure(S.to_numpy, tensors)
+        self._arrays = S.input_structure(tensors)
         leaves = S.flatten(self._arrays)
         if not leaves:
             raise ValueError("from_tensor_slices: no components")

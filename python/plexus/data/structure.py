@@ -43,12 +43,27 @@ def to_numpy(value):
     if isinstance(value, (bytes, str)):
         return np.array(value.encode() if isinstance(value, str) else value, dtype=object)
     a = np.asarray(value)
+    if a.dtype == np.int64 and not isinstance(value, np.generic) and a.size and \
+            -2**31 <= a.min() and a.max() < 2**31:
+        a = a.astype(np.int32)  # Python ints are int32 where they fit, as in tf.constant
     if a.dtype.kind in "US":
         a = a.astype(object)
         a = np.vectorize(lambda s: s.encode() if isinstance(s, str) else s, otypes=[object])(a) if a.size else a
     elif a.dtype == np.float64 and not isinstance(value, np.generic):
         a = a.astype(np.float32)
     return a
+
+
+def input_structure(value):
+    """A source's value as NumPy leaves: tuples, named tuples and dicts are
+    structures; a list is one tensor (as tf.data converts lists)."""
+    if isinstance(value, dict):
+        return {k: input_structure(v) for k, v in value.items()}
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return type(value)(*[input_structure(v) for v in value])
+    if isinstance(value, tuple):
+        return tuple(input_structure(v) for v in value)
+    return to_numpy(value)
 
 
 def to_tensor(value):

@@ -88,6 +88,15 @@ class TFRecordDataset(Dataset):
         super().__init__(make, TensorSpec([], "string"), UNKNOWN_CARDINALITY)
 
 
+class TFRecordOptions:
+    """tf.io.TFRecordOptions's compression_type ("", "GZIP" or "ZLIB"); its other settings are accepted and unused."""
+
+    def __init__(self, compression_type=None, flush_mode=None, input_buffer_size=None, output_buffer_size=None,
+                 window_bits=None, compression_level=None, compression_method=None, mem_level=None,
+                 compression_strategy=None):
+        self.compression_type = _compression(compression_type)
+
+
 class TFRecordWriter:
     """Writes records to a TFRecord file, like tf.io.TFRecordWriter (a context manager)."""
 
@@ -100,6 +109,8 @@ class TFRecordWriter:
             record = record.encode()
         if hasattr(record, "numpy"):
             record = record.numpy()
+        if isinstance(record, np.ndarray):
+            record = record.item()
         self._writer.write(bytes(record))
 
     def flush(self):
