@@ -125,6 +125,57 @@ class autocast_scope:  # noqa: N801
 
 # ---- the training flag ------------------------------------------------------------
 
+# Keras attaches a mask to a tensor (`_keras_mask`); plexus tensors take no
+# attributes, so a model's output masks live here, keyed by the tensor's id
+# with the tensor itself held (its id cannot be reused while the entry
+# lives). A model drops its previous outputs' entries on each call, so the
+# table holds at most one call's outputs per model.
+_MASKS: dict = {}
+
+
+def set_keras_mask(tensor, mask):
+    _MASKS[id(tensor)] = (tensor, mask)
+
+
+def get_keras_mask(tensor):
+    """The mask a model attached to one of its outputs, or None."""
+    entry = _MASKS.get(id(tensor))
+    return entry[1] if entry is not None and entry[0] is tensor else None
+
+
+def drop_keras_masks(tensors):
+    for t in tensors:
+        entry = _MASKS.get(id(t))
+        if entry is not None and entry[0] is t:
+            del _MASKS[id(t)]
+
+
+def apply_mask(sample_weight, mask, dtype, reduction):
+    """Keras's losses.loss.apply_mask: masked entries weigh 0; for a mean the
+    valid ones weigh total/valid, so the mean is over the valid entries."""
+    if mask is None:
+        return sample_weight
+    import plexus as px
+    m = cast(mask, "bool")
+    if reduction in ("mean", "sum_over_batch_size", "auto"):
+        total = cast(px.size(m), dtype)
+        valid = px.reduce_sum(cast(m, dtype))
+        weight = px.math.divide_no_nan(total, valid)
+        float_mask = px.where(m, weight * px.ones_like(cast(m, dtype)), px.zeros_like(cast(m, dtype)))
+    else:
+        float_mask = cast(m, dtype)
+    if sample_weight is None:
+        return float_mask
+    sw = cast(convert(sample_weight), dtype)
+    while len(sw.shape) > len(float_mask.shape) and sw.shape[-1] == 1:
+        sw = px.squeeze(sw, axis=[-1])
+    while len(sw.shape) < len(float_mask.shape):
+        sw = px.expand_dims(sw, -1)
+    while len(float_mask.shape) < len(sw.shape):
+        float_mask = px.expand_dims(float_mask, -1)
+    return sw * float_mask
+
+
 def learning_phase():
     """True inside Model.fit's train step (the default `training` of layer calls)."""
     return getattr(_state, "training", None)

@@ -232,7 +232,10 @@ class Loss:
         raise NotImplementedError
 
     def __call__(self, y_true, y_pred, sample_weight=None):
+        mask = B.get_keras_mask(y_pred)  # a model output's mask weighs the loss, as in Keras
         values = self.call(y_true, y_pred)
+        if mask is not None:
+            sample_weight = B.apply_mask(sample_weight, mask, B.dtype_name(values.dtype), self.reduction)
         out = reduce_values(values, sample_weight, self.reduction)
         return B.cast(out, "float32") if B.dtype_name(out.dtype) in ("float16", "bfloat16") else out
 

@@ -122,7 +122,11 @@ class MeanMetricWrapper(Mean):
         self._fn, self._fn_kwargs = fn, fn_kwargs
 
     def update_state(self, y_true, y_pred, sample_weight=None):
-        super().update_state(self._fn(y_true, y_pred, **self._fn_kwargs), sample_weight)
+        mask = B.get_keras_mask(y_pred)
+        values = self._fn(y_true, y_pred, **self._fn_kwargs)
+        if mask is not None:
+            sample_weight = B.apply_mask(sample_weight, mask, self._dtype, "sum")
+        super().update_state(values, sample_weight)
 
     def get_config(self):
         return {**super().get_config(), **self._fn_kwargs}

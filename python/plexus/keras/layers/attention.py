@@ -68,14 +68,18 @@ def _dropout(x, rate, seed_generator):
     return x * B.cast(keep, x.dtype) / B.scalar(1.0 - rate, x.dtype)
 
 
-def _masked_softmax(scores, mask):
-    """Softmax over the last axis; where mask is False the probability is 0 (Keras's Softmax with a mask)."""
+def _masked_softmax(scores, mask, zero_masked=True):
+    """Softmax over the last axis; where mask is False the probability is 0.
+
+    zero_masked: Keras's Softmax layer with a mask also zeroes a row whose
+    every entry is masked; Keras's dot_product_attention leaves such a row
+    uniform (its masked logits are all the same large negative number)."""
     if mask is None:
         return px.nn.softmax(scores)
     m = B.cast(mask, scores.dtype)
     big = B.scalar(-1e9 if B.dtype_name(scores.dtype) != "float16" else -65504.0, scores.dtype)
     scores = scores * m + (B.scalar(1.0, scores.dtype) - m) * big
-    return px.nn.softmax(scores) * m
+    return px.nn.softmax(scores) * m if zero_masked else px.nn.softmax(scores)
 
 
 def _lower_triangle(tq, tv):
@@ -258,7 +262,7 @@ class MultiHeadAttention(Layer):
         return previous_mask
 
     # -- attention ---------------------------------------------------------------------------
-    def _compute_attention(self, query, key, value, attention_mask=None, training=None):
+    def _compute_attention(self, query, key, value, attention_mask=None, training=None, zero_masked_rows=True):
         """query [B, *free, N, K], key [B, *src, N, K], value [B, *src, N, V] -> output, scores (Keras layout)."""
         rank = len(query.shape)
         axes = self._attention_axes
@@ -281,7 +285,7 @@ class MultiHeadAttention(Layer):
                 m = px.expand_dims(m, -na * 2 - 1)
             m = m * px.ones_like(_reshape(scores, keras_shape))
             mask = _reshape(m, [-1, _prod(tq_dims), _prod(tk_dims)])
-        probs = _masked_softmax(scores, mask)
+        probs = _masked_softmax(scores, mask, zero_masked_rows)
         dropped = probs
         if training and self._dropout > 0.0:
             dropped = _dropout(probs, self._dropout, self.seed_generator)
@@ -295,18 +299,23 @@ class MultiHeadAttention(Layer):
              return_attention_scores=False, training=None, use_causal_mask=False, mask=None):
         query, value = B.convert(query), B.convert(value)
         key = value if key is None else B.convert(key)
-        if isinstance(mask, (list, tuple)):  # masks of the inputs, from a functional model
-            masks = list(mask) + [None] * 3
-            query_mask = masks[0] if query_mask is None else query_mask
-            value_mask = masks[1] if value_mask is None else value_mask
-            key_mask = masks[2] if key_mask is None and len(mask) > 2 else key_mask
+        # As Keras 3's MultiHeadAttention.call: the query mask is the mask
+        # attached to the query tensor (a model output's), and a query_mask
+        # argument is ignored. A functional model passes value_mask and
+        # key_mask by name (Layer.__call__'s rule); Keras does not attach the
+        # query's mask there either, so masked query rows attend normally.
+        query_mask = B.get_keras_mask(query)
         if self._query_dense is None:
             self.build(tuple(query.shape), tuple(value.shape), tuple(key.shape))
         attention_mask = self._attention_mask(query, value, query_mask, value_mask, key_mask, attention_mask,
                                               use_causal_mask)
         gate = self._gate_dense(query) if self._use_gate else None
         q, k, v = self._query_dense(query), self._key_dense(key), self._value_dense(value)
-        out, scores = self._compute_attention(q, k, v, attention_mask, training)
+        # Keras 3 takes ops.dot_product_attention without dropout, without
+        # returned scores and for [batch, time, features] inputs; there a
+        # query row whose keys are all masked attends uniformly instead of not at all.
+        dot_product = self._dropout == 0.0 and not return_attention_scores and len(q.shape) == 4
+        out, scores = self._compute_attention(q, k, v, attention_mask, training, zero_masked_rows=not dot_product)
         if gate is not None:
             out = out * gate
         out = self._output_dense(out)

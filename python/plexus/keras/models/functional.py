@@ -309,6 +309,49 @@ def layer_order(inputs, outputs):
     return sorted(layers, key=lambda l: (-layer_depth[id(l)], first_seen[id(l)][0]))
 
 
+def _tensor_arguments(layer, node):
+    """The call's arguments that hold Keras tensors, by parameter name, in call order."""
+    params = [(n, p) for n, p in layer._call_params.items() if n not in ("**", "self")]
+    named = {}
+    positional = [n for n, p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    for i, a in enumerate(node.args):
+        named[positional[i] if i < len(positional) else f"*{i}"] = a
+    named.update(node.kwargs)
+    return {n: v for n, v in named.items() if _any(v, _is_keras_tensor)}
+
+
+def _populate_masks(layer, node, masks, kwargs):
+    """Keras 3's masking rule (Layer.__call__): a call with one tensor argument
+    gets that argument's mask(s) as `mask`; a call with several gets each
+    argument's mask as `<argument>_mask` where the layer has such a parameter
+    (MultiHeadAttention's query_mask, value_mask, key_mask) and no `mask` at
+    all, so an RNN called with initial_state ignores its input's mask, as in
+    Keras. Returns the previous mask for compute_mask: the `mask` passed, or
+    the first argument's."""
+    params = layer._call_params
+    tensors = _tensor_arguments(layer, node)
+
+    def mask_of(v):
+        m = _map(v, lambda x: masks.get(id(x)) if _is_keras_tensor(x) else None)
+        return m if _any(m, lambda t: t is not None) else None
+    if len(tensors) == 1:
+        if "mask" in params and kwargs.get("mask") is None:
+            m = mask_of(next(iter(tensors.values())))
+            if m is not None:
+                kwargs["mask"] = m
+    else:
+        for name, v in tensors.items():
+            if f"{name}_mask" in params and kwargs.get(f"{name}_mask") is None:
+                m = mask_of(v)
+                if m is not None:
+                    kwargs[f"{name}_mask"] = m
+    if kwargs.get("mask") is not None:
+        return kwargs["mask"]
+    first = next((n for n, p in params.items() if n != "**" and n != "self"), None)
+    value = node.args[0] if node.args else node.kwargs.get(first)
+    return mask_of(value) if value is not None else None
+
+
 def run_nodes(nodes, inputs, values, training=None, masks=None):
     """Evaluates the nodes: `values` maps id(KerasTensor) to tensors (the inputs on entry)."""
     masks = masks if masks is not None else {}
@@ -324,13 +367,17 @@ def run_nodes(nodes, inputs, values, training=None, masks=None):
         params = layer._call_params
         if training is not None and ("training" in params or params.get("**")) and "training" not in node.kwargs:
             kwargs["training"] = training
-        in_masks = [masks.get(id(x)) for x in node.inputs]
-        mask = None
-        if any(m is not None for m in in_masks):
-            mask = in_masks[0] if len(in_masks) == 1 else in_masks
-            if "mask" in params and "mask" not in kwargs:
-                kwargs["mask"] = mask
-        out = layer(*args, **kwargs)
+        mask = _populate_masks(layer, node, masks, kwargs)
+        # The inputs carry their masks during the call, as Keras's tensors
+        # carry _keras_mask (MultiHeadAttention reads its query's).
+        carried = [values[id(x)] for x in node.inputs if masks.get(id(x)) is not None]
+        for x in node.inputs:
+            if masks.get(id(x)) is not None:
+                B.set_keras_mask(values[id(x)], masks[id(x)])
+        try:
+            out = layer(*args, **kwargs)
+        finally:
+            B.drop_keras_masks(carried)
         flat_kt, flat_out = [], []
         _map(node.outputs, flat_kt.append)
         _map(out, flat_out.append)
@@ -345,6 +392,9 @@ def run_nodes(nodes, inputs, values, training=None, masks=None):
         for i, (kt, v) in enumerate(zip(flat_kt, flat_out)):
             values[id(kt)] = v
             m = out_mask[i] if per_output else out_mask
+            attached = B.get_keras_mask(v)  # a nested model's output masks
+            if attached is not None:
+                m = attached
             if m is not None:
                 masks[id(kt)] = m
     return values

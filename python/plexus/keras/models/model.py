@@ -190,8 +190,23 @@ class Functional(Model):
 
     def call(self, inputs, training=None, mask=None):
         values = self._bind_inputs(inputs)
-        F.run_nodes(self._nodes, self.inputs, values, training=training)
-        return _map(self._outputs_struct, lambda kt: values[id(kt)])
+        masks = {}
+        if mask is not None:  # masks of the inputs, as Keras's Functional.call takes them
+            for kt, m in zip(self.inputs, D_flat(mask) if isinstance(mask, (list, tuple, dict)) else [mask]):
+                if m is not None:
+                    masks[id(kt)] = m
+        F.run_nodes(self._nodes, self.inputs, values, training=training, masks=masks)
+        outputs = _map(self._outputs_struct, lambda kt: values[id(kt)])
+        # The outputs' masks go with them (Keras's _keras_mask): losses and
+        # metrics weigh by them, and an enclosing model passes them on.
+        B.drop_keras_masks(getattr(self, "_masked_outputs", ()))
+        self._masked_outputs = []
+        for kt in D_flat(self._outputs_struct):
+            m = masks.get(id(kt))
+            if m is not None:
+                B.set_keras_mask(values[id(kt)], m)
+                self._masked_outputs.append(values[id(kt)])
+        return outputs
 
     def _maybe_build(self, inputs):
         self.built = True
