@@ -20,13 +20,33 @@ import plexus as px
 
 from .. import _backend as B
 from .base import Layer
-from .rnn_cells import DropoutRNNCell, GRUCell, LSTMCell, SimpleRNNCell
+from .rnn_cells import DropoutRNNCell, GRUCell, LSTMCell, SimpleRNNCell, StackedRNNCells
 
 
 def _flat_states(states):
     if isinstance(states, (list, tuple)):
         return list(states)
     return [states]
+
+
+def _flat_sizes(sizes):
+    for s in sizes:
+        if isinstance(s, (list, tuple)):
+            yield from _flat_sizes(s)
+        else:
+            yield s
+
+
+def _pack_states(sizes, flat):
+    """Flat states in the nesting of a cell's state_size, for return_state."""
+    if not isinstance(sizes, (list, tuple)):
+        return [flat[0]]
+    out, at = [], 0
+    for s in sizes:
+        n = len(list(_flat_sizes(s))) if isinstance(s, (list, tuple)) else 1
+        out.append(flat[at:at + n] if isinstance(s, (list, tuple)) else flat[at])
+        at += n
+    return out
 
 
 def _prefix_paths(layer, prefix):
@@ -60,8 +80,7 @@ class RNN(Layer):
     def __init__(self, cell, return_sequences=False, return_state=False, go_backwards=False, stateful=False,
                  unroll=False, zero_output_for_mask=False, **kwargs):
         if isinstance(cell, (list, tuple)):
-            raise NotImplementedError("RNN: a list of cells (StackedRNNCells) is not supported by plexus.keras; "
-                                      "stack RNN layers instead")
+            cell = StackedRNNCells([_deserialize_layer(c) if isinstance(c, dict) else c for c in cell])
         cell = _deserialize_layer(cell) if isinstance(cell, dict) else cell
         if not hasattr(cell, "call") or not hasattr(cell, "state_size"):
             raise ValueError(f"RNN: the cell needs a `call` method and a `state_size` attribute, got {cell!r}")
@@ -77,8 +96,8 @@ class RNN(Layer):
         object.__setattr__(self, "states", None)
         if isinstance(cell.state_size, int):
             self.state_size, self.single_state = [cell.state_size], True
-        else:
-            self.state_size, self.single_state = list(cell.state_size), False
+        else:  # flat: a StackedRNNCells' sizes are nested per cell
+            self.state_size, self.single_state = list(_flat_sizes(cell.state_size)), False
 
     # -- building ------------------------------------------------------------------
     def build(self, sequences_shape, initial_state_shape=None):
@@ -121,7 +140,7 @@ class RNN(Layer):
     def compute_mask(self, inputs, previous_mask=None):
         mask = previous_mask[0] if isinstance(previous_mask, (list, tuple)) else previous_mask
         output_mask = mask if self.return_sequences else None
-        if self.return_state:
+        if self.return_state:  # one mask per output tensor (the states flat)
             return [output_mask] + [None] * len(self.state_size)
         return output_mask
 
@@ -180,8 +199,8 @@ class RNN(Layer):
         dtype = self.compute_dtype
         output = px.stack(outputs, axis=1) if self.return_sequences else prev
         output = B.cast(output, dtype)
-        if self.return_state:
-            return (output,) + tuple(B.cast(s, dtype) for s in states)
+        if self.return_state:  # the states in the cell's structure (a stack's: one entry per cell)
+            return (output,) + tuple(_pack_states(self.cell.state_size, [B.cast(s, dtype) for s in states]))
         return output
 
     def get_config(self):
@@ -414,4 +433,4 @@ class Bidirectional(Layer):
                 "backward_layer": _serialize_layer(self.backward_layer)}
 
 
-__all__ = ["RNN", "SimpleRNN", "LSTM", "GRU", "Bidirectional", "SimpleRNNCell", "LSTMCell", "GRUCell"]
+__all__ = ["RNN", "SimpleRNN", "LSTM", "GRU", "Bidirectional", "SimpleRNNCell", "LSTMCell", "GRUCell", "StackedRNNCells"]

@@ -286,4 +286,97 @@ class GRUCell(_CellBase):
         return {**super().get_config(), "reset_after": self.reset_after}
 
 
-__all__ = ["SimpleRNNCell", "LSTMCell", "GRUCell"]
+def _state_count(cell):
+    return len(cell.state_size) if isinstance(cell.state_size, (list, tuple)) else 1
+
+
+def _output_size(cell):
+    if getattr(cell, "output_size", None) is not None:
+        return cell.output_size
+    return cell.state_size[0] if isinstance(cell.state_size, (list, tuple)) else cell.state_size
+
+
+class StackedRNNCells(Layer, DropoutRNNCell):
+    """Cells run one after another at each step, as Keras 3's StackedRNNCells
+    (what ``RNN([cell, cell])`` builds): each cell's output is the next one's
+    input. ``state_size`` is Keras's nested list; the RNN layer passes the
+    states flat, in cell order, and gets them back flat."""
+
+    def __init__(self, cells, **kwargs):
+        super().__init__(**kwargs)
+        cells = list(cells)
+        for cell in cells:
+            if not hasattr(cell, "call") or not hasattr(cell, "state_size"):
+                raise ValueError(f"StackedRNNCells: every cell needs a `call` method and a `state_size`, got {cell!r}")
+        if not cells:
+            raise ValueError("StackedRNNCells: no cells")
+        self.cells = cells
+        self._dropout_training = None
+
+    @property
+    def state_size(self):
+        return [c.state_size for c in self.cells]
+
+    @property
+    def output_size(self):
+        return _output_size(self.cells[-1])
+
+    def build(self, input_shape):
+        for cell in self.cells:
+            if isinstance(cell, Layer) and not cell.built:
+                cell.build(input_shape)
+                cell.built = True
+            input_shape = (tuple(input_shape)[0], _output_size(cell))
+        self.built = True
+
+    def get_initial_state(self, batch_size=None):
+        out = []
+        for cell in self.cells:
+            fn = getattr(cell, "get_initial_state", None)
+            states = fn(batch_size=batch_size) if fn is not None else DropoutRNNCell.get_initial_state(cell, batch_size)
+            out.extend(states if isinstance(states, (list, tuple)) else [states])
+        return out
+
+    # Each cell draws its dropout masks at its first step, from its own input.
+    def _prepare_dropout(self, step_input, state, training):
+        self._dropout_training = training
+
+    def _reset_dropout(self):
+        self._dropout_training = None
+        for cell in self.cells:
+            if isinstance(cell, DropoutRNNCell):
+                cell._reset_dropout()
+
+    def call(self, inputs, states, training=False):
+        flat = list(states) if isinstance(states, (list, tuple)) else [states]
+        if len(flat) != sum(_state_count(c) for c in self.cells):
+            raise ValueError(f"StackedRNNCells '{self.name}': got {len(flat)} states for cells with state sizes "
+                             f"{self.state_size}")
+        x, new_states, at = inputs, [], 0
+        first_step = self._dropout_training is not None
+        for cell in self.cells:
+            n = _state_count(cell)
+            own = flat[at:at + n]
+            at += n
+            if first_step and isinstance(cell, DropoutRNNCell):
+                cell._prepare_dropout(x, own[0], self._dropout_training)
+            kwargs = {"training": training} if isinstance(cell, Layer) and "training" in cell._call_params else {}
+            x, out_states = cell(x, own, **kwargs)
+            new_states.extend(out_states if isinstance(out_states, (list, tuple)) else [out_states])
+        if first_step:
+            self._dropout_training = None  # prepared: later steps reuse the masks
+        return x, new_states
+
+    def get_config(self):
+        from .rnn import _serialize_layer
+        return {**super().get_config(), "cells": [_serialize_layer(c) for c in self.cells]}
+
+    @classmethod
+    def from_config(cls, config):
+        from .rnn import _deserialize_layer
+        config = dict(config)
+        cells = [_deserialize_layer(c) for c in config.pop("cells")]
+        return cls(cells, **config)
+
+
+__all__ = ["SimpleRNNCell", "LSTMCell", "GRUCell", "StackedRNNCells"]
