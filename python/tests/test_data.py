@@ -261,6 +261,21 @@ def test_var_len_features_match_tf():
         lambda r: px.io.parse_example(r, spec_px)["v"].to_dense(-1))
     want = tf.sparse.to_dense(tf.io.parse_example(tf.constant(records), spec_tf)["v"], default_value=-1)
     np.testing.assert_array_equal(next(iter(ds)).numpy(), want.numpy())
+    # Parsed one record at a time, then batched: SparseTensors batch as tf.data's do.
+    ours = D.Dataset.from_tensor_slices(np.array(records, dtype=object)).map(
+        lambda r: px.io.parse_single_example(r, spec_px)).batch(3)
+    theirs = tf.data.Dataset.from_tensor_slices(records).map(lambda r: tf.io.parse_single_example(r, spec_tf)).batch(3)
+    assert theirs.element_spec["v"].shape.as_list() == [None, None]  # rank 2, as our parts say
+    assert list(ours.element_spec["v"].dense_shape.shape) == [2]
+    assert list(ours.element_spec["v"].indices.shape) == [None, 2]
+    batches = list(zip(ours, theirs))
+    assert len(batches) == 2
+    for o, t in batches:
+        check(o, t)
+    # A map after the batch sees the batched SparseTensor.
+    dense = list(ours.map(lambda d: d["v"].to_dense(-1)))
+    for got, (_, t) in zip(dense, batches):
+        np.testing.assert_array_equal(got.numpy(), tf.sparse.to_dense(t["v"], default_value=-1).numpy())
 
 
 def _spec_text(spec):

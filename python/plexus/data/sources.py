@@ -37,16 +37,42 @@ class Slices(Dataset):
             yield S.map_structure(lambda a: a[lo:lo + batch_size], self._arrays)
 
 
+def _stack_sparse(parts):
+    """SparseTensors batched as tf.data batches them: each element's indices
+    get its position in the batch as a first column, the values follow one
+    another, and the dense shape is the largest of each dimension."""
+    ranks = {len(p.dense_shape) for p in parts}
+    if len(ranks) != 1:
+        raise ValueError(f"batch: SparseTensors of ranks {sorted(ranks)} in one batch")
+    rank = ranks.pop()
+    indices = [np.concatenate([np.full((len(p.indices), 1), i, np.int64), np.asarray(p.indices, np.int64)
+                               .reshape(-1, rank)], axis=1) for i, p in enumerate(parts)]
+    dense = np.max(np.stack([np.asarray(p.dense_shape, np.int64) for p in parts]), axis=0) if rank else \
+        np.zeros([0], np.int64)
+    return type(parts[0])(np.concatenate(indices).reshape(-1, rank + 1),
+                          np.concatenate([np.asarray(p.values) for p in parts]),
+                          np.concatenate([[len(parts)], dense]).astype(np.int64))
+
+
 def stack(elements):
     """A batch from elements of one structure: each component stacked along a new first axis."""
-    first = elements[0]
-    leaves = [S.flatten(e) for e in elements]
-    out = []
-    for i in range(len(leaves[0])):
-        parts = [l[i] for l in leaves]
-        shapes = {p.shape for p in parts}
+    counter = [0]
+
+    def batch(parts):
+        first = parts[0]
+        if S.is_sparse(first):
+            return _stack_sparse(parts)
+        if isinstance(first, dict):
+            return {k: batch([p[k] for p in parts]) for k in first}
+        if isinstance(first, tuple) and hasattr(first, "_fields"):
+            return type(first)(*[batch([p[j] for p in parts]) for j in range(len(first))])
+        if isinstance(first, (list, tuple)):
+            return type(first)(batch([p[j] for p in parts]) for j in range(len(first)))
+        i = counter[0]
+        counter[0] += 1
+        shapes = {np.shape(p) for p in parts}
         if len(shapes) != 1:
             raise ValueError(f"batch: component {i} has different shapes in one batch ({sorted(shapes)}); "
                              "use padded_batch, or make the shapes equal in map")
-        out.append(np.stack(parts))
-    return S.pack_like(first, out)
+        return np.stack(parts)
+    return batch(elements)

@@ -95,9 +95,27 @@ def relax(spec, other):
     return pack_like(spec, [merge(a, b) for a, b in zip(flatten(spec), flatten(other))])
 
 
+def is_sparse(value) -> bool:
+    """A SparseTensor (plexus.io's, as a VarLenFeature parses): batched as tf.data batches tf.SparseTensor."""
+    return isinstance(value, tuple) and type(value).__name__ == "SparseTensor" and \
+        getattr(value, "_fields", None) == ("indices", "values", "dense_shape")
+
+
 def batch_spec(spec, batch_size, drop_remainder):
     if spec is None:
         return None  # unknown (a map function that ran eagerly)
-    return map_structure(lambda s: TensorSpec(None if s.shape is None else
-                                              (batch_size if drop_remainder else None,) + tuple(s.shape), s.dtype),
-                         spec)
+    n = batch_size if drop_remainder else None
+
+    def batched(s):
+        if is_sparse(s):  # one more index column and dense dimension
+            rank = None if s.dense_shape.shape is None or s.dense_shape.shape[0] is None else s.dense_shape.shape[0] + 1
+            return type(s)(TensorSpec([None, rank], s.indices.dtype), TensorSpec([None], s.values.dtype),
+                           TensorSpec([rank], s.dense_shape.dtype))
+        if isinstance(s, dict):
+            return {k: batched(v) for k, v in s.items()}
+        if isinstance(s, tuple) and hasattr(s, "_fields"):
+            return type(s)(*[batched(v) for v in s])
+        if isinstance(s, (list, tuple)):
+            return type(s)(batched(v) for v in s)
+        return TensorSpec(None if s.shape is None else (n,) + tuple(s.shape), s.dtype)
+    return batched(spec)
