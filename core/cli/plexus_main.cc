@@ -6,7 +6,6 @@
 //                    [--device DEV] [--out DIR] [--plugin PATH]
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -17,7 +16,6 @@
 #include <optional>
 #include <set>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -470,34 +468,6 @@ int MissingOps(const plexus::Runtime& runtime, const std::string& path) {
 }
 
 // Sets `flag` when `seconds` pass, unless destroyed first (--timeout).
-class Deadline {
- public:
-  Deadline(double seconds, std::atomic<bool>* flag) {
-    if (seconds <= 0) return;
-    thread_ = std::thread([this, seconds, flag] {
-      std::unique_lock<std::mutex> lock(mu_);
-      if (!cv_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return done_; })) {
-        flag->store(true);
-      }
-    });
-  }
-  ~Deadline() {
-    if (!thread_.joinable()) return;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      done_ = true;
-    }
-    cv_.notify_all();
-    thread_.join();
-  }
-
- private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool done_ = false;
-  std::thread thread_;
-};
-
 int Run(int argc, char** argv) {
   RunArgs args;
   if (std::optional<int> bad = ParseRunArgs(argc, argv, &args)) return *bad;
@@ -506,11 +476,9 @@ int Run(int argc, char** argv) {
   if (!runtime.ok()) return Fail(runtime.status());
   // --timeout: every run this thread makes (init, the graph, a SavedModel's
   // restore and signature) stops between nodes once the time has passed.
-  std::atomic<bool> cancel{false};
-  plexus::ScopedRunCancelFlag scoped(&cancel);
+  plexus::ScopedRunDeadline deadline(args.timeout > 0 ? absl::Seconds(args.timeout) : absl::InfiniteDuration());
   int code = 0;
   {
-    Deadline deadline(args.timeout, &cancel);
     if (args.saved_model) {
       if (args.signature.empty()) args.signature = "serving_default";
       if (args.tags.empty()) args.tags.insert(plexus::kSavedModelServeTag);
@@ -520,7 +488,7 @@ int Run(int argc, char** argv) {
       code = RunGraphDef(runtime->get(), args);
     }
   }
-  if (code != 0 && cancel.load()) {
+  if (code != 0 && deadline.passed()) {
     std::fprintf(stderr, "plexus: error: the run took longer than --timeout %g s and was stopped\n", args.timeout);
   }
   return code;

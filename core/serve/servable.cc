@@ -1,9 +1,7 @@
 #include "servable.h"
 
-#include <condition_variable>
 #include <map>
 #include <mutex>
-#include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -17,51 +15,6 @@ namespace {
 
 // Sets a run's cancel flag when its deadline passes, so a run that takes too
 // long stops between nodes (one thread for the whole process).
-class DeadlineWatcher {
- public:
-  static DeadlineWatcher& Get() {
-    static auto* w = new DeadlineWatcher();  // never destroyed: runs may outlive main
-    return *w;
-  }
-  // Watches `flag` until Remove; returns a ticket.
-  int64_t Add(absl::Time deadline, std::atomic<bool>* flag) {
-    std::lock_guard<std::mutex> lock(mu_);
-    int64_t ticket = next_++;
-    watched_.emplace(std::make_pair(deadline, ticket), flag);
-    cv_.notify_one();
-    return ticket;
-  }
-  void Remove(absl::Time deadline, int64_t ticket) {
-    std::lock_guard<std::mutex> lock(mu_);
-    watched_.erase(std::make_pair(deadline, ticket));
-  }
-
- private:
-  DeadlineWatcher() {
-    std::thread([this] { Loop(); }).detach();
-  }
-  void Loop() {
-    std::unique_lock<std::mutex> lock(mu_);
-    while (true) {
-      if (watched_.empty()) {
-        cv_.wait(lock);
-        continue;
-      }
-      auto first = watched_.begin();
-      if (absl::Now() >= first->first.first) {
-        first->second->store(true);
-        watched_.erase(first);
-        continue;
-      }
-      cv_.wait_until(lock, absl::ToChronoTime(first->first.first));
-    }
-  }
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::map<std::pair<absl::Time, int64_t>, std::atomic<bool>*> watched_;
-  int64_t next_ = 0;
-};
-
 std::string Keys(const std::map<std::string, SignatureTensor>& m) {
   std::vector<std::string> keys;
   for (const auto& [k, v] : m) keys.push_back("'" + k + "'");
@@ -226,16 +179,9 @@ absl::StatusOr<std::map<std::string, Tensor>> Servable::RunDirect(
     return absl::DeadlineExceededError(
         absl::StrCat("model '", name_, "': the request's deadline passed before it ran"));
   }
-  std::atomic<bool> cancel{false};
-  int64_t ticket = -1;
-  if (deadline != absl::InfiniteFuture()) ticket = DeadlineWatcher::Get().Add(deadline, &cancel);
-  absl::StatusOr<std::map<std::string, Tensor>> out;
-  {
-    ScopedRunCancelFlag scoped(&cancel);
-    out = session_->Run(signature, inputs, output_filter);
-  }
-  if (ticket >= 0) DeadlineWatcher::Get().Remove(deadline, ticket);
-  if (!out.ok() && cancel.load()) {
+  ScopedRunDeadline scoped(deadline);
+  absl::StatusOr<std::map<std::string, Tensor>> out = session_->Run(signature, inputs, output_filter);
+  if (!out.ok() && scoped.passed()) {
     return absl::DeadlineExceededError(absl::StrCat(
         "model '", name_, "' version ", version_, ": the run passed the request's deadline and was stopped"));
   }

@@ -122,6 +122,29 @@ def device(name: str | None):
         _plexus._set_scope_device(previous)
 
 
+# ---- run deadlines -----------------------------------------------------------
+
+
+def run_timeout(seconds: float):
+    """A deadline for every run this thread makes in a ``with`` block.
+
+    Graph runs, SavedModel signatures, imported graphs and traced functions
+    (with the loops and functions they call) that are still running when
+    ``seconds`` have passed stop between nodes and raise
+    :class:`plexus.errors.DeadlineExceededError`; the sessions stay usable.
+    Work already queued on a device finishes first; eager ops run one by one
+    and are not stopped. Blocks nest: the earlier deadline holds. The
+    object's ``expired`` tells whether the deadline passed::
+
+        with plexus.run_timeout(2.0) as deadline:
+            result = model(x)
+    """
+    seconds = float(seconds)
+    if not seconds > 0:
+        raise ValueError(f"run_timeout: {seconds} seconds; give a positive number")
+    return _plexus.RunDeadline(seconds)
+
+
 # ---- threads ----------------------------------------------------------------
 
 

@@ -99,11 +99,15 @@ class Session:
         self._session = _plexus.Session(self.graph, device=device, optimize=optimize,
                                         threads=_threads_option(threads))
 
-    def run(self, fetches, feed_dict=None, targets=()):
+    def run(self, fetches, feed_dict=None, targets=(), timeout: float | None = None):
+        """Runs the graph. ``timeout`` (seconds): a run still going then stops
+        between nodes and raises :class:`plexus.errors.DeadlineExceededError`;
+        the session stays usable."""
         single = isinstance(fetches, str)
         names = [fetches] if single else list(fetches)
         feeds = {_tensor_name(k): v for k, v in (feed_dict or {}).items()}
-        results = self._session.run(feeds, [_tensor_name(n) for n in names], list(targets))
+        results = self._session.run(feeds, [_tensor_name(n) for n in names], list(targets),
+                                    timeout=0.0 if timeout is None else float(timeout))
         return results[0] if single else results
 
     @property

@@ -7,6 +7,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <atomic>
+#include <cmath>
 #include <csignal>
 #include <thread>
 
@@ -65,6 +66,23 @@ auto RunCancellable(Fn fn) -> decltype(fn()) {
 
 struct PyGraph {
   std::shared_ptr<const Graph> graph;
+};
+
+// A timeout argument in seconds: 0 (or None on the Python side) means none.
+absl::Duration TimeoutOption(double seconds) {
+  if (std::isnan(seconds) || seconds < 0) {
+    Throw(absl::InvalidArgumentError(absl::StrCat("timeout must be None, 0 or a positive number of seconds, got ",
+                                                  seconds)));
+  }
+  return seconds > 0 && std::isfinite(seconds) ? absl::Seconds(seconds) : absl::InfiniteDuration();
+}
+
+// `with plexus.run_timeout(seconds):` a deadline for every run this thread
+// makes inside (graphs, SavedModels, traced functions with their loops).
+struct PyRunDeadline {
+  double seconds = 0;
+  std::unique_ptr<ScopedRunDeadline> scope;
+  bool expired = false;  // as of leaving the block
 };
 
 nb::object ShapeObject(const PartialShape& s) {
@@ -231,6 +249,24 @@ void BindGraph(nb::module_& m) {
       .def_prop_ro("source", [](const PyGraph& g) { return g.graph->source; })
       .def_prop_ro("num_nodes", [](const PyGraph& g) { return g.graph->num_nodes(); });
 
+  nb::class_<PyRunDeadline>(m, "RunDeadline", "A deadline for the runs this thread makes in a with block.")
+      .def("__init__", [](PyRunDeadline* self, double seconds) {
+        TimeoutOption(seconds);
+        new (self) PyRunDeadline{seconds, nullptr, false};
+      }, nb::arg("seconds"))
+      .def("__enter__", [](PyRunDeadline& d) -> PyRunDeadline& {
+        if (d.scope != nullptr) Throw(absl::FailedPreconditionError("run_timeout: this block is already entered"));
+        d.scope = std::make_unique<ScopedRunDeadline>(TimeoutOption(d.seconds));
+        return d;
+      }, nb::rv_policy::reference)
+      .def("__exit__", [](PyRunDeadline& d, nb::args) {
+        d.expired = d.scope != nullptr && d.scope->passed();
+        d.scope.reset();
+        return false;
+      })
+      .def_prop_ro("expired", [](const PyRunDeadline& d) { return d.scope != nullptr ? d.scope->passed() : d.expired; })
+      .def_prop_ro("seconds", [](const PyRunDeadline& d) { return d.seconds; });
+
   nb::class_<PySession>(m, "Session", "Runs a graph: feeds, fetches and targets.")
       .def("__init__", [](PySession* self, const PyGraph& graph, nb::handle device, bool optimize,
                           bool device_graphs, bool eager_variables, bool fetch_to_host, int threads) {
@@ -251,12 +287,15 @@ void BindGraph(nb::module_& m) {
          nb::arg("device_graphs") = false, nb::arg("eager_variables") = false,
          nb::arg("fetch_to_host") = true, nb::arg("threads") = 0)
       .def("run", [](PySession& s, nb::handle feeds, const std::vector<std::string>& fetches,
-                     const std::vector<std::string>& targets) {
+                     const std::vector<std::string>& targets, double timeout) {
         auto feed_values = Feeds(feeds);
         WaitForEagerWork();
-        auto result = RunCancellable([&] { return s.session->Run(feed_values, fetches, targets); });
+        RunOptions options;
+        options.timeout = TimeoutOption(timeout);
+        auto result = RunCancellable([&] { return s.session->Run(feed_values, fetches, targets, options); });
         return Wrap(Unwrap(std::move(result)));
-      }, nb::arg("feeds"), nb::arg("fetches"), nb::arg("targets") = std::vector<std::string>{})
+      }, nb::arg("feeds"), nb::arg("fetches"), nb::arg("targets") = std::vector<std::string>{},
+         nb::arg("timeout") = 0.0)
       .def("run_values", [](PySession& s, const std::vector<std::string>& feed_names, nb::handle values,
                             const std::vector<std::string>& fetches, const std::vector<std::string>& targets) {
         // Positional feeds (the traced-function path): no dict building.
@@ -312,19 +351,28 @@ void BindGraph(nb::module_& m) {
         return out;
       })
       .def("run", [](PySavedModel& s, const std::string& key, nb::dict inputs,
-                     const std::vector<std::string>& output_keys) {
+                     const std::vector<std::string>& output_keys, double timeout) {
         std::map<std::string, Tensor> values;
         for (auto [k, v] : inputs) {
           std::string name = nb::cast<std::string>(k);
           values[name] = ToTensor(v, DataType::kInvalid, absl::StrCat("signature '", key, "' input '", name, "'"));
         }
         WaitForEagerWork();
-        auto result = RunCancellable([&] { return s.model->Run(key, values, output_keys); });
+        auto result = RunCancellable([&]() -> absl::StatusOr<std::map<std::string, Tensor>> {
+          ScopedRunDeadline deadline(TimeoutOption(timeout));
+          auto out = s.model->Run(key, values, output_keys);
+          if (!out.ok() && deadline.passed() && timeout > 0) {
+            return absl::DeadlineExceededError(absl::StrCat("signature '", key, "': the run took longer than its "
+                                                            "timeout of ", timeout, " s and was stopped"));
+          }
+          return out;
+        });
         std::map<std::string, Tensor> out = Unwrap(std::move(result));
         nb::dict d;
         for (auto& [k, t] : out) d[k.c_str()] = WrapTensor(std::move(t));
         return d;
-      }, nb::arg("key"), nb::arg("inputs"), nb::arg("output_keys") = std::vector<std::string>{})
+      }, nb::arg("key"), nb::arg("inputs"), nb::arg("output_keys") = std::vector<std::string>{},
+         nb::arg("timeout") = 0.0)
       .def_prop_ro("dir", [](const PySavedModel& s) { return s.model->model().dir(); })
       .def_prop_ro("device", [](const PySavedModel& s) { return s.model->session().device().name(); })
       .def("placement", [](const PySavedModel& s) { return PlacementDict(s.model->session().placement()); })

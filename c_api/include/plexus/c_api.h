@@ -273,6 +273,37 @@ PX_C_EXPORT px_code px_session_run(px_session* session,
                                    const char* const* target_names, size_t num_targets,
                                    px_tensor** out_fetches, px_status* status);
 
+/* ---- Run options: timeouts and cancellation ---------------------------- */
+
+/* A cancel token: px_cancel_token_cancel (from any thread, or a signal
+ * handler: it only sets an atomic flag) stops every run using it between
+ * nodes with PX_STATUS_CANCELLED; work already queued on a device finishes
+ * first. A token stays cancelled until px_cancel_token_reset. Destroy it
+ * after the runs using it have returned. */
+typedef struct px_cancel_token px_cancel_token;
+PX_C_EXPORT px_code px_cancel_token_create(px_cancel_token** out_token, px_status* status);
+PX_C_EXPORT void px_cancel_token_cancel(px_cancel_token* token);
+PX_C_EXPORT void px_cancel_token_reset(px_cancel_token* token);
+PX_C_EXPORT int px_cancel_token_is_cancelled(const px_cancel_token* token);
+PX_C_EXPORT void px_cancel_token_destroy(px_cancel_token* token);
+
+typedef struct px_run_options {
+  size_t struct_size;       /* sizeof(px_run_options) */
+  /* 0: no limit. Otherwise a run that takes longer stops between nodes
+   * (loops and functions included) with PX_STATUS_DEADLINE_EXCEEDED and a
+   * message naming the timeout; the session stays usable. */
+  double timeout_seconds;
+  px_cancel_token* cancel;  /* NULL, or a token that cancels the run */
+} px_run_options;
+
+/* px_session_run with options (NULL options: none). */
+PX_C_EXPORT px_code px_session_run_with_options(px_session* session, const px_run_options* options,
+                                                const char* const* feed_names,
+                                                const px_tensor* const* feed_values, size_t num_feeds,
+                                                const char* const* fetch_names, size_t num_fetches,
+                                                const char* const* target_names, size_t num_targets,
+                                                px_tensor** out_fetches, px_status* status);
+
 /* ---- Threads ----------------------------------------------------------- */
 
 /* The process-wide intra-op thread budget: how many threads each kernel
@@ -348,6 +379,13 @@ PX_C_EXPORT px_code px_saved_model_run(px_saved_model* model, const char* key,
                                        const px_tensor* const* input_values, size_t num_inputs,
                                        const char* const* output_keys, size_t num_outputs,
                                        px_tensor** out_outputs, px_status* status);
+
+/* px_saved_model_run with options (see px_run_options; NULL: none). */
+PX_C_EXPORT px_code px_saved_model_run_with_options(px_saved_model* model, const px_run_options* options,
+                                                    const char* key, const char* const* input_keys,
+                                                    const px_tensor* const* input_values, size_t num_inputs,
+                                                    const char* const* output_keys, size_t num_outputs,
+                                                    px_tensor** out_outputs, px_status* status);
 
 /* ---- Placement ---------------------------------------------------------- */
 

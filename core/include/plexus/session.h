@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "plexus/graph.h"
 #include "plexus/optimizer_options.h"
 #include "plexus/placement.h"
@@ -120,12 +121,59 @@ class ScopedRunCancelFlag {
   const std::atomic<bool>* previous_;
 };
 
+// A deadline for every run the current thread makes in the scope (SavedModel
+// calls and the functions and loops a run calls included): once it has
+// passed, a run stops between nodes and returns DEADLINE_EXCEEDED; work
+// already queued on devices finishes first. An infinite deadline (or a
+// timeout that is infinite or not positive) sets nothing. One watcher
+// thread serves every deadline of the process.
+const std::atomic<bool>* CurrentRunDeadlineFlag();
+absl::Time CurrentRunDeadline();  // InfiniteFuture without one
+class ScopedRunDeadline {
+ public:
+  explicit ScopedRunDeadline(absl::Time deadline);
+  explicit ScopedRunDeadline(absl::Duration timeout);  // from now
+  ~ScopedRunDeadline();
+  ScopedRunDeadline(const ScopedRunDeadline&) = delete;
+  ScopedRunDeadline& operator=(const ScopedRunDeadline&) = delete;
+  // Whether the deadline in force in the scope has passed (a run that
+  // failed then was stopped by it).
+  bool passed() const;
+
+ private:
+  absl::Time deadline_;
+  const std::atomic<bool>* previous_;
+  absl::Time previous_time_;
+  std::atomic<bool> passed_{false};
+  int64_t ticket_ = -1;
+};
+
+// Both flags of a run, for a thread that works for it (a pool thread
+// running its nodes): functions those nodes call see them.
+class ScopedRunFlags {
+ public:
+  ScopedRunFlags(const std::atomic<bool>* cancel, const std::atomic<bool>* deadline, absl::Time deadline_time);
+  ~ScopedRunFlags();
+  ScopedRunFlags(const ScopedRunFlags&) = delete;
+  ScopedRunFlags& operator=(const ScopedRunFlags&) = delete;
+
+ private:
+  ScopedRunCancelFlag cancel_;
+  const std::atomic<bool>* previous_deadline_;
+  absl::Time previous_time_;
+};
+
 // Options of one run.
 struct RunOptions {
   // When set (from another thread or a signal handler), the run stops
   // between nodes and returns CANCELLED; work already queued on devices
   // finishes first. Functions and loops the run calls see the same flag.
   const std::atomic<bool>* cancel = nullptr;
+  // The run stops between nodes once this much time has passed and returns
+  // DEADLINE_EXCEEDED saying so; the session stays usable. Infinite (or not
+  // positive): no limit. Combines with an enclosing ScopedRunDeadline: the
+  // earlier one stops the run.
+  absl::Duration timeout = absl::InfiniteDuration();
 };
 
 class Session {

@@ -172,6 +172,8 @@ absl::StatusOr<std::vector<Tensor>> Executor::RunFeeds(const std::vector<Tensor>
   run.trace = trace;
   run.owned_feeds = owned;
   run.cancel = CurrentRunCancelFlag();
+  run.deadline = CurrentRunDeadlineFlag();
+  run.deadline_time = CurrentRunDeadline();
   // (The serial path reuses its scratch's retired list.)
   if (dataflow_ || pool != nullptr) run.retired.reserve(items_.size());
   PX_RETURN_IF_ERROR(run.streams.Acquire());

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/time/time.h"
 #include "exec/executor.h"
 #include "exec/run_streams.h"
 #include "plexus/device.h"
@@ -111,9 +112,15 @@ struct Executor::RunState {
   // Set by another thread (or a signal handler) to stop the run between
   // nodes with CANCELLED; see RunOptions.
   const std::atomic<bool>* cancel = nullptr;
+  // Set once the run's deadline has passed (ScopedRunDeadline, RunOptions::timeout).
+  const std::atomic<bool>* deadline = nullptr;
+  absl::Time deadline_time = absl::InfiniteFuture();
   absl::Status CheckCancelled() const {
     if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) {
       return absl::CancelledError("the run was cancelled");
+    }
+    if (deadline != nullptr && deadline->load(std::memory_order_relaxed)) {
+      return absl::DeadlineExceededError("the run passed its deadline and was stopped");
     }
     return absl::OkStatus();
   }

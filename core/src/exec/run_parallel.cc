@@ -121,6 +121,7 @@ struct Executor::ParallelRun {
       ++outstanding;
     }
     pool->Schedule([this, item] {
+      ScopedRunFlags flags(run.cancel, run.deadline, run.deadline_time);  // for the functions its nodes call
       absl::InlinedVector<int, 16> start{item};
       RunFrom(start);
       std::lock_guard<std::mutex> lock(mu);

@@ -100,7 +100,15 @@ absl::StatusOr<std::vector<Tensor>> Session::Run(
     const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
     const RunOptions& options) {
   ScopedRunCancelFlag cancel(options.cancel);
-  return Run(feeds, fetches, targets);
+  ScopedRunDeadline deadline(options.timeout);
+  auto out = Run(feeds, fetches, targets);
+  if (!out.ok() && out.status().code() == absl::StatusCode::kDeadlineExceeded && deadline.passed() &&
+      options.timeout != absl::InfiniteDuration() && options.timeout > absl::ZeroDuration()) {
+    return absl::DeadlineExceededError(absl::StrCat("the run took longer than its timeout of ",
+                                                    absl::FormatDuration(options.timeout),
+                                                    " and was stopped (", out.status().message(), ")"));
+  }
+  return out;
 }
 
 namespace {
