@@ -475,3 +475,25 @@ def test_graph_error_at_run_time_names_the_node():
         f(np.zeros((2, 3), np.float32), np.zeros(4, np.float32))
     assert "node 'sum' (op Add)" in str(e.value)
     assert "Incompatible shapes: [2,3] vs. [4]" in str(e.value)
+
+
+def test_feeds_that_do_not_fit_are_a_run_error_naming_the_feeds_and_node(tmp_path):
+    """A placeholder of unknown dimensions fed a shape the graph cannot take:
+    the error is about the feeds (not "importing"), names them, the file and
+    the node the user wrote, and the session keeps working."""
+    tf = pytest.importorskip("tensorflow")
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.compat.v1.placeholder(tf.float32, shape=[None, None], name="x")
+        w = tf.constant(np.ones([4, 3], np.float32))
+        b = tf.constant(np.ones([3], np.float32))
+        tf.nn.relu(tf.nn.bias_add(tf.matmul(x, w, name="dense/MatMul"), b), name="out")
+    path = tmp_path / "dense.pb"
+    path.write_bytes(g.as_graph_def().SerializeToString())
+    f = px.graph.import_graph_def(str(path))
+    with pytest.raises(errors.InvalidArgumentError) as e:
+        f(np.ones([2, 5], np.float32))
+    message = str(e.value)
+    assert "the feeds 'x' [2,5] do not fit the graph" in message and str(path) in message
+    assert "node 'dense/MatMul' (op MatMul)" in message and "importing" not in message
+    np.testing.assert_allclose(np.asarray(f(np.ones([2, 4], np.float32))), np.full([2, 3], 5.0))

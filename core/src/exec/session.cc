@@ -1,6 +1,7 @@
 #include "plexus/session.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
 #include <cstdlib>
 
@@ -194,7 +195,20 @@ absl::StatusOr<std::shared_ptr<const Graph>> WithFedShapes(
       for (int64_t d : shape) proto->add_dim()->set_size(d);
     }
   }
-  PX_ASSIGN_OR_RETURN(std::unique_ptr<Graph> specialized, ImportGraphDef(def, graph.source));
+  auto imported = ImportGraphDef(def, graph.source);
+  if (!imported.ok()) {
+    // Shape inference with the fed shapes failed: a run error, not an import
+    // one, so say which feeds and drop the import's "importing FILE: ".
+    std::string message(imported.status().message());
+    const std::string prefix = absl::StrCat("importing ", graph.source, ": ");
+    if (absl::StartsWith(message, prefix)) message = message.substr(prefix.size());
+    std::vector<std::string> fed;
+    for (const auto& [name, shape] : shapes) fed.push_back(absl::StrCat("'", name, "' ", ShapeToString(shape)));
+    return absl::Status(imported.status().code(),
+                        absl::StrCat("the feeds ", absl::StrJoin(fed, ", "), " do not fit the graph",
+                                     graph.source.empty() ? "" : absl::StrCat(" ", graph.source), ": ", message));
+  }
+  std::unique_ptr<Graph> specialized = *std::move(imported);
   specialized->source = graph.source;
   return std::shared_ptr<const Graph>(std::move(specialized));
 }
