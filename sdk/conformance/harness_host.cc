@@ -1,4 +1,5 @@
 #include "harness_host.h"
+#include "validate.h"
 
 #include <dlfcn.h>
 
@@ -508,7 +509,8 @@ absl::StatusOr<std::unique_ptr<HarnessPlugin>> HarnessPlugin::Load(const std::st
   args.services = &p->services_;
   args.synchronous_debug = options.synchronous_debug ? 1 : 0;
   args.plugin_path = path.c_str();
-  absl::Status status = TakeStatus(&p->services_, init(&args, p->table_));
+  absl::Status status =
+      TakeStatus(&p->services_, InitializePlugin(init, p->probe_.plugin_name, &args, p->table_));
   if (!status.ok()) {
     // Refused: unload without shutdown (initialization did not complete).
     return status;

@@ -48,7 +48,10 @@ const char kUsage[] =
     "  --threads N        threads of the concurrency check (default 8)\n"
     "  --timeout S        a check that makes no progress for S seconds fails as hung\n"
     "                     (default 300)\n"
-    "  --verbose          list every kernel cell, not only failures and skips\n";
+    "  --verbose          list every kernel cell, not only failures and skips\n"
+    "  --validate[=warn]  run the plugins under the validation layer (as PLEXUS_VALIDATE=1\n"
+    "                     does): every ABI call is checked too, and a breach fails the\n"
+    "                     check that made it (=warn: breaches are only logged)\n";
 
 std::string ExeDir() {
   char buf[4096];
@@ -336,6 +339,8 @@ int Main(int argc, char** argv) {
     if (arg == "--help" || arg == "-h") {
       std::printf("%s", kUsage);
       return 0;
+    } else if (arg == "--validate" || arg == "--validate=warn") {
+      setenv("PLEXUS_VALIDATE", arg == "--validate" ? "1" : "warn", 1);
     } else if (arg == "--json") {
       json_path = value("--json");
       json_stdout = json_path == "-";

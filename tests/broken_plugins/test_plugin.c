@@ -14,6 +14,13 @@
  *   BROKEN_SIGNATURE     also registers a Reshape kernel that leaves out the
  *                        op's Tshape attribute and its host-memory shape
  *                        (input 1), against the SDK's op-signature table
+ *   BROKEN_PAST_END      its AddV2 kernel also writes one element past the end
+ *                        of its output (the validation layer's guard bytes)
+ *   BROKEN_UNWRITTEN     its AddV2 kernel returns OK without writing its
+ *                        output (the validation layer's poison fill)
+ *   BROKEN_UNALIGNED     allocate returns pointers one byte off the
+ *                        alignment asked for
+ *   BROKEN_NULL_STREAM   stream_create returns OK with a NULL stream
  *   SEPARATE_MEMORY      not broken: the device says its memory is not
  *                        host-accessible, so the host must copy to and from
  *                        it (through memcpy_h2d/d2h) as for a GPU
@@ -96,11 +103,21 @@ static PX_Status* allocate(PX_Device* d, size_t bytes, size_t alignment, void** 
     return px_sdk_error(g_host, PX_CODE_RESOURCE_EXHAUSTED, "out of memory allocating %zu bytes", bytes);
   }
   size_t rounded = (bytes + alignment - 1) / alignment * alignment;
+#ifdef BROKEN_UNALIGNED
+  rounded += alignment;
+#endif
   *out = aligned_alloc(alignment, rounded ? rounded : alignment);
+#ifdef BROKEN_UNALIGNED
+  if (*out) *out = (char*)*out + 1;
+#endif
   return *out ? NULL : px_sdk_error(g_host, PX_CODE_RESOURCE_EXHAUSTED, "out of memory");
 #endif
 }
+#ifdef BROKEN_UNALIGNED
+static void deallocate(PX_Device* d, void* ptr) { (void)d; if (ptr) free((char*)ptr - 1); }
+#else
 static void deallocate(PX_Device* d, void* ptr) { (void)d; free(ptr); }
+#endif
 static PX_Status* copy(PX_Device* d, void* dst, const void* src, size_t n) {
   (void)d;
   if (n == 0) return NULL;
@@ -110,6 +127,10 @@ static PX_Status* copy(PX_Device* d, void* dst, const void* src, size_t n) {
 }
 static PX_Status* stream_create(PX_Device* d, PX_Stream** out) {
   (void)d;
+#ifdef BROKEN_NULL_STREAM
+  *out = NULL;
+  return NULL;
+#endif
   *out = (PX_Stream*)&g_device_token;
   return NULL;
 }
@@ -158,6 +179,12 @@ static PX_Status* add_int32(void* kernel, PX_KernelContext* ctx, const DLTensor*
   const int32_t* b = (const int32_t*)px_sdk_data(&in[1]);
   int32_t* c = (int32_t*)px_sdk_data(&out[0]);
   int64_t n = px_sdk_num_elements(&out[0]);
+#ifdef BROKEN_UNWRITTEN
+  n = 0;
+#endif
+#ifdef BROKEN_PAST_END
+  c[n] = 0; /* one element past the end */
+#endif
   for (int64_t i = 0; i < n; ++i) {
     int64_t rest = i, ia = 0, ib = 0;
     for (int32_t k = ndim - 1; k >= 0; --k) {

@@ -4,6 +4,7 @@
 #ifndef PLEXUS_DEVICE_H_
 #define PLEXUS_DEVICE_H_
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -127,8 +128,8 @@ class Device : public std::enable_shared_from_this<Device> {
   DLDevice dl_device_{};
   std::string type_;
   std::string name_;
-  std::once_flag open_once_;
-  absl::Status open_status_;
+  std::mutex open_mu_;               // serializes Open
+  std::atomic<bool> opened_{false};  // the device and its stream are made
   PX_Device* handle_ = nullptr;
   PX_Stream* stream_ = nullptr;
   std::mutex pool_mu_;

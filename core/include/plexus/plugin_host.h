@@ -23,6 +23,14 @@ inline constexpr uint32_t kHostAbiMajor = PX_ABI_VERSION_MAJOR;
 inline constexpr uint32_t kHostAbiMinMinor = 0;
 inline constexpr uint32_t kHostAbiMaxMinor = PX_ABI_VERSION_MINOR;
 
+// The validation layer (sdk/validation/): off, on (a breach fails the call
+// with an error naming the plugin, call and argument), or warn (a breach is
+// only logged).
+enum class ValidationMode { kOff, kError, kWarn };
+// PLEXUS_VALIDATE: unset, "", 0, off, false or no: off; "warn": warn;
+// anything else (1, on, error): on.
+ValidationMode ValidationModeFromEnvironment();
+
 class Plugin {
  public:
   ~Plugin();  // plugin_shutdown, then dlclose
@@ -52,6 +60,8 @@ class Plugin {
   // Serializes device open and close across the plugin's devices (the ABI's
   // threading contract).
   std::mutex& device_mutex() { return device_mu_; }
+  // The validation layer wraps this plugin's table (table() is the layer's).
+  bool validated() const { return validated_; }
 
  private:
   friend class PluginLoader;
@@ -66,6 +76,7 @@ class Plugin {
   int32_t score_ = 0;
   void* handle_ = nullptr;
   bool initialized_ = false;
+  bool validated_ = false;
   PX_HostServices services_{};
   PX_PluginTable table_{};
   const PX_CollectivesExt* collectives_ = nullptr;  // validated at load
@@ -83,6 +94,15 @@ class PluginLoader {
   // another runtime of this process holds is refused.
   static absl::StatusOr<std::shared_ptr<Plugin>> Load(const std::string& path,
                                                       bool synchronous_debug);
+  // The same, with the plugin wrapped by the validation layer unless
+  // `validation` is kOff (the layer is PLEXUS_VALIDATION_LAYER, or
+  // libplexus_validation_layer.so in DefaultPluginDir(); a layer that cannot
+  // be loaded refuses the plugin, saying why).
+  static absl::StatusOr<std::shared_ptr<Plugin>> Load(const std::string& path, bool synchronous_debug,
+                                                      ValidationMode validation);
+  // The name a plugin file's probe reports (the file is opened and closed
+  // again; nothing is initialized).
+  static absl::StatusOr<std::string> ProbeName(const std::string& path);
   // Plugin files in the search path, in order: each entry of
   // PLEXUS_PLUGIN_PATH (a file, or a folder scanned for *.so), then the
   // plexus-plugins folder beside the core library.
@@ -92,6 +112,12 @@ class PluginLoader {
   // `path` with symbolic links and relative parts resolved (unchanged when
   // the file does not exist).
   static std::string CanonicalPath(const std::string& path);
+
+ private:
+  // PX_PluginInitialize, through the validation layer unless it is off.
+  static absl::Status Initialize(Plugin* plugin, PX_PluginInitializeFn initialize,
+                                 const std::string& path, bool synchronous_debug,
+                                 ValidationMode validation);
 };
 
 }  // namespace plexus

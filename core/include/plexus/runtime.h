@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,9 @@ struct RuntimeOptions {
   std::vector<std::string> plugin_paths;
   // Plugins complete and check every launch before compute returns.
   bool synchronous_debug = false;
+  // Wrap every plugin in the validation layer (sdk/validation/). Unset: as
+  // PLEXUS_VALIDATE says (ValidationModeFromEnvironment).
+  std::optional<ValidationMode> validation;
 };
 
 // What happened to one plugin file: loaded, or refused and why.

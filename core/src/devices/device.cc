@@ -75,15 +75,25 @@ absl::Status Device::Check(PX_Status* status, absl::string_view what) const {
 }
 
 absl::Status Device::Open() {
-  std::call_once(open_once_, [this] {
-    std::lock_guard<std::mutex> lock(plugin_->device_mutex());
-    const PX_PluginTable& t = plugin_->table();
-    open_status_ = Check(t.device_open(t.plugin_state, ordinal_, &handle_), "open");
-    if (open_status_.ok()) {
-      open_status_ = Check(t.stream_create(handle_, &stream_), "create stream");
-    }
-  });
-  return open_status_;
+  if (opened_.load(std::memory_order_acquire)) return absl::OkStatus();
+  // A failed open (the device, or its stream) is tried again by the next
+  // call, so that a transient fault does not leave the device unusable.
+  std::lock_guard<std::mutex> open_lock(open_mu_);
+  if (opened_.load(std::memory_order_relaxed)) return absl::OkStatus();
+  std::lock_guard<std::mutex> lock(plugin_->device_mutex());
+  const PX_PluginTable& t = plugin_->table();
+  if (handle_ == nullptr) {
+    PX_Device* handle = nullptr;
+    PX_RETURN_IF_ERROR(Check(t.device_open(t.plugin_state, ordinal_, &handle), "open"));
+    handle_ = handle;
+  }
+  if (stream_ == nullptr) {
+    PX_Stream* stream = nullptr;
+    PX_RETURN_IF_ERROR(Check(t.stream_create(handle_, &stream), "create stream"));
+    stream_ = stream;
+  }
+  opened_.store(true, std::memory_order_release);
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::shared_ptr<Buffer>> Device::Allocate(size_t bytes) {

@@ -10,8 +10,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <set>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -19,6 +21,7 @@
 #include "devices/host_services.h"
 #include "plexus/graph.h"
 #include "plexus/logging.h"
+#include "plexus/status.h"
 
 namespace plexus {
 namespace {
@@ -155,8 +158,95 @@ absl::Status CheckPluginPath(const std::string& path) {
 
 }  // namespace
 
+namespace {
+
+// The validation layer's entry point, as sdk/validation/validation_layer.h
+// declares it (the core needs only these few names).
+struct ValidationArgs {
+  size_t struct_size;
+  const char* plugin_name;
+  PX_PluginInitializeFn plugin_initialize;
+  int32_t mode;  // 1: breaches are errors, 2: breaches are logged
+};
+using ValidationWrapFn = PX_Status* (*)(const ValidationArgs*, const PX_HostInitArgs*, PX_PluginTable*);
+constexpr char kValidationLayerFile[] = "libplexus_validation_layer.so";
+constexpr char kValidationWrapSymbol[] = "PX_ValidationWrap";
+
+// Opens the validation layer once per path; it stays loaded (wrapped tables
+// point into it).
+absl::StatusOr<ValidationWrapFn> ValidationLayer() {
+  const char* env = std::getenv("PLEXUS_VALIDATION_LAYER");
+  const std::string path = env != nullptr && env[0] != '\0'
+                               ? std::string(env)
+                               : absl::StrCat(PluginLoader::DefaultPluginDir(), "/", kValidationLayerFile);
+  static std::mutex* mu = new std::mutex();
+  static auto* layers = new std::map<std::string, ValidationWrapFn>();
+  std::lock_guard<std::mutex> lock(*mu);
+  auto it = layers->find(path);
+  if (it != layers->end()) return it->second;
+  dlerror();
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    const char* error = dlerror();
+    return absl::FailedPreconditionError(absl::StrCat(
+        "PLEXUS_VALIDATE is set but the validation layer '", path, "' cannot be loaded: ",
+        error ? error : "unknown dlopen error", " (set PLEXUS_VALIDATION_LAYER to its path)"));
+  }
+  auto wrap = reinterpret_cast<ValidationWrapFn>(dlsym(handle, kValidationWrapSymbol));
+  if (wrap == nullptr) {
+    dlclose(handle);
+    return absl::FailedPreconditionError(
+        absl::StrCat("'", path, "' is not a Plexus validation layer (no ", kValidationWrapSymbol, ")"));
+  }
+  (*layers)[path] = wrap;
+  return wrap;
+}
+
+}  // namespace
+
+ValidationMode ValidationModeFromEnvironment() {
+  const char* env = std::getenv("PLEXUS_VALIDATE");
+  if (env == nullptr) return ValidationMode::kOff;
+  const std::string v = absl::AsciiStrToLower(env);
+  if (v.empty() || v == "0" || v == "off" || v == "false" || v == "no") return ValidationMode::kOff;
+  return v == "warn" ? ValidationMode::kWarn : ValidationMode::kError;
+}
+
+absl::Status PluginLoader::Initialize(Plugin* plugin, PX_PluginInitializeFn initialize,
+                                      const std::string& path, bool synchronous_debug,
+                                      ValidationMode validation) {
+  FillHostServices(&plugin->services_, plugin);
+  PX_HostInitArgs args;
+  std::memset(&args, 0, sizeof(args));
+  args.struct_size = sizeof(args);
+  args.abi_major = kHostAbiMajor;
+  args.abi_min_minor = kHostAbiMinMinor;
+  args.abi_max_minor = kHostAbiMaxMinor;
+  args.services = &plugin->services_;
+  args.synchronous_debug = synchronous_debug ? 1 : 0;
+  args.plugin_path = path.c_str();
+  PX_PluginTable& table = plugin->table_;
+  std::memset(&table, 0, sizeof(table));
+  table.struct_size = sizeof(table);
+  if (validation == ValidationMode::kOff) return TakePluginStatus(initialize(&args, &table));
+  PX_ASSIGN_OR_RETURN(ValidationWrapFn wrap, ValidationLayer());
+  ValidationArgs v;
+  std::memset(&v, 0, sizeof(v));
+  v.struct_size = sizeof(v);
+  v.plugin_name = plugin->name_.c_str();
+  v.plugin_initialize = initialize;
+  v.mode = validation == ValidationMode::kWarn ? 2 : 1;
+  plugin->validated_ = true;
+  return TakePluginStatus(wrap(&v, &args, &table));
+}
+
 absl::StatusOr<std::shared_ptr<Plugin>> PluginLoader::Load(const std::string& path,
                                                            bool synchronous_debug) {
+  return Load(path, synchronous_debug, ValidationModeFromEnvironment());
+}
+
+absl::StatusOr<std::shared_ptr<Plugin>> PluginLoader::Load(const std::string& path, bool synchronous_debug,
+                                                           ValidationMode validation) {
   auto refuse = [&](absl::StatusCode code, absl::string_view why) {
     return absl::Status(code, absl::StrCat("plugin '", path, "' refused: ", why));
   };
@@ -219,25 +309,13 @@ absl::StatusOr<std::shared_ptr<Plugin>> PluginLoader::Load(const std::string& pa
     }
     plugin->registered_in_process_ = true;
   }
-  FillHostServices(&plugin->services_, plugin.get());
-  PX_HostInitArgs args;
-  std::memset(&args, 0, sizeof(args));
-  args.struct_size = sizeof(args);
-  args.abi_major = kHostAbiMajor;
-  args.abi_min_minor = kHostAbiMinMinor;
-  args.abi_max_minor = kHostAbiMaxMinor;
-  args.services = &plugin->services_;
-  args.synchronous_debug = synchronous_debug ? 1 : 0;
-  args.plugin_path = path.c_str();
-  PX_PluginTable& table = plugin->table_;
-  std::memset(&table, 0, sizeof(table));
-  table.struct_size = sizeof(table);
-  absl::Status init = TakePluginStatus(initialize(&args, &table));
+  absl::Status init = Initialize(plugin.get(), initialize, path, synchronous_debug, validation);
   if (!init.ok()) {
     return refuse(init.code(), absl::StrCat("plugin '", plugin->name_,
                                             "' failed to initialize: ", init.message()));
   }
   plugin->initialized_ = true;  // from here on the destructor shuts it down
+  const PX_PluginTable& table = plugin->table_;
 
   if (table.struct_size < offsetof(PX_PluginTable, stream_add_callback) ||
       table.struct_size > sizeof(PX_PluginTable) * 4) {
@@ -274,6 +352,30 @@ absl::StatusOr<std::shared_ptr<Plugin>> PluginLoader::Load(const std::string& pa
     return refuse(kernels.code(), absl::StrCat("kernel registration failed: ", kernels.message()));
   }
   return plugin;
+}
+
+absl::StatusOr<std::string> PluginLoader::ProbeName(const std::string& path) {
+  PX_RETURN_IF_ERROR(CheckPluginPath(path));
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    const char* error = dlerror();
+    return absl::NotFoundError(absl::StrCat("plugin '", path, "' cannot be loaded: ",
+                                            error ? error : "unknown dlopen error"));
+  }
+  auto probe = reinterpret_cast<PX_PluginProbeFn>(dlsym(handle, PX_PLUGIN_PROBE_SYMBOL));
+  std::string name;
+  if (probe != nullptr) {
+    PX_PluginProbeInfo info;
+    std::memset(&info, 0, sizeof(info));
+    info.struct_size = sizeof(info);
+    probe(&info);
+    if (info.plugin_name != nullptr) name = info.plugin_name;
+  }
+  dlclose(handle);
+  if (name.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("plugin '", path, "' reports no plugin name"));
+  }
+  return name;
 }
 
 std::string PluginLoader::CanonicalPath(const std::string& path) {

@@ -25,14 +25,54 @@ Runtime::~Runtime() {
   plugins_.clear();
 }
 
+namespace {
+
+// PLEXUS_PLUGINS=cpu,cuda: the names of the plugins discovery may load
+// (empty: every plugin).
+std::vector<std::string> PluginAllowList() {
+  const char* env = std::getenv("PLEXUS_PLUGINS");
+  if (env == nullptr) return {};
+  std::vector<std::string> names;
+  for (absl::string_view name : absl::StrSplit(env, ',', absl::SkipWhitespace())) {
+    names.emplace_back(absl::StripAsciiWhitespace(name));
+  }
+  return names;
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<Runtime>> Runtime::Create(RuntimeOptions options) {
   std::unique_ptr<Runtime> runtime(new Runtime(options));
+  const std::vector<std::string> allowed = PluginAllowList();
+  const std::string allowed_list = absl::StrJoin(allowed, ",");
   std::vector<std::string> files;
   if (options.discover_plugins) files = PluginLoader::DiscoverFiles();
-  for (const std::string& path : options.plugin_paths) files.push_back(path);
   for (const std::string& path : files) {
+    if (!allowed.empty()) {
+      // A file whose probe fails is loaded anyway, so that its refusal is reported.
+      absl::StatusOr<std::string> name = PluginLoader::ProbeName(path);
+      if (name.ok() && std::find(allowed.begin(), allowed.end(), *name) == allowed.end()) {
+        std::string message = absl::StrCat("plugin file '", path, "' (plugin '", *name,
+                                           "') skipped: not in PLEXUS_PLUGINS=", allowed_list);
+        Log(LogLevel::kInfo, message);
+        runtime->AddReport({path, false, message});
+        continue;
+      }
+    }
     auto plugin = runtime->LoadPlugin(path);
     if (!plugin.ok()) Log(LogLevel::kWarning, plugin.status().message());
+  }
+  for (const std::string& path : options.plugin_paths) {
+    auto plugin = runtime->LoadPlugin(path);
+    if (!plugin.ok()) Log(LogLevel::kWarning, plugin.status().message());
+  }
+  for (const std::string& name : allowed) {
+    const auto plugins = runtime->plugins();
+    if (std::none_of(plugins.begin(), plugins.end(), [&](const auto& p) { return p->name() == name; })) {
+      Log(LogLevel::kWarning, absl::StrCat("PLEXUS_PLUGINS names plugin '", name,
+                                           "', but no plugin of that name was loaded (not on the "
+                                           "search path, or refused: see the load reports)"));
+    }
   }
   return runtime;
 }
@@ -51,7 +91,8 @@ absl::StatusOr<std::shared_ptr<Plugin>> Runtime::LoadPlugin(const std::string& p
       if (plugin->path() == path || plugin->real_path() == canonical) return plugin;
     }
   }
-  auto loaded = PluginLoader::Load(path, options_.synchronous_debug);
+  auto loaded = PluginLoader::Load(path, options_.synchronous_debug,
+                                   options_.validation.value_or(ValidationModeFromEnvironment()));
   if (!loaded.ok()) {
     AddReport({path, false, std::string(loaded.status().message())});
     return loaded.status();
@@ -107,7 +148,8 @@ absl::StatusOr<std::shared_ptr<Plugin>> Runtime::LoadPlugin(const std::string& p
   std::string message = absl::StrCat("loaded plugin '", plugin->name(), "' ", plugin->version(),
                                      " (ABI ", plugin->abi_major(), ".", plugin->abi_minor(),
                                      ", ", plugin->kernels().size(), " kernels, ",
-                                     devices.size(), " device(s))", note);
+                                     devices.size(), " device(s)",
+                                     plugin->validated() ? ", under the validation layer" : "", ")", note);
   Log(LogLevel::kInfo, message);
   {
     std::lock_guard<std::mutex> lock(mu_);
