@@ -84,5 +84,24 @@ TEST(Npy, ReadsAndWritesStrings) {
   std::remove(path.c_str());
 }
 
+// fuzz_npy (issue 27): a 145-byte file whose header claims 999999999
+// int64 values made ParseNpy allocate 8 GB before comparing the claim with
+// the bytes there are; zero-width strings could ask for billions of
+// std::strings. Both are errors now, before any allocation.
+TEST(Npy, ClaimedSizesAreCheckedBeforeAllocating) {
+  auto huge = ReadNpy(testing::DataPath("../fuzz/regressions/npy_claims_8_gb.npy"));
+  ASSERT_FALSE(huge.ok());
+  EXPECT_NE(huge.status().message().find("npy_claims_8_gb.npy"), absl::string_view::npos) << huge.status();
+  EXPECT_NE(huge.status().message().find("needs 7999999992"), absl::string_view::npos) << huge.status();
+  auto overflow = ParseNpy(NpyBytes("<f4", "(2305843009213693952, 2)", ""), "overflow.npy");
+  ASSERT_FALSE(overflow.ok());
+  EXPECT_NE(overflow.status().message().find("needs more than 2^64"), absl::string_view::npos)
+      << overflow.status();
+  auto empty_strings = ParseNpy(NpyBytes("|S0", "(1000000000,)", ""), "empty.npy");
+  ASSERT_FALSE(empty_strings.ok());
+  EXPECT_NE(empty_strings.status().message().find("at most"), absl::string_view::npos)
+      << empty_strings.status();
+}
+
 }  // namespace
 }  // namespace plexus

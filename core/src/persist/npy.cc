@@ -72,12 +72,21 @@ void AppendUtf8(uint32_t c, std::string* out) {
   }
 }
 
+// Zero-width strings take no bytes in the file but a std::string each in
+// memory: a few header bytes must not ask for billions of them.
+constexpr int64_t kMaxEmptyStrings = int64_t{1} << 24;
+
 absl::StatusOr<Tensor> ParseStrings(absl::string_view data, size_t width, bool unicode, Shape shape,
-                                    absl::string_view source) {
-  const int64_t count = NumElements(shape);
-  if (width == 0 ? !data.empty() : data.size() != static_cast<size_t>(count) * width) {
+                                    int64_t count, absl::string_view source) {
+  uint64_t need = 0;
+  const bool too_many = __builtin_mul_overflow(static_cast<uint64_t>(count), static_cast<uint64_t>(width), &need);
+  if (too_many || (width == 0 ? !data.empty() : data.size() != need)) {
     return Bad(source, absl::StrCat("holds ", data.size(), " data bytes, but ", count, " strings of ",
-                                    width, " bytes need ", static_cast<size_t>(count) * width));
+                                    width, " bytes need ", too_many ? "more than 2^64" : absl::StrCat(need)));
+  }
+  if (width == 0 && count > kMaxEmptyStrings) {
+    return Bad(source, absl::StrCat("holds ", count, " strings of 0 bytes; at most ", kMaxEmptyStrings,
+                                    " are accepted"));
   }
   std::vector<std::string> values(count);
   for (int64_t i = 0; i < count; ++i) {
@@ -151,15 +160,28 @@ absl::StatusOr<Tensor> ParseNpy(absl::string_view bytes, absl::string_view sourc
     if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(dim), &d) || d < 0) return Bad(source, "bad shape");
     shape.push_back(d);
   }
+  // The element count and the bytes it needs, checked against the file
+  // before anything is allocated: a 100-byte file may claim any shape.
+  int64_t count = 1;
+  for (int64_t d : shape) {
+    if (__builtin_mul_overflow(count, d, &count)) {
+      return Bad(source, absl::StrCat("shape ", ShapeToString(shape), " has more elements than int64 counts"));
+    }
+  }
   size_t data_start = header_start + header_len;
-  if (strings) return ParseStrings(bytes.substr(data_start), string_width, unicode, std::move(shape), source);
-  auto tensor = Tensor::AllocateHost(dtype, shape);
-  if (!tensor.ok()) return tensor.status();
-  if (bytes.size() - data_start != tensor->nbytes()) {
+  if (strings) {
+    return ParseStrings(bytes.substr(data_start), string_width, unicode, std::move(shape), count, source);
+  }
+  uint64_t need = 0;
+  const bool too_many = __builtin_mul_overflow(static_cast<uint64_t>(count),
+                                               static_cast<uint64_t>(DataTypeSize(dtype)), &need);
+  if (too_many || bytes.size() - data_start != need) {
     return Bad(source, absl::StrCat("holds ", bytes.size() - data_start, " data bytes, but ",
                                     DataTypeName(dtype), " ", ShapeToString(shape), " needs ",
-                                    tensor->nbytes()));
+                                    too_many ? "more than 2^64" : absl::StrCat(need)));
   }
+  auto tensor = Tensor::AllocateHost(dtype, shape);
+  if (!tensor.ok()) return tensor.status();
   std::memcpy(tensor->raw_data(), bytes.data() + data_start, tensor->nbytes());
   return tensor;
 }
