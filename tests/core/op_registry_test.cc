@@ -1,6 +1,8 @@
 #include "plexus/op_def.h"
 
 #include "gtest/gtest.h"
+#include "plexus/graph_import.h"
+#include "test_util.h"
 
 namespace plexus {
 namespace {
@@ -54,6 +56,34 @@ TEST(OpRegistry, BadSpecsAreErrorsNamingTheOp) {
   OpRegistry registry;
   EXPECT_TRUE(registry.Register(*OpDefBuilder("A").Build()).ok());
   EXPECT_EQ(registry.Register(*OpDefBuilder("A").Build()).code(), absl::StatusCode::kAlreadyExists);
+}
+
+// Graphs fuzz_shape_fns built that once crashed a shape function
+// (tests/fuzz/regressions, issue 27): each is now an import error naming
+// the node.
+absl::Status ImportFuzzRegression(const std::string& name) {
+  return ImportGraphDefFile(testing::DataPath("../fuzz/regressions/" + name)).status();
+}
+
+TEST(ShapeFunctionFuzzRegressions, TileOverflowIsAnError) {
+  absl::Status s = ImportFuzzRegression("shape_tile_overflow.pbtxt");
+  ASSERT_FALSE(s.ok());
+  EXPECT_TRUE(testing::Contains(s, "node 'tile' (op Tile)")) << s;
+  EXPECT_TRUE(testing::Contains(s, "overflows int64")) << s;
+}
+
+TEST(ShapeFunctionFuzzRegressions, ReshapeSizesOverflowIsAnError) {
+  absl::Status s = ImportFuzzRegression("shape_reshape_overflow.pbtxt");
+  ASSERT_FALSE(s.ok());
+  EXPECT_TRUE(testing::Contains(s, "node 'reshape' (op Reshape)")) << s;
+  EXPECT_TRUE(testing::Contains(s, "overflows int64")) << s;
+}
+
+TEST(ShapeFunctionFuzzRegressions, ShapeWithTooManyElementsIsRefusedWhereMade) {
+  absl::Status s = ImportFuzzRegression("shape_placeholder_overflow.pbtxt");
+  ASSERT_FALSE(s.ok());
+  EXPECT_TRUE(testing::Contains(s, "node 'x' (op Placeholder)")) << s;
+  EXPECT_TRUE(testing::Contains(s, "number of elements overflows int64")) << s;
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "plexus/graph.h"
 
+#include <algorithm>
+
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -132,7 +134,24 @@ absl::Status InferShapes(InferenceContext& ctx) {
   if (!status.ok() && !absl::StrContains(status.message(), node.Describe())) {
     return Annotate(status, node.Describe());
   }
-  return status;
+  if (!status.ok()) return status;
+  // A shape whose element count does not fit in int64 (a Placeholder's
+  // shape attribute of [2^62, 2^31], say) is refused here, where it is
+  // made: every consumer's shape function counts elements in int64. A
+  // known zero dimension makes the count zero whatever the others are.
+  for (int i = 0; i < ctx.num_outputs(); ++i) {
+    const PartialShape& shape = ctx.output(i);
+    const auto& dims = shape.dims();
+    if (std::find(dims.begin(), dims.end(), 0) != dims.end()) continue;
+    int64_t n = 1;
+    for (int64_t d : dims) {
+      if (d > 0 && __builtin_mul_overflow(n, d, &n)) {
+        return ctx.Error(absl::StrCat("output ", i, " has shape ", shape.ToString(),
+                                      ", whose number of elements overflows int64"));
+      }
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace plexus

@@ -61,6 +61,11 @@ inline int64_t MulDim(int64_t a, int64_t b) {
   return Known(a) && Known(b) ? a * b : -1;
 }
 inline int64_t AddDim(int64_t a, int64_t b) { return Known(a) && Known(b) ? a + b : -1; }
+// Whether MulDim(a, b) of two known dimensions would overflow int64.
+inline bool MulDimOverflows(int64_t a, int64_t b) {
+  int64_t product;
+  return Known(a) && Known(b) && __builtin_mul_overflow(a, b, &product);
+}
 // Number of elements, -1 when a dimension is unknown.
 inline int64_t NumElements(const Dims& dims) {
   int64_t n = 1;
@@ -81,8 +86,8 @@ inline std::string Reshape(const Dims& in, const Dims& target, Dims* out) {
       unknown = static_cast<int64_t>(i);
     } else if (t < 0) {
       return Msg("size ", i, " must be non-negative, not ", t);
-    } else {
-      product *= t;
+    } else if (__builtin_mul_overflow(product, t, &product)) {
+      return Msg("the requested shape's number of elements overflows int64 at size ", i, " (", t, ")");
     }
   }
   *out = target;
@@ -519,6 +524,10 @@ inline std::string Tile(const Dims& in, const Dims& multiples, Dims* out) {
   out->assign(in.size(), -1);
   for (size_t i = 0; i < in.size(); ++i) {
     if (multiples[i] < 0) return Msg("Expected multiples[", i, "] >= 0, but got ", multiples[i]);
+    if (MulDimOverflows(in[i], multiples[i])) {
+      return Msg("Dimension ", i, " of size ", in[i], " times multiples[", i, "] = ", multiples[i],
+                 " overflows int64");
+    }
     (*out)[i] = MulDim(in[i], multiples[i]);
   }
   return "";
