@@ -86,5 +86,12 @@ TEST(ShapeFunctionFuzzRegressions, ShapeWithTooManyElementsIsRefusedWhereMade) {
   EXPECT_TRUE(testing::Contains(s, "number of elements overflows int64")) << s;
 }
 
+TEST(ShapeFunctionFuzzRegressions, ShapeVectorLongerThanAnyRankIsAnError) {
+  absl::Status s = ImportFuzzRegression("shape_scatter_nd_rank.pbtxt");
+  ASSERT_FALSE(s.ok());
+  EXPECT_TRUE(testing::Contains(s, "node 'scatter' (op ScatterNd)")) << s;
+  EXPECT_TRUE(testing::Contains(s, "more dimensions than a tensor may have (254)")) << s;
+}
+
 }  // namespace
 }  // namespace plexus

@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "ops/array_grad_util.h"
+#include "ops/array_util.h"
 #include "plexus/graph.h"
 #include "plexus/op_def.h"
 #include "plexus/sdk/array_shapes.h"
@@ -48,7 +49,8 @@ absl::Status StridedSliceGradShape(InferenceContext& ctx) {
   Dims shape;
   if (!KnownInts(ctx, 0, &shape)) {
     const int64_t n = shape_arg.rank_known() ? shape_arg.dim(0) : -1;
-    ctx.set_output(0, n >= 0 ? PartialShape::UnknownOfRank(n) : PartialShape::Unknown());
+    PX_ASSIGN_OR_RETURN(PartialShape out, array_util::UnknownOfLength(ctx, n, "shape"));
+    ctx.set_output(0, std::move(out));
     return absl::OkStatus();
   }
   for (int64_t d : shape) {
@@ -178,7 +180,8 @@ absl::Status ScatterNdShape(InferenceContext& ctx) {
   Dims shape;
   if (!KnownInts(ctx, 2, &shape)) {
     const int64_t n = shape_arg.rank_known() ? shape_arg.dim(0) : -1;
-    ctx.set_output(0, n >= 0 ? PartialShape::UnknownOfRank(n) : PartialShape::Unknown());
+    PX_ASSIGN_OR_RETURN(PartialShape out, array_util::UnknownOfLength(ctx, n, "shape"));
+    ctx.set_output(0, std::move(out));
     return absl::OkStatus();
   }
   for (int64_t d : shape) {

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "plexus/graph.h"
 #include "plexus/op_def.h"
@@ -90,17 +91,33 @@ inline int64_t VectorLength(const InferenceContext& ctx, int i) {
   return s.rank_known() && s.rank() == 1 ? s.dim(0) : -1;
 }
 
+// The most dimensions a tensor may have (TensorFlow's limit).
+inline constexpr int64_t kMaxRank = 254;
+
+// A shape of unknown dimensions whose rank is the length n of a shape
+// vector (unknown when n is), or an error naming the node when n is more
+// than a tensor's rank may be: a Placeholder of shape [2^62] fed as a
+// shape once made the shape functions allocate 2^62 dimensions.
+inline absl::StatusOr<PartialShape> UnknownOfLength(const InferenceContext& ctx, int64_t n,
+                                                    absl::string_view what) {
+  if (n < 0) return PartialShape::Unknown();
+  if (n > kMaxRank) {
+    return ctx.Error(absl::StrCat(what, " has ", n, " elements, more dimensions than a tensor may have (",
+                                  kMaxRank, ")"));
+  }
+  return PartialShape::UnknownOfRank(n);
+}
+
 // The shape described by a 1-D shape-valued input (Reshape, Fill,
 // BroadcastTo): exact when its value is known, else of known rank when its
 // length is known.
-inline PartialShape ShapeFromInput(const InferenceContext& ctx, int i, bool* known) {
+inline absl::StatusOr<PartialShape> ShapeFromInput(const InferenceContext& ctx, int i, bool* known) {
   Dims v;
   *known = KnownInts(ctx, i, &v);
   if (*known) return PartialShape(v);
   const PartialShape& s = ctx.input(i);
   if (s.rank_known() && s.rank() == 0) return PartialShape(Shape{});
-  int64_t n = VectorLength(ctx, i);
-  return n >= 0 ? PartialShape::UnknownOfRank(n) : PartialShape::Unknown();
+  return UnknownOfLength(ctx, VectorLength(ctx, i), "shape");
 }
 
 }  // namespace array_util

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "ops/array_util.h"
 #include "ops/shape_util.h"
 #include "plexus/graph.h"
 #include "plexus/op_def.h"
@@ -36,7 +37,9 @@ absl::Status ShapeFromInput(InferenceContext& ctx, int index) {
   if (ReadIntValues(ctx.input_value(index), &dims)) {
     ctx.set_output(0, PartialShape(dims));
   } else if (ctx.input(index).rank() == 1 && ctx.input(index).dim(0) >= 0) {
-    ctx.set_output(0, PartialShape::UnknownOfRank(ctx.input(index).dim(0)));
+    PX_ASSIGN_OR_RETURN(PartialShape out,
+                        array_util::UnknownOfLength(ctx, ctx.input(index).dim(0), "shape"));
+    ctx.set_output(0, std::move(out));
   } else {
     ctx.set_output(0, PartialShape::Unknown());
   }

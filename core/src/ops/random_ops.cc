@@ -27,7 +27,7 @@ constexpr char kFloatDtypes[] = "{half, bfloat16, float, double}";
 absl::Status OutputFromShapeInput(InferenceContext& ctx, int shape_input) {
   PX_RETURN_IF_ERROR(CheckRank(ctx, shape_input, 1, "shape"));
   bool known = false;
-  PartialShape out = ShapeFromInput(ctx, shape_input, &known);
+  PX_ASSIGN_OR_RETURN(PartialShape out, ShapeFromInput(ctx, shape_input, &known));
   if (known) {
     for (int64_t i = 0; i < out.rank(); ++i) {
       if (out.dim(i) < 0) return ctx.Error(absl::StrCat("Dimension ", out.dim(i), " must be >= 0"));

@@ -38,7 +38,7 @@ using array_util::ShapeFromInput;
 absl::Status ReshapeShape(InferenceContext& ctx) {
   PX_RETURN_IF_ERROR(CheckRank(ctx, 1, 1, "shape"));
   bool known = false;
-  PartialShape target = ShapeFromInput(ctx, 1, &known);
+  PX_ASSIGN_OR_RETURN(PartialShape target, ShapeFromInput(ctx, 1, &known));
   if (!known) {
     ctx.set_output(0, target);
     return absl::OkStatus();
@@ -102,7 +102,7 @@ absl::Status FillShape(InferenceContext& ctx) {
   PX_RETURN_IF_ERROR(CheckRank(ctx, 0, 1, "dims"));
   PX_RETURN_IF_ERROR(CheckRank(ctx, 1, 0, "value"));
   bool known = false;
-  PartialShape target = ShapeFromInput(ctx, 0, &known);
+  PX_ASSIGN_OR_RETURN(PartialShape target, ShapeFromInput(ctx, 0, &known));
   if (known) {
     Dims out;
     PX_RETURN_IF_ERROR(Check(ctx, array_shapes::Fill(target.dim_vector(), &out)));
@@ -190,7 +190,7 @@ absl::Status OneHotShape(InferenceContext& ctx) {
 absl::Status BroadcastToShape(InferenceContext& ctx) {
   PX_RETURN_IF_ERROR(CheckRank(ctx, 1, 1, "shape"));
   bool known = false;
-  PartialShape target = ShapeFromInput(ctx, 1, &known);
+  PX_ASSIGN_OR_RETURN(PartialShape target, ShapeFromInput(ctx, 1, &known));
   if (known) {
     const PartialShape& in = ctx.input(0);
     Dims out;
