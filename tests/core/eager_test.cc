@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "plexus/graph_builder.h"
+#include "plexus/npy.h"
 #include "plexus/op_def.h"
 #include "plexus/session.h"
 #include "test_util.h"
@@ -174,6 +175,25 @@ TEST(EagerTest, MetadataOpsAreViewsAndShapeValues) {
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(std::string(refused.status().message()).find("op Reshape"), std::string::npos)
       << refused.status();
+}
+
+// fuzz_eager_ops (issue 27): EuclideanNorm squared an int32 of -2^31 in
+// int32 (UBSan: signed overflow); an integer sum of squares that overflows
+// is now an error naming the op.
+TEST(EagerTest, EuclideanNormIntegerOverflowIsAnError) {
+  auto runtime = CpuRuntime();
+  EagerContext eager(runtime.get());
+  auto x = ReadNpy(testing::DataPath("../fuzz/regressions/euclidean_norm_int32_min.npy"));
+  ASSERT_TRUE(x.ok()) << x.status();
+  Tensor axes = Tensor::FromVector(DataType::kInt32, {1}, std::vector<int32_t>{0});
+  auto out = eager.Execute("EuclideanNorm", {*x, axes}, {}, nullptr);
+  ASSERT_FALSE(out.ok());
+  EXPECT_TRUE(testing::Contains(out.status(), "EuclideanNorm")) << out.status();
+  EXPECT_TRUE(testing::Contains(out.status(), "overflows int32")) << out.status();
+  Tensor small = Tensor::FromVector(DataType::kInt32, {2}, std::vector<int32_t>{3, 4});
+  auto norm = eager.Execute("EuclideanNorm", {small, axes}, {}, nullptr);
+  ASSERT_TRUE(norm.ok()) << norm.status();
+  EXPECT_EQ((*norm)[0].data<int32_t>()[0], 5);
 }
 
 }  // namespace

@@ -1,12 +1,15 @@
 // Host kernel of EuclideanNorm (schema in ops/math_host_ops.cc), behind
 // tf.norm's Euclidean case: sqrt(sum(|x|^2)) over the axes given, keeping
 // them as 1s with keep_dims. Integers sum in their own type and take the
-// integer part of the root, as TensorFlow's Eigen reducer does; complex
+// integer part of the root, as TensorFlow's Eigen reducer does, except that
+// a sum that overflows is an error where TensorFlow wraps around; complex
 // inputs give complex results with a zero imaginary part; no axes leaves
 // the input as it is.
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <limits>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -19,21 +22,40 @@
 namespace plexus {
 namespace {
 
+// False when an integer sum of squares, or its root, does not fit the
+// type: TensorFlow wraps around there (undefined behaviour in C++), Plexus
+// reports it.
 template <typename T>
-void Reduce(const Tensor& in, const std::vector<int64_t>& out_index, int64_t out_size, Tensor* out) {
+bool Reduce(const Tensor& in, const std::vector<int64_t>& out_index, int64_t out_size, Tensor* out) {
   using C = host::Compute<T>;
   std::vector<C> acc(static_cast<size_t>(out_size), C(0));
   const int64_t n = in.num_elements();
   for (int64_t i = 0; i < n; ++i) {
     const C v = C(in.data<T>()[i]);
-    if constexpr (host::kIsComplex<T>) acc[out_index[i]] += v * std::conj(v);
-    else acc[out_index[i]] = C(acc[out_index[i]] + v * v);
+    if constexpr (host::kIsComplex<T>) {
+      acc[out_index[i]] += v * std::conj(v);
+    } else if constexpr (std::is_integral_v<C>) {
+      C square;
+      if (__builtin_mul_overflow(v, v, &square) ||
+          __builtin_add_overflow(acc[out_index[i]], square, &acc[out_index[i]])) {
+        return false;
+      }
+    } else {
+      acc[out_index[i]] = C(acc[out_index[i]] + v * v);
+    }
   }
   for (int64_t j = 0; j < out_size; ++j) {
-    if constexpr (host::kIsComplex<T>) out->data<T>()[j] = std::sqrt(acc[j]);
-    else if constexpr (std::is_integral_v<T>) out->data<T>()[j] = static_cast<T>(std::sqrt(static_cast<double>(acc[j])));
-    else out->data<T>()[j] = T(std::sqrt(acc[j]));
+    if constexpr (host::kIsComplex<T>) {
+      out->data<T>()[j] = std::sqrt(acc[j]);
+    } else if constexpr (std::is_integral_v<T>) {
+      const double root = std::floor(std::sqrt(static_cast<double>(acc[j])));
+      if (root > static_cast<double>(std::numeric_limits<T>::max())) return false;
+      out->data<T>()[j] = static_cast<T>(root);
+    } else {
+      out->data<T>()[j] = T(std::sqrt(acc[j]));
+    }
   }
+  return true;
 }
 
 absl::Status EuclideanNorm(HostOpContext& ctx) {
@@ -80,9 +102,14 @@ absl::Status EuclideanNorm(HostOpContext& ctx) {
     }
   }
   PX_ASSIGN_OR_RETURN(Tensor out, Tensor::AllocateHost(in.dtype(), out_shape));
+  bool fits = true;
   if (!host::Visit<host::kNumbers>(in.dtype(),
-                   [&](auto v) { Reduce<decltype(v)>(in, out_index, NumElements(kept), &out); })) {
+                   [&](auto v) { fits = Reduce<decltype(v)>(in, out_index, NumElements(kept), &out); })) {
     return ctx.InvalidArgument(absl::StrCat("EuclideanNorm does not take ", DataTypeName(in.dtype()), " input"));
+  }
+  if (!fits) {
+    return ctx.InvalidArgument(absl::StrCat("the sum of squares of the ", DataTypeName(in.dtype()),
+                                            " input overflows ", DataTypeName(in.dtype())));
   }
   ctx.set_output(0, std::move(out));
   return absl::OkStatus();
