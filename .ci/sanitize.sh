@@ -18,7 +18,8 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 mode=${1:-address}
 shift || true
-bash "$root/.ci/setup.sh" >/dev/null
+# The packages are those .ci/setup.sh installs (run it once first; it also
+# builds build/, which this script does not need).
 
 export CCACHE_BASEDIR="$root"
 export CCACHE_NOHASHDIR=1
