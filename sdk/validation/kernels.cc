@@ -157,12 +157,13 @@ PX_Status* FinishShadows(Layer* layer, Launch* launch, StreamWrap* stream) {
 PX_Status* Compute(void* kernel, PX_KernelContext* ctx, const DLTensor* inputs, size_t num_inputs,
                    DLTensor* outputs, size_t num_outputs, PX_Stream* stream_handle) {
   auto* instance = static_cast<InstanceWrap*>(kernel);
-  if (instance != &instance->kernel->stateless) {
-    std::string why = CheckHandle(instance, Kind::kKernel, nullptr);
-    if (!why.empty()) {
-      PX_Status* s = Breach(AnyLayer(), "compute", "kernel", why);
-      return s ? s : MakeStatus(AnyLayer(), PX_CODE_FAILED_PRECONDITION, "validation layer: unusable kernel");
-    }
+  // A created instance is in the registry (live, or destroyed and kept for a
+  // while); anything else is a stateless kernel's own InstanceWrap.
+  Layer* owner = nullptr;
+  std::string why = CheckHandle(instance, Kind::kKernel, &owner);
+  if (!why.empty() && owner != nullptr) {
+    PX_Status* s = Breach(owner, "compute", "kernel", why);
+    return s ? s : MakeStatus(owner, PX_CODE_FAILED_PRECONDITION, "validation layer: unusable kernel");
   }
   KernelWrap* kw = instance->kernel;
   Layer* layer = kw->layer;

@@ -60,7 +60,8 @@ class Device : public std::enable_shared_from_this<Device> {
   Plugin& plugin() const { return *plugin_; }
   const std::shared_ptr<Plugin>& plugin_ref() const { return plugin_; }
 
-  // Opens the device and creates its stream (once; thread-safe).
+  // Opens the device and creates its stream (thread-safe; after a failure
+  // the next call tries again).
   absl::Status Open();
   PX_Device* handle() const { return handle_; }
 
