@@ -53,6 +53,17 @@ void CheckMemory(const CheckOptions& options, HarnessDevice& device, Report& rep
 // carried by events and kept per stream, host callbacks.
 void CheckStreams(const CheckOptions& options, HarnessDevice& device, Report& report);
 
+// Every device the plugin reports, not only `device` (checks_async.cc).
+// memory.every_device_open: each other ordinal opens, allocates and copies;
+// a failure names the device. Called at the end of CheckMemory.
+void CheckEveryDeviceOpens(const CheckOptions& options, HarnessDevice& device, Report& report);
+// streams.events_every_device, async_copies_every_device and
+// callback_every_device on each device: event_synchronize and
+// stream_wait_event order real work, asynchronous copies of 0 B to 1 MiB at
+// unaligned offsets move exactly their bytes, a host callback runs after
+// earlier work and once. Called at the end of CheckStreams.
+void CheckStreamsEveryDevice(const CheckOptions& options, HarnessDevice& device, Report& report);
+
 // What the kernel section leaves for the robustness section: one passing
 // case per op, to run again under fault injection and from many threads.
 struct PassingCase {

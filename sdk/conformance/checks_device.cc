@@ -424,6 +424,7 @@ void CheckMemory(const CheckOptions& options, HarnessDevice& device, Report& rep
   } else {
     report.Skip(kSection, "pinned_memory", "host_allocate not implemented (optional slot)");
   }
+  CheckEveryDeviceOpens(options, device, report);
 }
 
 void CheckStreams(const CheckOptions& options, HarnessDevice& device, Report& report) {
@@ -663,6 +664,7 @@ void CheckStreams(const CheckOptions& options, HarnessDevice& device, Report& re
           return failure;
         });
   }
+  CheckStreamsEveryDevice(options, device, report);
 }
 
 }  // namespace plexus::conformance
