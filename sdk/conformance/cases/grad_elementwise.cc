@@ -20,9 +20,11 @@ const double kNaN = std::nan("");
 
 const std::vector<Shape>& RandomShapes() {
   // 2-D, rank 0, zero-size, a zero-size dimension between others, size-1
-  // dimensions, and one long enough for vector loops and their tails.
-  static const std::vector<Shape> shapes = {Shape{2, 3}, Shape{},     Shape{0},
-                                            Shape{3, 0, 2}, Shape{1, 1, 5}, Shape{1027}};
+  // dimensions, one long enough for vector loops and their tails, and one
+// large enough to run in parallel.
+  // [40000] is past the cpu plugin's threshold for running in parallel.
+  static const std::vector<Shape> shapes = {Shape{2, 3},    Shape{},     Shape{0},    Shape{3, 0, 2},
+                                            Shape{1, 1, 5}, Shape{1027}, Shape{40000}};
   return shapes;
 }
 

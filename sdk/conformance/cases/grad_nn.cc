@@ -105,6 +105,8 @@ PX_CONFORMANCE_CASES("BiasAddGrad")(const CaseContext& ctx) {
       {"NCHW", {1, 3, 2, 2, 2}, "NCHW rank 5 [1,3,2,2,2]"},
       {"NHWC", {2, 1, 1, 1}, "one channel [2,1,1,1]"},
       {"NHWC", {40, 37}, "many rows [40,37]"},
+      {"NHWC", {300, 128}, "[300,128], columns summed in parallel"},
+      {"NCHW", {4, 16, 30, 30}, "NCHW [4,16,30,30], channels in parallel"},
       {"NCHW", {0, 3, 2}, "zero-size batch [0,3,2]: zero sums"},
       {"NHWC", {3, 0}, "no channels [3,0]"},
   };
@@ -141,6 +143,7 @@ const std::vector<Pool>& Pools() {
       {"NHWC", "SAME", {1, 7, 6, 2}, 3, 2, 3, 2, "NHWC SAME 3x2 strides 3,2"},
       {"NHWC", "VALID", {2, 3, 3, 1}, 1, 1, 1, 1, "1x1 window"},
       {"NHWC", "SAME", {0, 4, 4, 2}, 2, 2, 2, 2, "zero-size batch"},
+      {"NHWC", "SAME", {4, 32, 32, 16}, 3, 3, 2, 2, "[4,32,32,16], in parallel"},
   };
   return pools;
 }
@@ -221,6 +224,8 @@ struct Conv {
   int64_t n, h, w, kh, kw, sh, sw, dh, dw;
   int64_t out;  // output channels (Conv2D) or channel multiplier (depthwise)
   const char* label;
+  int64_t c = 3;     // input channels
+  int64_t f_in = 0;  // the filter's input depth: c, or c / groups (Conv2D only)
 };
 
 // The backprops of Conv2D and DepthwiseConv2dNative: *BackpropInput(
@@ -245,15 +250,23 @@ PX_CONFORMANCE_CASES("Conv2DBackpropInput", "Conv2DBackpropFilter",
       {"NHWC", "VALID", 2, 5, 5, 1, 1, 1, 1, 1, 1, 4, "1x1 filter"},
       {"NHWC", "VALID", 1, 6, 6, 2, 2, 3, 3, 1, 1, 2, "stride 3 skips input pixels"},
       {"NHWC", "SAME", 0, 5, 5, 3, 3, 2, 2, 1, 1, 2, "zero-size batch"},
+      // More channels than the cpu plugin's few-channel path takes.
+      {"NHWC", "SAME", 2, 6, 7, 3, 3, 1, 1, 1, 1, 6, "8 input channels", 8},
+      {"NCHW", "VALID", 1, 7, 6, 3, 3, 2, 1, 1, 1, 4, "NCHW 8 input channels strides 2,1", 8},
+      // Grouped convolutions (Keras' Conv2D(groups=...)).
+      {"NHWC", "SAME", 2, 6, 6, 3, 3, 1, 1, 1, 1, 6, "grouped: 2 groups of 4 channels", 8, 4},
+      {"NHWC", "VALID", 1, 7, 7, 3, 3, 2, 2, 1, 1, 4, "grouped: 4 groups of 2, stride 2", 8, 2},
   };
-  const int64_t in_c = 3;
   for (const Conv& k : convs) {
+    const int64_t in_c = k.c;
+    const int64_t f_in = k.f_in == 0 ? in_c : k.f_in;
+    if (depthwise && f_in != in_c) continue;
     const Ints pads = k.format == "NCHW" ? Ints{0, 0, 0, 0, 1, 2, 2, 0} : Ints{0, 0, 1, 2, 2, 0, 0, 0};
     const Dim1 oh = WindowDim(k.padding, k.h, k.kh, k.sh, k.dh, 1, 2);
     const Dim1 ow = WindowDim(k.padding, k.w, k.kw, k.sw, k.dw, 2, 0);
     const int64_t out_c = depthwise ? in_c * k.out : k.out;
     const Shape in_shape = ImageShape(k.format, k.n, k.h, k.w, in_c);
-    const Shape filter_shape = {k.kh, k.kw, in_c, k.out};
+    const Shape filter_shape = {k.kh, k.kw, f_in, k.out};
     Case c(ctx.op, k.label);
     if (filter_grad) {
       c.Input(RandomTensor(t, in_shape, ctx.rng, -2, 2))
@@ -324,6 +337,8 @@ PX_CONFORMANCE_CASES("FusedBatchNormGrad", "FusedBatchNormGradV2",
       {"NHWC", {1, 1, 1, 7}, 1e-3f, false, "inference, one pixel, 7 channels"},
       {"NCHW", {3, 2, 2, 1}, 0.5f, true, "training, one channel, epsilon 0.5"},
       {"NHWC", {4, 8, 8, 2}, 1e-4f, true, "training, 256 values per channel"},
+      {"NHWC", {4, 32, 32, 9}, 1e-3f, true, "training [4,32,32,9], in parallel"},
+      {"NCHW", {4, 32, 32, 9}, 1e-3f, false, "inference NCHW [4,9,32,32], in parallel"},
       {"NHWC", {0, 2, 2, 3}, 1e-3f, false, "zero-size batch"},
   };
   for (const Norm& k : norms) {

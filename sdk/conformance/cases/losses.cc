@@ -48,7 +48,8 @@ PX_CONFORMANCE_CASES("SoftmaxCrossEntropyWithLogits")(const CaseContext& ctx) {
                         .Attr("T", t)
                         .WithTolerance(LossTolerance(t)));
   };
-  for (const Shape& s : {Shape{3, 5}, Shape{1, 1}, Shape{8, 100}, Shape{4, 1}}) {
+  // [64,100] is large enough for the cpu plugin to run rows in parallel.
+  for (const Shape& s : {Shape{3, 5}, Shape{1, 1}, Shape{8, 100}, Shape{4, 1}, Shape{64, 100}}) {
     xent("random " + ShapeToString(s), RandomTensor(t, s, ctx.rng, -5, 5), Distribution(t, s, ctx.rng));
   }
   xent("labels that are not a distribution", RandomTensor(t, {3, 4}, ctx.rng, -5, 5),
@@ -90,6 +91,10 @@ PX_CONFORMANCE_CASES("SparseSoftmaxCrossEntropyWithLogits")(const CaseContext& c
   std::vector<int64_t> labels(8);
   for (size_t i = 0; i < labels.size(); ++i) labels[i] = static_cast<int64_t>((i * 37) % 100);
   cases.push_back(xent("[8,100]", RandomTensor(t, {8, 100}, ctx.rng, -5, 5), DataType::kInt64, {8}, labels));
+  std::vector<int64_t> many(64);
+  for (size_t i = 0; i < many.size(); ++i) many[i] = static_cast<int64_t>((i * 53) % 100);
+  cases.push_back(xent("[64,100], rows in parallel", RandomTensor(t, {64, 100}, ctx.rng, -5, 5), DataType::kInt64,
+                       {64}, many));
   cases.push_back(xent("zero-size batch", RandomTensor(t, {0, 5}, ctx.rng), DataType::kInt64, {0}, {}));
   cases.push_back(xent("large logits", MakeTensor(t, {2, 3}, {1000, 1001, 1002, -1000, 0, 1000}),
                        DataType::kInt64, {2}, {1, 2}));
@@ -111,7 +116,8 @@ PX_CONFORMANCE_CASES("L2Loss")(const CaseContext& ctx) {
   std::vector<Case> cases;
   const DataType t = ctx.dtype;
   if (!IsFloatType(t)) return cases;
-  for (const Shape& s : {Shape{2, 3}, Shape{}, Shape{0}, Shape{3, 0, 2}, Shape{1, 1, 5}, Shape{1500}}) {
+  for (const Shape& s : {Shape{2, 3}, Shape{}, Shape{0}, Shape{3, 0, 2}, Shape{1, 1, 5}, Shape{1500},
+                         Shape{40000}}) {
     cases.push_back(Case(ctx.op, "random " + ShapeToString(s))
                         .Input(RandomTensor(t, s, ctx.rng, -2, 2))
                         .Attr("T", t)

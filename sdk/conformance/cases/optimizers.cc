@@ -30,10 +30,11 @@ Tolerance UpdateTolerance(DataType t) {
 }
 
 // The shapes the variable takes: 2-D, rank 0, zero-size, size-1
-// dimensions, and one long enough for vector loops and their tails.
+// dimensions, one long enough for vector loops and their tails, and one
+// past the cpu plugin's threshold for running in parallel (2^15).
 const std::vector<Shape>& VarShapes() {
-  static const std::vector<Shape> shapes = {Shape{3, 4}, Shape{}, Shape{0}, Shape{2, 0, 3},
-                                            Shape{1, 1, 5}, Shape{1027}};
+  static const std::vector<Shape> shapes = {Shape{3, 4},    Shape{},     Shape{0},    Shape{2, 0, 3},
+                                            Shape{1, 1, 5}, Shape{1027}, Shape{40000}};
   return shapes;
 }
 
