@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cmath>
 
+#include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "handles.h"
 
@@ -35,11 +36,14 @@ px_code WithOptions(const char* fn, const px_run_options* options, px_status* st
     }
     if (options->cancel != nullptr) cancel = &options->cancel->cancelled;
   }
+  // Whether this timeout, not an enclosing earlier deadline, is the one in force.
+  const bool own = timeout > 0 && std::isfinite(timeout) &&
+                   absl::Now() + absl::Seconds(timeout) < plexus::CurrentRunDeadline();
   plexus::ScopedRunCancelFlag scoped_cancel(cancel);
   plexus::ScopedRunDeadline deadline(timeout > 0 && std::isfinite(timeout) ? absl::Seconds(timeout)
                                                                            : absl::InfiniteDuration());
   px_code code = run();
-  if (code == PX_STATUS_DEADLINE_EXCEEDED && timeout > 0 && deadline.passed() && status != nullptr) {
+  if (code == PX_STATUS_DEADLINE_EXCEEDED && own && deadline.passed() && status != nullptr) {
     status->message = absl::StrCat(fn, ": the run took longer than its timeout of ", timeout,
                                    " s and was stopped (", status->message, ")");
   }

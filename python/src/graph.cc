@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "common.h"
 #include "plexus/graph_import.h"
 #include "plexus/saved_model.h"
@@ -359,9 +360,11 @@ void BindGraph(nb::module_& m) {
         }
         WaitForEagerWork();
         auto result = RunCancellable([&]() -> absl::StatusOr<std::map<std::string, Tensor>> {
-          ScopedRunDeadline deadline(TimeoutOption(timeout));
+          const absl::Duration limit = TimeoutOption(timeout);
+          const bool own = limit != absl::InfiniteDuration() && absl::Now() + limit < CurrentRunDeadline();
+          ScopedRunDeadline deadline(limit);
           auto out = s.model->Run(key, values, output_keys);
-          if (!out.ok() && deadline.passed() && timeout > 0) {
+          if (!out.ok() && deadline.passed() && own) {
             return absl::DeadlineExceededError(absl::StrCat("signature '", key, "': the run took longer than its "
                                                             "timeout of ", timeout, " s and was stopped"));
           }

@@ -48,6 +48,11 @@ def test_run_timeout_block_covers_every_run_and_nests():
             with pytest.raises(px.errors.DeadlineExceededError):
                 s.run("while:0", {"input": LONG})
     assert time.monotonic() - start < 30
+    # An enclosing deadline that stops a run is not blamed on the run's own longer timeout.
+    with px.run_timeout(0.3):
+        with pytest.raises(px.errors.DeadlineExceededError) as e:
+            s.run("while:0", {"input": LONG}, timeout=600)
+    assert "timeout of 10m" not in str(e.value) and "deadline" in str(e.value)
     with px.run_timeout(60) as deadline:
         s.run("while:0", {"input": np.int32(3)})
     assert not deadline.expired

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/match.h"
+#include "absl/time/clock.h"
 #include "absl/strings/str_join.h"
 #include <cstdlib>
 
@@ -101,10 +102,12 @@ absl::StatusOr<std::vector<Tensor>> Session::Run(
     const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
     const RunOptions& options) {
   ScopedRunCancelFlag cancel(options.cancel);
+  // Whether this timeout, not an enclosing earlier deadline, is the one in force.
+  const bool own = options.timeout != absl::InfiniteDuration() && options.timeout > absl::ZeroDuration() &&
+                   absl::Now() + options.timeout < CurrentRunDeadline();
   ScopedRunDeadline deadline(options.timeout);
   auto out = Run(feeds, fetches, targets);
-  if (!out.ok() && out.status().code() == absl::StatusCode::kDeadlineExceeded && deadline.passed() &&
-      options.timeout != absl::InfiniteDuration() && options.timeout > absl::ZeroDuration()) {
+  if (!out.ok() && out.status().code() == absl::StatusCode::kDeadlineExceeded && deadline.passed() && own) {
     return absl::DeadlineExceededError(absl::StrCat("the run took longer than its timeout of ",
                                                     absl::FormatDuration(options.timeout),
                                                     " and was stopped (", out.status().message(), ")"));
