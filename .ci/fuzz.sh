@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The libFuzzer targets (tests/fuzz, docs/fuzzing.md): configures and builds
-# build-fuzz/ with Clang, ASan and UBSan (-DPX_FUZZ=ON), then runs every
+# build-fuzz/ with Clang, ASan and UBSan (-DPX_FUZZ=ON; .ci/sanitizer_build.sh,
+# the same build .ci/sanitize.sh runs the C++ suite in), then runs every
 # target on its seed corpus for SECONDS each (default 20). Fails when a
 # target crashes, leaks, times out, runs out of memory or a sanitizer
 # reports; the input that did it is left in build-fuzz/artifacts/<target>/.
@@ -8,40 +9,16 @@
 #   bash .ci/fuzz.sh [SECONDS] [TARGET...]
 #
 # New inputs a run finds go to build-fuzz/corpus/<target>/, never into the
-# committed seeds. Not part of .ci/test.sh.
+# committed seeds. .ci/test.sh runs it for 10 s a target.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${PX_FUZZ_BUILD_DIR:-$root/build-fuzz}
 seconds=${1:-20}
 shift || true
 
-# Clang and its libFuzzer runtime, besides what .ci/setup.sh installs.
-packages=(clang libclang-rt-14-dev libomp-14-dev cmake ninja-build ccache)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "fuzz: installing ${missing[*]}"
-  sudo_cmd=""
-  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
-  $sudo_cmd apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
-
-export CCACHE_BASEDIR="$root"
-export CCACHE_NOHASHDIR=1
+source "$root/.ci/sanitizer_build.sh"
+PX_FUZZ_BUILD_DIR=$build px_sanitizer_build address >/dev/null
 jobs=${PX_FUZZ_JOBS:-$(nproc)}
-if [ ! -f "$build/build.ninja" ]; then
-  # -O1 with line tables: fast enough to fuzz, stack traces with lines.
-  cmake -S "$root" -B "$build" -G Ninja \
-    -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
-    -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
-    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
-    -DPX_FUZZ=ON -DPX_BUILD_PYTHON=OFF -DPX_BUILD_EXAMPLES=OFF \
-    -DPX_PLUGIN_CUDA=OFF -DPX_PLUGIN_ROCM=OFF -DPX_PLUGIN_XPU=OFF
-fi
 start=$(date +%s)
 nice ninja -C "$build" -j "$jobs" fuzzers
 echo "fuzz: build took $(( $(date +%s) - start )) s"
@@ -55,6 +32,9 @@ fi
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 export PLEXUS_LOG_LEVEL=${PLEXUS_LOG_LEVEL:-error}
+# The file targets write each input to a folder under TMPDIR: keep it in
+# memory where the machine has /dev/shm.
+if [ -z "${TMPDIR:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ]; then export TMPDIR=/dev/shm; fi
 failed=()
 for t in "${targets[@]}"; do
   bin="$build/bin/fuzz_$t"

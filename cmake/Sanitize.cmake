@@ -38,6 +38,12 @@ if(PX_SANITIZE)
   endif()
   add_compile_options("$<$<COMPILE_LANGUAGE:C,CXX>:${PX_SANITIZER_FLAGS}>")
   add_link_options("$<$<LINK_LANGUAGE:C,CXX>:-fsanitize=${PX_SANITIZE}>")
+  # A C program (the C API's tests) linked by Clang gets only the C half of
+  # UBSan's runtime, while the C++ libraries it loads need the C++ half (the
+  # vptr checks), which itself needs libstdc++.
+  if(PX_SANITIZE MATCHES "undefined" AND CMAKE_C_COMPILER_ID STREQUAL "Clang")
+    add_link_options("$<$<LINK_LANGUAGE:C>:-fsanitize-link-c++-runtime;-lstdc++>")
+  endif()
   message(STATUS "sanitizers: ${PX_SANITIZE}")
 endif()
 
@@ -59,6 +65,18 @@ function(px_sanitize_allow_undefined_in dir)
   foreach(sub ${subdirs})
     px_sanitize_allow_undefined_in(${sub})
   endforeach()
+endfunction()
+
+# Other projects' headers with known UBSan reports (sanitizer_ignorelist.txt)
+# go uninstrumented in `target` and whatever links it (Clang only). The file
+# is named relative to the build folder, where Ninja runs the compiler, so
+# that ccache serves clones in other folders.
+set(PX_SANITIZER_IGNORELIST ${CMAKE_CURRENT_LIST_DIR}/sanitizer_ignorelist.txt)
+function(px_sanitize_ignore_third_party target)
+  if(PX_SANITIZE MATCHES "undefined" AND CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    file(RELATIVE_PATH list ${CMAKE_BINARY_DIR} ${PX_SANITIZER_IGNORELIST})
+    target_compile_options(${target} PUBLIC "$<$<COMPILE_LANGUAGE:CXX>:-fsanitize-ignorelist=${list}>")
+  endif()
 endfunction()
 
 function(px_sanitize_finish)

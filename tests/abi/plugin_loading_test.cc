@@ -234,7 +234,7 @@ TEST(PluginAbi, SkeletonLoadsWithNoDevices) {
   EXPECT_EQ((*plugin)->name(), "skeleton");
   EXPECT_TRUE(runtime->devices().empty());
   ASSERT_EQ(runtime->load_reports().size(), 1u);
-  const std::string& message = runtime->load_reports()[0].message;
+  const std::string message = runtime->load_reports()[0].message;  // a copy: load_reports() returns a new vector
   EXPECT_NE(message.find("0 device(s)"), std::string::npos) << message;
   EXPECT_EQ(message.find("failed"), std::string::npos) << message;
 }
@@ -245,7 +245,7 @@ TEST(PluginAbi, FailedDeviceEnumerationKeepsThePluginWithNoDevices) {
   ASSERT_TRUE(plugin.ok()) << plugin.status();
   EXPECT_TRUE(runtime->devices().empty());
   ASSERT_EQ(runtime->load_reports().size(), 1u);
-  const std::string& message = runtime->load_reports()[0].message;
+  const std::string message = runtime->load_reports()[0].message;  // a copy: load_reports() returns a new vector
   EXPECT_NE(message.find("device enumeration failed: UNAVAILABLE"), std::string::npos) << message;
   EXPECT_NE(message.find("driver not loaded"), std::string::npos) << message;
 }

@@ -25,11 +25,17 @@
  *                        host-accessible, so the host must copy to and from
  *                        it (through memcpy_h2d/d2h) as for a GPU
  *
+ * Every flavour's device_open sleeps PX_TEST_OPEN_DELAY_MS milliseconds when
+ * that variable is set, so that a test can call another slot while an open
+ * is under way (the validation layer's threading check).
+ *
  * Unbroken, it passes plexus-plugin-check; each flavour fails it where it is
  * broken (tests/CMakeLists.txt).
  */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "plexus/plugin_api.h"
 #include "plexus/sdk/plugin_sdk.h"
@@ -74,6 +80,14 @@ static PX_Status* device_get_info(void* p, int32_t ordinal, PX_DeviceInfo* info)
 }
 static PX_Status* device_open(void* p, int32_t ordinal, PX_Device** out) {
   (void)p;
+  {
+    const char* delay = getenv("PX_TEST_OPEN_DELAY_MS");
+    if (delay != NULL) {
+      const long ms = atol(delay);
+      struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+      nanosleep(&ts, NULL);
+    }
+  }
   if (ordinal != 0) return px_sdk_error(g_host, PX_CODE_INVALID_ARGUMENT, "bad ordinal %d", ordinal);
   *out = (PX_Device*)&g_device_token;
   return NULL;

@@ -1,5 +1,6 @@
-// Eager execution of registered ops on the cpu plugin (and the core's own
-// host kernels), as plexus.ops calls them from Python: a random op with
+// Eager execution of registered ops on the cpu plugin, the SDK's reference
+// plugin or the core's own host kernels, as plexus.ops calls them from
+// Python: the input's first byte picks the device, then a random op with
 // random attributes (op_spec.h), inputs of random small shapes (at most 4096
 // elements each), the dtypes the attributes imply, and small or edge values
 // (zero, negatives, NaN, infinities). Kernels must validate what they are
@@ -164,14 +165,18 @@ Tensor RandomTensor(FuzzedDataProvider& p, DataType type) {
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   plexus::fuzz::QuietLogs();
-  plexus::fuzz::CpuRuntime();
+  plexus::fuzz::FuzzRuntime();
   return 0;
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const std::vector<const plexus::OpDef*> ops = plexus::fuzz::ListOps(Eligible);
-  static plexus::EagerContext* eager = new plexus::EagerContext(plexus::fuzz::CpuRuntime());
+  static plexus::EagerContext* eager = new plexus::EagerContext(plexus::fuzz::FuzzRuntime());
+  // CPU:0, REF:0, or none: the context's own choice (the host device).
+  static const std::vector<std::shared_ptr<plexus::Device>> devices = plexus::fuzz::FuzzRuntime()->devices();
   FuzzedDataProvider p(data, size);
+  const size_t pick = p.ConsumeIntegralInRange<size_t>(0, devices.size());
+  plexus::Device* device = pick < devices.size() ? devices[pick].get() : nullptr;
   plexus::fuzz::OpCall call;
   plexus::fuzz::MakeOpCall(p, ops, kAnyTypes, &call);
   std::vector<Tensor> inputs;
@@ -179,7 +184,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (IsHandle(type)) return 0;
     inputs.push_back(RandomTensor(p, type));
   }
-  (void)eager->Execute(call.def->name, inputs, call.attrs, nullptr);
+  (void)eager->Execute(call.def->name, inputs, call.attrs, device);
   // Prepared ops are cached by op, attributes and dtypes: keep the cache
   // from growing with every distinct attribute value.
   if (eager->cache_size() > 256) eager->ClearCache();

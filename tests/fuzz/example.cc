@@ -18,7 +18,7 @@
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   plexus::fuzz::QuietLogs();
-  plexus::fuzz::CpuRuntime();
+  plexus::fuzz::FuzzRuntime();
   return 0;
 }
 
@@ -66,7 +66,7 @@ void SetTypeList(plexus::AttrMap& attrs, const char* name, const std::vector<Dat
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static plexus::EagerContext* eager = new plexus::EagerContext(plexus::fuzz::CpuRuntime());
+  static plexus::EagerContext* eager = new plexus::EagerContext(plexus::fuzz::FuzzRuntime());
   static const std::vector<std::vector<DenseSpec>> kDenseSpecs = {
       {{"f", DataType::kFloat, {}, true}, {"i", DataType::kInt64, {2}, true}, {"s", DataType::kString, {}, true}},
       {{"f", DataType::kFloat, {3}, false}, {"i", DataType::kInt64, {}, false}},

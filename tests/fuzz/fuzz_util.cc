@@ -58,15 +58,16 @@ std::vector<absl::string_view> SplitInput(absl::string_view input, size_t max_pa
   return parts;
 }
 
-Runtime* CpuRuntime() {
+Runtime* FuzzRuntime() {
 #ifdef PX_CPU_PLUGIN_PATH
   static Runtime* runtime = [] {
     RuntimeOptions options;
     options.discover_plugins = false;
-    options.plugin_paths = {PX_CPU_PLUGIN_PATH};
+    options.plugin_paths = {PX_CPU_PLUGIN_PATH, PX_REFERENCE_PLUGIN_PATH};
     auto created = Runtime::Create(options);
-    if (!created.ok() || (*created)->plugins().empty()) {
-      std::fprintf(stderr, "plexus fuzz: the cpu plugin did not load from %s\n", PX_CPU_PLUGIN_PATH);
+    if (!created.ok() || (*created)->plugins().size() != 2) {
+      std::fprintf(stderr, "plexus fuzz: the cpu and reference plugins did not load from %s and %s\n",
+                   PX_CPU_PLUGIN_PATH, PX_REFERENCE_PLUGIN_PATH);
       std::abort();
     }
     // At exit the plugin's worker threads are still alive, and

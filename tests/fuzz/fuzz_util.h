@@ -34,8 +34,9 @@ void WriteFile(const std::string& path, absl::string_view bytes);
 // (the last one keeps any further markers).
 std::vector<absl::string_view> SplitInput(absl::string_view input, size_t max_parts);
 
-// A runtime with the cpu plugin only (built with the fuzzers), made once.
-Runtime* CpuRuntime();
+// A runtime with the cpu plugin (CPU:0) and the SDK's reference plugin
+// (REF:0), both built with the fuzzers, made once.
+Runtime* FuzzRuntime();
 
 }  // namespace fuzz
 }  // namespace plexus

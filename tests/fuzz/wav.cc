@@ -13,7 +13,7 @@
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   plexus::fuzz::QuietLogs();
-  plexus::fuzz::CpuRuntime();
+  plexus::fuzz::FuzzRuntime();
   return 0;
 }
 
@@ -26,7 +26,7 @@ int64_t PickDesired(FuzzedDataProvider& provider) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static plexus::EagerContext* eager = new plexus::EagerContext(plexus::fuzz::CpuRuntime());
+  static plexus::EagerContext* eager = new plexus::EagerContext(plexus::fuzz::FuzzRuntime());
   FuzzedDataProvider provider(data, size);
   plexus::AttrMap attrs;
   attrs["desired_channels"].set_i(PickDesired(provider));

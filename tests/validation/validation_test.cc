@@ -3,7 +3,9 @@
 // of the table from the host side, and its message names the plugin, the
 // call and the argument; warn mode only logs. Every breach leaves the
 // runtime usable.
+#include <chrono>
 #include <cstdlib>
+#include <thread>
 
 #include "absl/strings/match.h"
 
@@ -186,6 +188,37 @@ TEST_F(HostSide, AStreamOfAnotherKindOfHandleIsCaught) {
   EXPECT_NE(message.find("stream_synchronize: argument 'stream': is a event, not a stream"), std::string::npos)
       << message;
   t().event_destroy(device_, event);
+}
+
+// The threading rule: the host serializes device enumeration, open and close.
+// One thread opens the device (slowly, PX_TEST_OPEN_DELAY_MS) while another
+// counts devices; the layer reports the overlap by the next call, naming the
+// plugin and the call that came in second.
+TEST_F(HostSide, EnumerationDuringAnOpenIsCaught) {
+  setenv("PX_TEST_OPEN_DELAY_MS", "400", 1);
+  std::string open_message;
+  PX_Device* second = nullptr;
+  std::thread opener([&] { open_message = Take(t().device_open(t().plugin_state, 0, &second)); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  int32_t count = -1;
+  std::string count_message = Take(t().device_count(t().plugin_state, &count));
+  opener.join();
+  unsetenv("PX_TEST_OPEN_DELAY_MS");
+  if (second != nullptr) t().device_close(t().plugin_state, second);
+  // The breach is found inside device_count and returned by a later call.
+  PX_Stream* stream = nullptr;
+  std::string message = Take(t().stream_create(device_, &stream));
+  for (const std::string& m : {open_message, count_message}) {
+    if (absl::StrContains(m, "called concurrently")) message = m;
+  }
+  EXPECT_NE(message.find("plugin 'good': device_count: called concurrently with another device enumeration, "
+                         "open or close (the host must serialize them)"),
+            std::string::npos)
+      << message;
+  if (stream != nullptr) t().stream_destroy(device_, stream);
+  // Serialized calls are fine again.
+  ASSERT_EQ(Take(t().device_count(t().plugin_state, &count)), "");
+  EXPECT_EQ(count, 1);
 }
 
 }  // namespace

@@ -94,7 +94,12 @@ typedef enum px_dtype {
   PX_DTYPE_COMPLEX128 = 18,
   PX_DTYPE_HALF = 19,
   PX_DTYPE_UINT32 = 22,
-  PX_DTYPE_UINT64 = 23
+  PX_DTYPE_UINT64 = 23,
+  /* Not data types: they make the enum hold every 32-bit value, so that a
+   * wrong number from a caller is reported as an error rather than being
+   * undefined behaviour in C++. */
+  PX_DTYPE_RANGE_MIN_ = -0x7FFFFFFF - 1,
+  PX_DTYPE_RANGE_MAX_ = 0x7FFFFFFF
 } px_dtype;
 
 /* Bytes per element; 0 for types without a fixed size. */
@@ -223,7 +228,10 @@ typedef struct px_graph px_graph;
 typedef enum px_graph_format {
   PX_GRAPH_FORMAT_AUTO = 0,   /* binary, else text */
   PX_GRAPH_FORMAT_BINARY = 1,
-  PX_GRAPH_FORMAT_TEXT = 2
+  PX_GRAPH_FORMAT_TEXT = 2,
+  /* Not formats: the enum holds every 32-bit value (see px_dtype). */
+  PX_GRAPH_FORMAT_RANGE_MIN_ = -0x7FFFFFFF - 1,
+  PX_GRAPH_FORMAT_RANGE_MAX_ = 0x7FFFFFFF
 } px_graph_format;
 
 /* Imports a TensorFlow GraphDef from memory (the bytes are copied). */

@@ -23,6 +23,20 @@
 #include "plexus/logging.h"
 #include "plexus/status.h"
 
+// The validation layer's entry point, as sdk/validation/validation_layer.h
+// declares it (the core needs only these few names). The struct keeps the
+// header's name, at global scope, so that the function the core calls
+// through a pointer has exactly the type of the one the layer defines
+// (UBSan's -fsanitize=function checks the call).
+extern "C" {
+struct PX_ValidationArgs {
+  size_t struct_size;
+  const char* plugin_name;
+  PX_PluginInitializeFn plugin_initialize;
+  int32_t mode;  // 1: breaches are errors, 2: breaches are logged
+};
+}
+
 namespace plexus {
 namespace {
 
@@ -160,14 +174,7 @@ absl::Status CheckPluginPath(const std::string& path) {
 
 namespace {
 
-// The validation layer's entry point, as sdk/validation/validation_layer.h
-// declares it (the core needs only these few names).
-struct ValidationArgs {
-  size_t struct_size;
-  const char* plugin_name;
-  PX_PluginInitializeFn plugin_initialize;
-  int32_t mode;  // 1: breaches are errors, 2: breaches are logged
-};
+using ValidationArgs = ::PX_ValidationArgs;
 using ValidationWrapFn = PX_Status* (*)(const ValidationArgs*, const PX_HostInitArgs*, PX_PluginTable*);
 constexpr char kValidationLayerFile[] = "libplexus_validation_layer.so";
 constexpr char kValidationWrapSymbol[] = "PX_ValidationWrap";
