@@ -31,6 +31,9 @@ fi
 # UBSan stops at its first report (the build also says so); leaks count.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+# As in .ci/sanitize.sh: Clang 14's LeakSanitizer cannot scan glibc 2.36's
+# thread-local storage (tests/sanitizers/lsan.supp).
+export LSAN_OPTIONS=${LSAN_OPTIONS:-use_tls=0:suppressions=$root/tests/sanitizers/lsan.supp}
 export PLEXUS_LOG_LEVEL=${PLEXUS_LOG_LEVEL:-error}
 # The file targets write each input to a folder under TMPDIR: keep it in
 # memory where the machine has /dev/shm.
