@@ -196,5 +196,26 @@ TEST(EagerTest, EuclideanNormIntegerOverflowIsAnError) {
   EXPECT_EQ((*norm)[0].data<int32_t>()[0], 5);
 }
 
+// fuzz_eager_ops (issue 27): ParseExample sized its key inputs by the
+// sparse_types list while the node's inputs were counted by Nsparse, so one
+// type more than Nsparse read an input past the last one (ASan:
+// heap-buffer-overflow). The disagreement is now an error naming the attrs.
+TEST(EagerTest, ParseExampleCountsThatDisagreeWithTheTypesAreAnError) {
+  auto runtime = CpuRuntime();
+  EagerContext eager(runtime.get());
+  AttrMap attrs;
+  attrs["Nsparse"].set_i(0);
+  attrs["Ndense"].set_i(0);
+  attrs["sparse_types"].mutable_list()->add_type(tf::DT_FLOAT);
+  attrs["Tdense"].mutable_list();
+  attrs["dense_shapes"].mutable_list();
+  Tensor serialized = Tensor::FromStrings({1}, {""});
+  Tensor names = Tensor::FromStrings({0}, {});
+  auto out = eager.Execute("ParseExample", {serialized, names}, attrs, nullptr);
+  ASSERT_FALSE(out.ok());
+  EXPECT_TRUE(testing::Contains(out.status(), "attr 'Nsparse' is 0 but 'sparse_types' lists 1 types"))
+      << out.status();
+}
+
 }  // namespace
 }  // namespace plexus

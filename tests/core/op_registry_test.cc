@@ -86,6 +86,13 @@ TEST(ShapeFunctionFuzzRegressions, ShapeWithTooManyElementsIsRefusedWhereMade) {
   EXPECT_TRUE(testing::Contains(s, "number of elements overflows int64")) << s;
 }
 
+// The mask -2^63 has one bit set, past the slice's dimensions, where an
+// ellipsis means nothing: it imports, as in TensorFlow.
+TEST(ShapeFunctionFuzzRegressions, StridedSliceEllipsisMaskOfInt64MinImports) {
+  absl::Status s = ImportFuzzRegression("shape_strided_slice_ellipsis_min.pbtxt");
+  EXPECT_TRUE(s.ok()) << s;
+}
+
 TEST(ShapeFunctionFuzzRegressions, ShapeVectorLongerThanAnyRankIsAnError) {
   absl::Status s = ImportFuzzRegression("shape_scatter_nd_rank.pbtxt");
   ASSERT_FALSE(s.ok());

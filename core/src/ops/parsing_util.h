@@ -5,6 +5,7 @@
 #ifndef PLEXUS_CORE_SRC_OPS_PARSING_UTIL_H_
 #define PLEXUS_CORE_SRC_OPS_PARSING_UTIL_H_
 
+#include <tuple>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -75,6 +76,18 @@ inline absl::StatusOr<ParseLayout> LayoutOf(const Node& node) {
     l.ragged_keys_input = 4;
     l.dense_defaults_input = 5;
   } else {
+    // V1 gives each key its own input: Nsparse and Ndense count them and
+    // must agree with the type lists, or the inputs would be misread.
+    for (const auto& [count_attr, types_attr, types] :
+         {std::tuple<const char*, const char*, int>{"Nsparse", "sparse_types", l.num_sparse},
+          std::tuple<const char*, const char*, int>{"Ndense", "Tdense", l.num_dense}}) {
+      const tf::AttrValue* count = node.FindAttr(count_attr);
+      if (count != nullptr && count->i() != types) {
+        return absl::InvalidArgumentError(absl::StrCat(node.Describe(), ": attr '", count_attr, "' is ",
+                                                       count->i(), " but '", types_attr, "' lists ", types,
+                                                       " types"));
+      }
+    }
     l.sparse_keys_input = 2;
     l.dense_keys_input = 2 + l.num_sparse;
     l.dense_defaults_input = l.dense_keys_input + l.num_dense;

@@ -265,7 +265,8 @@ inline std::string StridedSlice(const Dims& in, const Dims* begin, const Dims* e
                begin ? std::to_string(begin->size()) : "?", ", ",
                end ? std::to_string(end->size()) : "?", ", and ", n, " instead.");
   }
-  if (ellipsis_mask != 0 && (ellipsis_mask & (ellipsis_mask - 1)) != 0) {
+  const uint64_t ellipsis_bits = static_cast<uint64_t>(ellipsis_mask);  // any int64, even INT64_MIN
+  if ((ellipsis_bits & (ellipsis_bits - 1)) != 0) {
     return "Multiple ellipses in slice spec not allowed";
   }
   // Step 1: the sparse spec, with an implicit ellipsis at the end when none.
