@@ -86,6 +86,13 @@ TEST(ShapeFunctionFuzzRegressions, ShapeWithTooManyElementsIsRefusedWhereMade) {
   EXPECT_TRUE(testing::Contains(s, "number of elements overflows int64")) << s;
 }
 
+TEST(ShapeFunctionFuzzRegressions, TileMultiplesLongerThanAnyRankIsAnError) {
+  absl::Status s = ImportFuzzRegression("shape_tile_multiples_length.pbtxt");
+  ASSERT_FALSE(s.ok());
+  EXPECT_TRUE(testing::Contains(s, "node 'tile' (op Tile)")) << s;
+  EXPECT_TRUE(testing::Contains(s, "more dimensions than a tensor may have")) << s;
+}
+
 // The mask -2^63 has one bit set, past the slice's dimensions, where an
 // ellipsis means nothing: it imports, as in TensorFlow.
 TEST(ShapeFunctionFuzzRegressions, StridedSliceEllipsisMaskOfInt64MinImports) {

@@ -24,6 +24,8 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <set>
@@ -184,7 +186,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (IsHandle(type)) return 0;
     inputs.push_back(RandomTensor(p, type));
   }
-  (void)eager->Execute(call.def->name, inputs, call.attrs, device);
+  // PX_FUZZ_VERBOSE=1 names each call, to tell what an input from a crash runs.
+  static const bool verbose = std::getenv("PX_FUZZ_VERBOSE") != nullptr;
+  if (verbose) {
+    std::fprintf(stderr, "eager_ops: %s on %s with %zu input(s)\n", call.def->name.c_str(),
+                 device ? device->name().c_str() : "the host", inputs.size());
+  }
+  auto result = eager->Execute(call.def->name, inputs, call.attrs, device);
+  plexus::fuzz::AbortOnValidationBreach(result.status());
   // Prepared ops are cached by op, attributes and dtypes: keep the cache
   // from growing with every distinct attribute value.
   if (eager->cache_size() > 256) eager->ClearCache();

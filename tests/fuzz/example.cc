@@ -106,6 +106,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   attrs["Ndense"].set_i(static_cast<int64_t>(dense.size()));
   SetTypeList(attrs, "sparse_types", sparse_types);
   SetTypeList(attrs, "Tdense", dense_types);
-  (void)eager->Execute("ParseExample", inputs, attrs, nullptr);
+  plexus::fuzz::AbortOnValidationBreach(eager->Execute("ParseExample", inputs, attrs, nullptr).status());
   return 0;
 }

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <memory>
 
+#include "absl/strings/match.h"
 #include "plexus/runtime.h"
 
 namespace plexus {
@@ -64,6 +65,13 @@ Runtime* FuzzRuntime() {
     RuntimeOptions options;
     options.discover_plugins = false;
     options.plugin_paths = {PX_CPU_PLUGIN_PATH, PX_REFERENCE_PLUGIN_PATH};
+    // Both plugins run under the validation layer: its guard bytes and
+    // poison fill catch what ASan cannot see inside the memory pool's
+    // regions (IsValidationBreach), and its allocation budget turns an op
+    // asked for an output of gigabytes into RESOURCE_EXHAUSTED, as on a
+    // device that has no more memory, instead of libFuzzer's out-of-memory.
+    options.validation = ValidationMode::kError;
+    setenv("PLEXUS_FAULT_ALLOC_BUDGET", "1073741824", /*overwrite=*/0);
     auto created = Runtime::Create(options);
     if (!created.ok() || (*created)->plugins().size() != 2) {
       std::fprintf(stderr, "plexus fuzz: the cpu and reference plugins did not load from %s and %s\n",
@@ -85,6 +93,13 @@ Runtime* FuzzRuntime() {
   std::fprintf(stderr, "plexus fuzz: this target was built without the cpu plugin\n");
   std::abort();
 #endif
+}
+
+void AbortOnValidationBreach(const absl::Status& status) {
+  if (absl::StrContains(status.message(), "validation layer: ")) {
+    std::fprintf(stderr, "plexus fuzz: a plugin broke the ABI: %s\n", std::string(status.message()).c_str());
+    std::abort();
+  }
 }
 
 }  // namespace fuzz

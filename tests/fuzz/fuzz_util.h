@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 
 namespace plexus {
@@ -35,8 +36,14 @@ void WriteFile(const std::string& path, absl::string_view bytes);
 std::vector<absl::string_view> SplitInput(absl::string_view input, size_t max_parts);
 
 // A runtime with the cpu plugin (CPU:0) and the SDK's reference plugin
-// (REF:0), both built with the fuzzers, made once.
+// (REF:0), both built with the fuzzers and run under the validation layer
+// with a 1 GiB allocation budget, made once.
 Runtime* FuzzRuntime();
+
+// Aborts, so that libFuzzer keeps the input, when `status` reports a breach
+// of the plugin ABI found by the validation layer: such an error is a
+// plugin's bug, not a fine answer to a bad input.
+void AbortOnValidationBreach(const absl::Status& status);
 
 }  // namespace fuzz
 }  // namespace plexus

@@ -33,6 +33,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   attrs["desired_samples"].set_i(PickDesired(provider));
   plexus::Tensor contents =
       plexus::Tensor::FromStrings({}, {provider.ConsumeRemainingBytesAsString()});
-  (void)eager->Execute("DecodeWav", {contents}, attrs, nullptr);
+  plexus::fuzz::AbortOnValidationBreach(eager->Execute("DecodeWav", {contents}, attrs, nullptr).status());
   return 0;
 }

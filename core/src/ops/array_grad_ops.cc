@@ -117,7 +117,8 @@ absl::Status MirrorPadGradShape(InferenceContext& ctx) {
   Dims pad;
   if (!KnownInts(ctx, 1, &pad)) {
     int64_t rank = in.rank_known() ? in.rank() : pad_shape.rank_known() ? pad_shape.dim(0) : -1;
-    ctx.set_output(0, rank >= 0 ? PartialShape::UnknownOfRank(rank) : PartialShape::Unknown());
+    PX_ASSIGN_OR_RETURN(PartialShape shape, array_util::UnknownOfLength(ctx, rank, "paddings"));
+    ctx.set_output(0, shape);
     return absl::OkStatus();
   }
   const int64_t rank = static_cast<int64_t>(pad.size() / 2);

@@ -30,6 +30,7 @@ using array_util::CheckRank;
 using array_util::kIndexTypes32And64;
 using array_util::KnownInts;
 using array_util::KnownScalarInt;
+using array_util::UnknownOfLength;
 using array_util::VectorLength;
 
 // ---------------------------------------------------------------------------
@@ -42,7 +43,8 @@ absl::Status TransposeShape(InferenceContext& ctx) {
   Dims perm;
   if (!KnownInts(ctx, 1, &perm)) {
     int64_t r = in.rank_known() ? in.rank() : VectorLength(ctx, 1);
-    ctx.set_output(0, r >= 0 ? PartialShape::UnknownOfRank(r) : PartialShape::Unknown());
+    PX_ASSIGN_OR_RETURN(PartialShape out, UnknownOfLength(ctx, r, "perm"));
+    ctx.set_output(0, out);
     return absl::OkStatus();
   }
   Dims in_dims = in.rank_known() ? in.dim_vector() : Dims(perm.size(), -1);
@@ -145,6 +147,7 @@ absl::Status SliceShape(InferenceContext& ctx) {
     ctx.set_output(0, PartialShape::Unknown());
     return absl::OkStatus();
   }
+  PX_RETURN_IF_ERROR(UnknownOfLength(ctx, rank, "begin").status());  // no more than kMaxRank
   Dims in_dims = in.rank_known() ? in.dim_vector() : Dims(rank, -1);
   if (begin_known && size_known) {
     Dims out;
@@ -271,7 +274,8 @@ absl::Status PadShapeImpl(InferenceContext& ctx, int mirror) {
   Dims pad;
   int64_t rank = in.rank_known() ? in.rank() : (ps.rank_known() ? ps.dim(0) : -1);
   if (!KnownInts(ctx, 1, &pad) || !ps.fully_defined() || rank < 0) {
-    ctx.set_output(0, rank >= 0 ? PartialShape::UnknownOfRank(rank) : PartialShape::Unknown());
+    PX_ASSIGN_OR_RETURN(PartialShape shape, UnknownOfLength(ctx, rank, "paddings"));
+    ctx.set_output(0, shape);
     return absl::OkStatus();
   }
   Dims out;
@@ -297,7 +301,8 @@ absl::Status TileShape(InferenceContext& ctx) {
   Dims multiples;
   if (!KnownInts(ctx, 1, &multiples)) {
     int64_t r = in.rank_known() ? in.rank() : VectorLength(ctx, 1);
-    ctx.set_output(0, r >= 0 ? PartialShape::UnknownOfRank(r) : PartialShape::Unknown());
+    PX_ASSIGN_OR_RETURN(PartialShape shape, UnknownOfLength(ctx, r, "multiples"));
+    ctx.set_output(0, shape);
     return absl::OkStatus();
   }
   Dims out;
