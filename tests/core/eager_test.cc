@@ -217,5 +217,27 @@ TEST(EagerTest, ParseExampleCountsThatDisagreeWithTheTypesAreAnError) {
       << out.status();
 }
 
+// fuzz_eager_ops (issue 27): DynamicStitch with an index of 2^31 - 1 asks
+// for a host output of gigabytes; PLEXUS_HOST_ALLOCATION_LIMIT turns that
+// into RESOURCE_EXHAUSTED naming the limit, and the context still works.
+TEST(EagerTest, HostAllocationLimitRefusesAHugeOutput) {
+  auto runtime = CpuRuntime();
+  EagerContext eager(runtime.get());
+  Tensor indices = Tensor::FromVector(DataType::kInt32, {1}, std::vector<int32_t>{2147483647});
+  Tensor data = Tensor::FromVector(DataType::kFloat, {1}, std::vector<float>{1});
+  AttrMap attrs;
+  attrs["N"].set_i(1);
+  setenv("PLEXUS_HOST_ALLOCATION_LIMIT", "1048576", 1);
+  auto out = eager.Execute("DynamicStitch", {indices, data}, attrs, nullptr);
+  unsetenv("PLEXUS_HOST_ALLOCATION_LIMIT");
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kResourceExhausted) << out.status();
+  EXPECT_TRUE(testing::Contains(out.status(), "PLEXUS_HOST_ALLOCATION_LIMIT=1048576")) << out.status();
+  Tensor small = Tensor::FromVector(DataType::kInt32, {1}, std::vector<int32_t>{1});
+  auto ok = eager.Execute("DynamicStitch", {small, data}, attrs, nullptr);
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  EXPECT_EQ((*ok)[0].num_elements(), 2);
+}
+
 }  // namespace
 }  // namespace plexus

@@ -72,6 +72,8 @@ Runtime* FuzzRuntime() {
     // device that has no more memory, instead of libFuzzer's out-of-memory.
     options.validation = ValidationMode::kError;
     setenv("PLEXUS_FAULT_ALLOC_BUDGET", "1073741824", /*overwrite=*/0);
+    // The same for the core's host kernels, whose buffers are the host's.
+    setenv("PLEXUS_HOST_ALLOCATION_LIMIT", "1073741824", /*overwrite=*/0);
     auto created = Runtime::Create(options);
     if (!created.ok() || (*created)->plugins().size() != 2) {
       std::fprintf(stderr, "plexus fuzz: the cpu and reference plugins did not load from %s and %s\n",

@@ -1,5 +1,6 @@
 #include "plexus/tensor.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -9,13 +10,31 @@
 #include "plexus/status.h"
 
 namespace plexus {
+namespace {
 
+// PLEXUS_HOST_ALLOCATION_LIMIT (bytes, read at each allocation): the largest
+// host buffer a process may ask for, so that a service can refuse a request
+// whose output would be gigabytes with an error instead of being killed for
+// memory. Unset, empty or not a positive number: no limit but the tensor's.
+size_t HostAllocationLimit() {
+  const char* env = std::getenv("PLEXUS_HOST_ALLOCATION_LIMIT");
+  if (env == nullptr || *env == '\0') return kMaxTensorBytes;
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(env, &end, 10);
+  return (*end == '\0' && v > 0) ? std::min<size_t>(v, kMaxTensorBytes) : kMaxTensorBytes;
+}
+
+}  // namespace
 
 absl::StatusOr<std::shared_ptr<Buffer>> Buffer::AllocateHost(size_t bytes) {
   constexpr size_t kAlignment = 64;
   if (bytes > kMaxTensorBytes) {
     return absl::ResourceExhaustedError(absl::StrCat("host allocation of ", bytes,
                                                      " bytes is too large"));
+  }
+  if (const size_t limit = HostAllocationLimit(); bytes > limit) {
+    return absl::ResourceExhaustedError(absl::StrCat("host allocation of ", bytes, " bytes is over ",
+                                                     "PLEXUS_HOST_ALLOCATION_LIMIT=", limit));
   }
   size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
   if (rounded == 0) rounded = kAlignment;

@@ -1,6 +1,9 @@
 // Elementwise math: unary and binary arithmetic with NumPy broadcasting,
 // comparisons, logical ops, Select/SelectV2 and Cast. Names, arguments,
 // attributes and type sets follow TensorFlow's math_ops.cc.
+#include <cstdint>
+#include <limits>
+
 #include "absl/strings/str_cat.h"
 #include "ops/shape_util.h"
 #include "plexus/graph.h"
@@ -296,6 +299,9 @@ absl::Status FusedElementwiseShape(InferenceContext& ctx) {
   int64_t elements = 1;
   for (int64_t d : shape) {
     if (d < 0) return ctx.Error("the shape attribute has a negative dimension");
+    if (d != 0 && elements > std::numeric_limits<int64_t>::max() / d) {
+      return ctx.Error("the shape attribute's number of elements overflows int64");
+    }
     elements *= d;
   }
   for (int i = 0; i < ctx.num_inputs(); ++i) {
