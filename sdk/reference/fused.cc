@@ -291,6 +291,7 @@ class FusedElementwiseKernel : public sdk::OpKernel {
   void Init(sdk::Attrs& attrs) override {
     program_ = sdk::ParseFusedProgram(attrs.StringList("program"), attrs.Int("N"));
     shape_ = attrs.IntList("shape");
+    sdk::FusedShapeElements(shape_);  // throws for a negative or overflowing shape
   }
   void Compute(sdk::Call& call) override {
     const int64_t n = sdk::NumElements(shape_);

@@ -217,6 +217,25 @@ TEST(EagerTest, ParseExampleCountsThatDisagreeWithTheTypesAreAnError) {
       << out.status();
 }
 
+// fuzz_eager_ops (issue 27): the cpu plugin's _PlexusFusedElementwise kernel
+// multiplied its `shape` attribute unchecked (UBSan: signed overflow) when
+// made eagerly; each plugin's kernel now refuses such a shape, naming it.
+TEST(EagerTest, FusedElementwiseShapeOverflowIsAnError) {
+  auto runtime = CpuRuntime();
+  EagerContext eager(runtime.get());
+  AttrMap attrs;
+  attrs["T"].set_type(tf::DT_FLOAT);
+  attrs["N"].set_i(1);
+  attrs["shape"].mutable_list()->add_i(int64_t{1} << 62);
+  attrs["shape"].mutable_list()->add_i(4);
+  attrs["program"].mutable_list()->add_s("Neg i0");
+  Tensor x = Tensor::FromVector(DataType::kFloat, {1}, std::vector<float>{1});
+  auto out = eager.Execute("_PlexusFusedElementwise", {x}, attrs, nullptr);
+  ASSERT_FALSE(out.ok());
+  EXPECT_TRUE(testing::Contains(out.status(), "_PlexusFusedElementwise")) << out.status();
+  EXPECT_TRUE(testing::Contains(out.status(), "int64")) << out.status();
+}
+
 // fuzz_eager_ops (issue 27): DynamicStitch with an index of 2^31 - 1 asks
 // for a host output of gigabytes; PLEXUS_HOST_ALLOCATION_LIMIT turns that
 // into RESOURCE_EXHAUSTED naming the limit, and the context still works.

@@ -205,7 +205,7 @@ class FusedElementwiseKernel : public sdk::OpKernel {
     }
     num_inputs_ = attrs.Int("N");
     shape_ = attrs.IntList("shape");
-    n_ = sdk::NumElements(shape_);
+    n_ = sdk::FusedShapeElements(shape_);
     const std::vector<sdk::FusedInstruction> program = sdk::ParseFusedProgram(attrs.StringList("program"), num_inputs_);
 
     // The last instruction that reads each result.

@@ -97,7 +97,7 @@ class FusedElementwiseKernel : public sdk::OpKernel {
                                    static_cast<long long>(num_inputs_), static_cast<long long>(kMaxInputs)));
     }
     shape_ = attrs.IntList("shape");
-    n_ = sdk::NumElements(shape_);
+    n_ = sdk::FusedShapeElements(shape_);
     const std::vector<sdk::FusedInstruction> program =
         sdk::ParseFusedProgram(attrs.StringList("program"), num_inputs_);
     source_ = GenerateFusedSource(program, num_inputs_, dtype_);

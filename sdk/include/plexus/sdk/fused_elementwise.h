@@ -61,6 +61,22 @@ inline bool IsFusedBinaryOp(const std::string& op) {
   return false;
 }
 
+// The number of elements of the op's `shape` attribute; throws sdk::Error
+// (INVALID_ARGUMENT) for a negative dimension or a count that overflows
+// int64, which only a hand-made node can hold.
+inline int64_t FusedShapeElements(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0 || (d != 0 && n > INT64_MAX / d)) {
+      throw Error(PX_CODE_INVALID_ARGUMENT,
+                  "_PlexusFusedElementwise: attr 'shape' " + ShapeString(shape) +
+                      (d < 0 ? " has a negative dimension" : " has more elements than int64 holds"));
+    }
+    n *= d;
+  }
+  return n;
+}
+
 // Parses and checks a program against `num_inputs`; throws sdk::Error
 // (INVALID_ARGUMENT or UNIMPLEMENTED) naming the instruction.
 inline std::vector<FusedInstruction> ParseFusedProgram(const std::vector<std::string>& program,
