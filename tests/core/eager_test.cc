@@ -236,8 +236,9 @@ TEST(EagerTest, FusedElementwiseShapeOverflowIsAnError) {
   EXPECT_TRUE(testing::Contains(out.status(), "int64")) << out.status();
 }
 
-// fuzz_eager_ops (issue 27): DynamicStitch with an index of 2^31 - 1 asks
-// for a host output of gigabytes; PLEXUS_HOST_ALLOCATION_LIMIT turns that
+// fuzz_eager_ops (issue 27): DynamicStitch with an index of 2^31 - 1, and
+// UnsortedSegmentJoin with as many segments, ask for a host output of
+// gigabytes; PLEXUS_HOST_ALLOCATION_LIMIT turns that
 // into RESOURCE_EXHAUSTED naming the limit, and the context still works.
 TEST(EagerTest, HostAllocationLimitRefusesAHugeOutput) {
   auto runtime = CpuRuntime();
@@ -248,7 +249,14 @@ TEST(EagerTest, HostAllocationLimitRefusesAHugeOutput) {
   attrs["N"].set_i(1);
   setenv("PLEXUS_HOST_ALLOCATION_LIMIT", "1048576", 1);
   auto out = eager.Execute("DynamicStitch", {indices, data}, attrs, nullptr);
+  // A string output made by a kernel of its own is checked the same way.
+  Tensor words = Tensor::FromStrings({1}, {"a"});
+  Tensor ids = Tensor::FromVector(DataType::kInt32, {1}, std::vector<int32_t>{0});
+  Tensor segments = Tensor::FromVector(DataType::kInt32, {}, std::vector<int32_t>{2147483647});
+  auto joined = eager.Execute("UnsortedSegmentJoin", {words, ids, segments}, {}, nullptr);
   unsetenv("PLEXUS_HOST_ALLOCATION_LIMIT");
+  ASSERT_FALSE(joined.ok());
+  EXPECT_TRUE(testing::Contains(joined.status(), "PLEXUS_HOST_ALLOCATION_LIMIT=1048576")) << joined.status();
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.status().code(), absl::StatusCode::kResourceExhausted) << out.status();
   EXPECT_TRUE(testing::Contains(out.status(), "PLEXUS_HOST_ALLOCATION_LIMIT=1048576")) << out.status();

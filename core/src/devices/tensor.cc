@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "devices/host_allocation.h"
 #include "plexus/device.h"
 #include "plexus/status.h"
 
@@ -24,10 +25,7 @@ size_t HostAllocationLimit() {
   return (*end == '\0' && v > 0) ? std::min<size_t>(v, kMaxTensorBytes) : kMaxTensorBytes;
 }
 
-}  // namespace
-
-absl::StatusOr<std::shared_ptr<Buffer>> Buffer::AllocateHost(size_t bytes) {
-  constexpr size_t kAlignment = 64;
+absl::Status CheckHostBytes(size_t bytes) {
   if (bytes > kMaxTensorBytes) {
     return absl::ResourceExhaustedError(absl::StrCat("host allocation of ", bytes,
                                                      " bytes is too large"));
@@ -36,6 +34,24 @@ absl::StatusOr<std::shared_ptr<Buffer>> Buffer::AllocateHost(size_t bytes) {
     return absl::ResourceExhaustedError(absl::StrCat("host allocation of ", bytes, " bytes is over ",
                                                      "PLEXUS_HOST_ALLOCATION_LIMIT=", limit));
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status CheckHostAllocation(int64_t count, size_t element_bytes) {
+  if (count < 0) return absl::InvalidArgumentError(absl::StrCat("a host buffer of ", count, " elements"));
+  const uint64_t n = static_cast<uint64_t>(count);
+  if (element_bytes != 0 && n > kMaxTensorBytes / element_bytes) {
+    return absl::ResourceExhaustedError(absl::StrCat("host allocation of ", count, " elements of ",
+                                                     element_bytes, " bytes is too large"));
+  }
+  return CheckHostBytes(static_cast<size_t>(n * element_bytes));
+}
+
+absl::StatusOr<std::shared_ptr<Buffer>> Buffer::AllocateHost(size_t bytes) {
+  constexpr size_t kAlignment = 64;
+  PX_RETURN_IF_ERROR(CheckHostBytes(bytes));
   size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
   if (rounded == 0) rounded = kAlignment;
   void* data = std::aligned_alloc(kAlignment, rounded);

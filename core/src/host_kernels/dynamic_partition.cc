@@ -16,6 +16,7 @@
 #include "devices/host_ops.h"
 #include "plexus/graph.h"
 #include "plexus/status.h"
+#include "devices/host_allocation.h"
 
 namespace plexus {
 namespace {
@@ -135,7 +136,12 @@ absl::Status DynamicStitch(HostOpContext& ctx) {
   Tensor out;
   std::vector<std::string> strings;
   if (data0.dtype() == DataType::kString) {
-    strings.resize(static_cast<size_t>(rows * slice));
+    int64_t count = 0;
+    if (__builtin_mul_overflow(rows, slice, &count)) {
+      return ctx.InvalidArgument(absl::StrCat("the output's ", rows, " rows of ", slice, " overflow int64"));
+    }
+    PX_RETURN_IF_ERROR(CheckHostAllocation(count, sizeof(std::string)));  // rows come from the indices' values
+    strings.resize(static_cast<size_t>(count));
   } else {
     PX_ASSIGN_OR_RETURN(out, Tensor::AllocateHost(data0.dtype(), out_shape));
   }

@@ -13,6 +13,7 @@
 #include "ops/training_util.h"
 #include "plexus/graph.h"
 #include "plexus/status.h"
+#include "devices/host_allocation.h"
 
 namespace plexus {
 namespace {
@@ -134,6 +135,7 @@ absl::Status SparseToDense(HostOpContext& ctx) {
   PX_RETURN_IF_ERROR(DenseOffsets(ctx, IntValues(indices_t), n, shape, validate, &offsets));
   const bool scalar_value = values.dims() == 0;
   if (values.dtype() == DataType::kString) {
+    PX_RETURN_IF_ERROR(CheckHostAllocation(NumElements(shape), sizeof(std::string)));  // shape is a value
     std::vector<std::string> out(static_cast<size_t>(NumElements(shape)), fill.strings()[0]);
     for (int64_t k = 0; k < n; ++k) out[offsets[k]] = values.strings()[scalar_value ? 0 : k];
     ctx.set_output(0, Tensor::FromStrings(shape, std::move(out)));

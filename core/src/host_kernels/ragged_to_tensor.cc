@@ -15,6 +15,7 @@
 #include "plexus/graph.h"
 #include "plexus/op_def.h"
 #include "plexus/status.h"
+#include "devices/host_allocation.h"
 
 namespace plexus {
 namespace {
@@ -163,6 +164,8 @@ absl::Status RaggedTensorToTensor(HostOpContext& ctx) {
     place = std::move(next);
   }
   const int64_t total = NumElements(shape);
+  // The shape comes from values: its buffers are checked like any host one.
+  PX_RETURN_IF_ERROR(CheckHostAllocation(total, sizeof(int64_t) + sizeof(std::string)));
   // Source element of each output element: a value (>= 0) or the default (-1 - k).
   std::vector<int64_t> source(total);
   for (int64_t i = 0; i < total; ++i) source[i] = -1 - (default_value.num_elements() == 1 ? 0 : i % block);

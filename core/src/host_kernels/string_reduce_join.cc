@@ -16,6 +16,7 @@
 #include "plexus/graph.h"
 #include "plexus/op_def.h"
 #include "plexus/status.h"
+#include "devices/host_allocation.h"
 
 namespace plexus {
 namespace {
@@ -119,7 +120,12 @@ absl::Status UnsortedSegmentJoin(HostOpContext& ctx) {
   out_shape.insert(out_shape.begin(), num);
   // As TensorFlow: a string joins its output with the separator only when
   // the output is not empty yet ("", "x", "" with ":" gives "x:").
-  std::vector<std::string> out(static_cast<size_t>(num * slice));
+  int64_t count = 0;
+  if (__builtin_mul_overflow(num, slice, &count)) {
+    return ctx.InvalidArgument(absl::StrCat("num_segments ", num, " times ", slice, " overflows int64"));
+  }
+  PX_RETURN_IF_ERROR(CheckHostAllocation(count, sizeof(std::string)));  // num comes from a value
+  std::vector<std::string> out(static_cast<size_t>(count));
   for (int64_t i = 0; i < ids.num_elements(); ++i) {
     const int64_t seg = host::IntAt(ids, i);
     if (seg < 0 || seg >= num) {
