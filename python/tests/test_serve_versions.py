@@ -388,7 +388,14 @@ def test_request_timeout_threads_and_device(models):
         status, body = s.post_json("/v1/models/slow:predict", {"instances": [[1, 2, 3, 4]]})
         assert status == 504 and body["error"], body
         assert time.monotonic() - t0 < 5
-        errors = su.metric_values(s.metrics(), "plexus_serve_errors_total")
+        # The server counts a request once its answer is written, so the
+        # count may lag the answer by a moment: poll for it (at most 5 s).
+        deadline = time.monotonic() + 5
+        while True:
+            errors = su.metric_values(s.metrics(), "plexus_serve_errors_total")
+            if errors.get('{kind="deadline"}', 0) >= 1 or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
         assert errors.get('{kind="deadline"}', 0) >= 1, errors
     finally:
         s.close()
