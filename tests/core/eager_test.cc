@@ -2,6 +2,8 @@
 // cancellation (session.h) on the cpu plugin.
 #include "plexus/eager.h"
 
+#include <cmath>
+#include <limits>
 #include <atomic>
 
 #include <gtest/gtest.h>
@@ -234,6 +236,20 @@ TEST(EagerTest, FusedElementwiseShapeOverflowIsAnError) {
   ASSERT_FALSE(out.ok());
   EXPECT_TRUE(testing::Contains(out.status(), "_PlexusFusedElementwise")) << out.status();
   EXPECT_TRUE(testing::Contains(out.status(), "int64")) << out.status();
+}
+
+// fuzz_eager_ops (issue 27): AdjustHue with an infinite delta stepped its
+// hue by 6 for ever (a hang, libFuzzer's timeout); the pixel is now NaN.
+TEST(EagerTest, AdjustHueWithAnInfiniteDeltaEnds) {
+  auto runtime = CpuRuntime();
+  EagerContext eager(runtime.get());
+  Tensor image = Tensor::FromVector(DataType::kFloat, {1, 1, 3}, std::vector<float>{0.2f, 0.5f, 0.9f});
+  for (float delta : {std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity()}) {
+    Tensor d = Tensor::FromVector(DataType::kFloat, {}, std::vector<float>{delta});
+    auto out = eager.Execute("AdjustHue", {image, d}, {}, runtime->devices()[0].get());
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_TRUE(std::isnan((*out)[0].data<float>()[0]));
+  }
 }
 
 // fuzz_eager_ops (issue 27): DynamicStitch with an index of 2^31 - 1, and

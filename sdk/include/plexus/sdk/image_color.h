@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <cstdint>
 #include <type_traits>
 #include <vector>
@@ -156,6 +157,10 @@ inline void AdjustHuePixel(float red, float green, float blue, float delta, floa
   }
   constexpr int kRange = 6;
   h += delta * kRange;
+  if (std::isinf(h)) {  // an infinite delta: the stepping below would never end
+    out[0] = out[1] = out[2] = std::numeric_limits<float>::quiet_NaN();
+    return;
+  }
   // TensorFlow steps by 6 (which never ends for a hue too large for a float
   // step): a huge hue is first brought near the range.
   if (std::isfinite(h) && std::abs(h) > 1e6f) h = std::fmod(h, 6.0f);
