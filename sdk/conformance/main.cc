@@ -25,6 +25,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "checks.h"
+#include "validate.h"
 
 namespace plexus::conformance {
 namespace {
@@ -52,15 +53,6 @@ const char kUsage[] =
     "  --validate[=warn]  run the plugins under the validation layer (as PLEXUS_VALIDATE=1\n"
     "                     does): every ABI call is checked too, and a breach fails the\n"
     "                     check that made it (=warn: breaches are only logged)\n";
-
-std::string ExeDir() {
-  char buf[4096];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-  if (n <= 0) return ".";
-  std::string path(buf, static_cast<size_t>(n));
-  size_t slash = path.rfind('/');
-  return slash == std::string::npos ? "." : path.substr(0, slash);
-}
 
 bool Exists(const std::string& path) { return access(path.c_str(), R_OK) == 0; }
 

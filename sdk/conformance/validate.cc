@@ -22,6 +22,8 @@ int32_t Mode() {
   return v == "warn" ? PX_VALIDATION_MODE_WARN : PX_VALIDATION_MODE_ERROR;
 }
 
+}  // namespace
+
 std::string ExeDir() {
   char buf[4096];
   ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
@@ -30,8 +32,6 @@ std::string ExeDir() {
   size_t slash = path.rfind('/');
   return slash == std::string::npos ? "." : path.substr(0, slash);
 }
-
-}  // namespace
 
 std::string ValidationLayerPath() {
   const char* env = std::getenv("PLEXUS_VALIDATION_LAYER");

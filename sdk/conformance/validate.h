@@ -22,6 +22,10 @@ PX_Status* InitializePlugin(PX_PluginInitializeFn initialize, const char* plugin
 // The layer's path, for the report.
 std::string ValidationLayerPath();
 
+// The folder of this program: the tool finds the layer and the plugins
+// installed beside it from there.
+std::string ExeDir();
+
 }  // namespace plexus::conformance
 
 #endif  // PLEXUS_SDK_CONFORMANCE_VALIDATE_H_
