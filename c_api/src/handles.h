@@ -224,4 +224,23 @@ inline px_code Guard(const char* function, px_status* status, Body&& body) noexc
 
 }  // namespace
 
+// Helpers shared by the entry points (defined in tensor.cc).
+namespace px_c {
+
+// Checks dims (and that dtype is a fixed-size type) and gives the shape and
+// its byte size, or an error status naming `function`.
+px_code MakeShape(const char* function, px_dtype dtype, const int64_t* dims, int ndim,
+                  plexus::Shape* shape, size_t* byte_size, px_status* status);
+// The same for an element size; 0 stands for strings (the count must fit).
+px_code CheckShape(const char* function, size_t element_size, const int64_t* dims, int ndim,
+                   plexus::Shape* shape, size_t* byte_size, px_status* status);
+// Turns run results into handles, copying device tensors to the host. Writes
+// `out` all at once, or not at all on failure.
+px_code WriteResults(std::vector<plexus::Tensor>& results, px_tensor** out, px_status* status);
+
+}  // namespace px_c
+using px_c::CheckShape;
+using px_c::MakeShape;
+using px_c::WriteResults;
+
 #endif  // PLEXUS_C_API_SRC_HANDLES_H_
