@@ -100,6 +100,13 @@ TEST(ShapeFunctionFuzzRegressions, FusedElementwiseShapeOverflowIsAnError) {
   EXPECT_TRUE(testing::Contains(s, "overflows int64")) << s;
 }
 
+TEST(ShapeFunctionFuzzRegressions, ParseExampleV2CountsMustMatchTypeLists) {
+  absl::Status s = ImportFuzzRegression("shape_parse_example_v2_num_sparse.pbtxt");
+  ASSERT_FALSE(s.ok());
+  EXPECT_TRUE(testing::Contains(s, "node 'parse' (op ParseExampleV2)")) << s;
+  EXPECT_TRUE(testing::Contains(s, "attr 'num_sparse' is 0 but 'sparse_types' lists 2 types")) << s;
+}
+
 // The mask -2^63 has one bit set, past the slice's dimensions, where an
 // ellipsis means nothing: it imports, as in TensorFlow.
 TEST(ShapeFunctionFuzzRegressions, StridedSliceEllipsisMaskOfInt64MinImports) {

@@ -68,29 +68,38 @@ inline absl::StatusOr<ParseLayout> LayoutOf(const Node& node) {
   PX_ASSIGN_OR_RETURN(std::vector<DataType> sparse_types, TypeListAttr(node, "sparse_types"));
   l.num_dense = static_cast<int>(tdense.size());
   l.num_sparse = static_cast<int>(sparse_types.size());
+  // The count attributes must agree with the type lists, or the inputs and
+  // outputs would be misread: V1 gives each key its own input (Nsparse and
+  // Ndense count them), V2 counts its sparse outputs with num_sparse, and
+  // each ragged value has one row-splits output.
+  std::vector<std::tuple<const char*, const char*, int>> counts;
   if (l.v2) {
-    const tf::AttrValue* rv = node.FindAttr("ragged_value_types");
-    l.num_ragged = rv == nullptr ? 0 : rv->list().type_size();
+    PX_ASSIGN_OR_RETURN(std::vector<DataType> ragged_values, TypeListAttr(node, "ragged_value_types"));
+    PX_ASSIGN_OR_RETURN(std::vector<DataType> ragged_splits, TypeListAttr(node, "ragged_split_types"));
+    l.num_ragged = static_cast<int>(ragged_values.size());
+    if (ragged_splits.size() != ragged_values.size()) {
+      return absl::InvalidArgumentError(absl::StrCat(node.Describe(), ": attr 'ragged_split_types' lists ",
+                                                     ragged_splits.size(), " types but 'ragged_value_types' lists ",
+                                                     ragged_values.size()));
+    }
+    counts = {{"num_sparse", "sparse_types", l.num_sparse}};
     l.sparse_keys_input = 2;
     l.dense_keys_input = 3;
     l.ragged_keys_input = 4;
     l.dense_defaults_input = 5;
   } else {
-    // V1 gives each key its own input: Nsparse and Ndense count them and
-    // must agree with the type lists, or the inputs would be misread.
-    for (const auto& [count_attr, types_attr, types] :
-         {std::tuple<const char*, const char*, int>{"Nsparse", "sparse_types", l.num_sparse},
-          std::tuple<const char*, const char*, int>{"Ndense", "Tdense", l.num_dense}}) {
-      const tf::AttrValue* count = node.FindAttr(count_attr);
-      if (count != nullptr && count->i() != types) {
-        return absl::InvalidArgumentError(absl::StrCat(node.Describe(), ": attr '", count_attr, "' is ",
-                                                       count->i(), " but '", types_attr, "' lists ", types,
-                                                       " types"));
-      }
-    }
+    counts = {{"Nsparse", "sparse_types", l.num_sparse}, {"Ndense", "Tdense", l.num_dense}};
     l.sparse_keys_input = 2;
     l.dense_keys_input = 2 + l.num_sparse;
     l.dense_defaults_input = l.dense_keys_input + l.num_dense;
+  }
+  for (const auto& [count_attr, types_attr, types] : counts) {
+    const tf::AttrValue* count = node.FindAttr(count_attr);
+    if (count != nullptr && count->i() != types) {
+      return absl::InvalidArgumentError(absl::StrCat(node.Describe(), ": attr '", count_attr, "' is ",
+                                                     count->i(), " but '", types_attr, "' lists ", types,
+                                                     " types"));
+    }
   }
   l.dense_output = 3 * l.num_sparse;
   return l;
