@@ -33,7 +33,7 @@ px_code px_graph_import(const void* data, size_t size, px_graph_format format,
                                       static_cast<int>(format)));
     }
     if (!graph.ok()) return FromAbsl(graph.status(), status);
-    *out_graph = new px_graph{std::shared_ptr<const plexus::Graph>(*std::move(graph)), {}};
+    *out_graph = new px_graph(std::shared_ptr<const plexus::Graph>(*std::move(graph)));
     return Ok(status);
   });
 }
@@ -45,7 +45,7 @@ px_code px_graph_import_file(const char* path, px_graph** out_graph, px_status* 
     PX_REQUIRE_ARG(out_graph);
     auto graph = plexus::ImportGraphDefFile(path);
     if (!graph.ok()) return FromAbsl(graph.status(), status);
-    *out_graph = new px_graph{std::shared_ptr<const plexus::Graph>(*std::move(graph)), {}};
+    *out_graph = new px_graph(std::shared_ptr<const plexus::Graph>(*std::move(graph)));
     return Ok(status);
   });
 }
@@ -53,7 +53,7 @@ px_code px_graph_import_file(const char* path, px_graph** out_graph, px_status* 
 void px_graph_destroy(px_graph* graph) { delete graph; }
 
 size_t px_graph_num_nodes(const px_graph* graph) {
-  return graph == nullptr ? 0 : static_cast<size_t>(graph->graph->num_nodes());
+  return graph == nullptr ? 0 : static_cast<size_t>(graph->current().num_nodes());
 }
 
 namespace {
@@ -85,7 +85,9 @@ px_code px_graph_gradients(const px_graph* graph, const char* const* ys, size_t 
     PX_REQUIRE_ARG(out_graph);
     if (num_ys > 0) PX_REQUIRE_ARG(ys);
     if (num_xs > 0) PX_REQUIRE_ARG(xs);
-    auto builder = plexus::GraphBuilder::FromGraph(*graph->graph);
+    auto source = graph->Finished();
+    if (!source.ok()) return FromAbsl(source.status(), status);
+    auto builder = plexus::GraphBuilder::FromGraph(**source);
     if (!builder.ok()) return FromAbsl(builder.status(), status);
     plexus::GraphBuilder& b = **builder;
     std::vector<plexus::Endpoint> y, x, dy;
@@ -108,7 +110,7 @@ px_code px_graph_gradients(const px_graph* graph, const char* const* ys, size_t 
     if (!grads.ok()) return FromAbsl(grads.status(), status);
     auto finished = b.Finish();
     if (!finished.ok()) return FromAbsl(finished.status(), status);
-    auto* out = new px_graph{*std::move(finished), {}};
+    auto* out = new px_graph(*std::move(finished));
     for (const auto& g : *grads) {
       out->gradient_names.push_back(g.has_value() ? absl::StrCat(g->node->name, ":", g->index) : "");
     }

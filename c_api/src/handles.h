@@ -6,6 +6,7 @@
 #define PLEXUS_C_API_SRC_HANDLES_H_
 
 #include "plexus/c_api.h"
+#include "plexus/c_api_build.h"
 
 #include <array>
 #include <climits>
@@ -27,6 +28,7 @@
 #include "absl/strings/string_view.h"
 #include "plexus/device.h"
 #include "plexus/dtype.h"
+#include "plexus/eager.h"
 #include "plexus/gradients.h"
 #include "plexus/graph.h"
 #include "plexus/graph_builder.h"
@@ -49,10 +51,56 @@ struct px_status {
 
 struct px_tensor {
   plexus::Tensor tensor;
+  // For a result of eager execution: the context whose streams may still
+  // be writing it (a host copy waits for them first).
+  std::shared_ptr<plexus::EagerContext> eager;
 };
 
+// Bytes handed out (c_api_build.h).
+struct px_buffer {
+  std::string bytes;
+};
+
+// Attribute values by name (c_api_build.h; setters in attrs.cc).
+struct px_attrs {
+  plexus::AttrMap map;
+};
+
+// An operation handle: the graph it belongs to and the node's name, which
+// stays the same when the graph's nodes are copied into a builder.
+struct px_operation {
+  const px_graph* graph = nullptr;
+  std::string name;
+};
+
+// A graph: imported (`graph`), or being built (`builder`), or both once an
+// imported graph is extended. Defined in graph_state.cc.
 struct px_graph {
-  std::shared_ptr<const plexus::Graph> graph;
+  px_graph() = default;
+  explicit px_graph(std::shared_ptr<const plexus::Graph> g) : graph(std::move(g)) {}
+
+  // The nodes callers read: the builder's while there is one.
+  const plexus::Graph& current() const { return builder ? builder->graph() : *graph; }
+  // The node behind a handle of this graph, or null.
+  const plexus::Node* Resolve(const px_operation* operation) const;
+  // The handle of a node of current(), made on first use.
+  px_operation* Handle(const plexus::Node* node) const;
+  // A builder holding the graph's nodes, made on the first addition.
+  absl::Status EnsureBuilder();
+  // The checked graph for sessions, gradients and exports: the imported
+  // one, or the builder's finished (and cached until the next addition).
+  absl::StatusOr<std::shared_ptr<const plexus::Graph>> Finished() const;
+  // After an addition: the finished graph is out of date.
+  void Changed();
+
+  mutable std::mutex mu;  // guards the caches below (Finished, Handle)
+  mutable std::shared_ptr<const plexus::Graph> graph;
+  std::unique_ptr<plexus::GraphBuilder> builder;
+  // The imported graph a builder replaced: handles and strings callers
+  // borrowed from it stay valid.
+  std::shared_ptr<const plexus::Graph> retired;
+  mutable std::deque<px_operation> operations;
+  mutable std::map<std::string, px_operation*, std::less<>> by_name;
   // Made by px_graph_gradients: the gradient tensor of each x ("" = none).
   std::vector<std::string> gradient_names;
 };

@@ -16,7 +16,9 @@ px_code px_session_create(px_runtime* runtime, const px_graph* graph, const char
     PX_REQUIRE_ARG(out_session);
     plexus::SessionOptions options;
     if (device != nullptr) options.device = device;
-    auto session = plexus::Session::Create(runtime->runtime.get(), graph->graph, options);
+    auto finished = graph->Finished();
+    if (!finished.ok()) return FromAbsl(finished.status(), status);
+    auto session = plexus::Session::Create(runtime->runtime.get(), *std::move(finished), options);
     if (!session.ok()) return FromAbsl(session.status(), status);
     auto result = std::make_unique<px_session>();
     result->session = *std::move(session);

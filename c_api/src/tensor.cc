@@ -62,7 +62,7 @@ px_code WriteResults(std::vector<plexus::Tensor>& results, px_tensor** out, px_s
       if (!host.ok()) return FromAbsl(host.status(), status);
       t = *std::move(host);
     }
-    handles.push_back(std::make_unique<px_tensor>(px_tensor{std::move(t)}));
+    handles.push_back(std::make_unique<px_tensor>(px_tensor{std::move(t), nullptr}));
   }
   for (size_t i = 0; i < handles.size(); ++i) out[i] = handles[i].release();
   return Ok(status);
@@ -120,7 +120,7 @@ px_code px_tensor_create(px_dtype dtype, const int64_t* dims, int ndim, px_tenso
     if (code != PX_STATUS_OK) return code;
     auto tensor = plexus::Tensor::AllocateHost(static_cast<plexus::DataType>(dtype), shape);
     if (!tensor.ok()) return FromAbsl(tensor.status(), status);
-    *out_tensor = new px_tensor{*std::move(tensor)};
+    *out_tensor = new px_tensor{*std::move(tensor), nullptr};
     return Ok(status);
   });
 }
@@ -147,7 +147,7 @@ px_code px_tensor_create_from_data(px_dtype dtype, const int64_t* dims, int ndim
     auto tensor = plexus::Tensor::AllocateHost(static_cast<plexus::DataType>(dtype), shape);
     if (!tensor.ok()) return FromAbsl(tensor.status(), status);
     if (expected > 0) std::memcpy(tensor->raw_data(), data, expected);
-    *out_tensor = new px_tensor{*std::move(tensor)};
+    *out_tensor = new px_tensor{*std::move(tensor), nullptr};
     return Ok(status);
   });
 }
@@ -215,7 +215,7 @@ px_code px_tensor_create_strings(const int64_t* dims, int ndim, const char* cons
       }
       values.emplace_back(strings[i] == nullptr ? "" : std::string(strings[i], lengths[i]));
     }
-    *out_tensor = new px_tensor{plexus::Tensor::FromStrings(std::move(shape), std::move(values))};
+    *out_tensor = new px_tensor{plexus::Tensor::FromStrings(std::move(shape), std::move(values)), nullptr};
     return Ok(status);
   });
 }
@@ -253,7 +253,7 @@ px_code px_tensor_read_npy(const char* path, px_tensor** out_tensor, px_status* 
     PX_REQUIRE_ARG(out_tensor);
     auto tensor = plexus::ReadNpy(path);
     if (!tensor.ok()) return FromAbsl(tensor.status(), status);
-    *out_tensor = new px_tensor{*std::move(tensor)};
+    *out_tensor = new px_tensor{*std::move(tensor), nullptr};
     return Ok(status);
   });
 }

@@ -16,11 +16,16 @@
  *   threads at once; a px_status and a px_tensor must not be written by two
  *   threads at once.
  * - Data types use TensorFlow's DataType numbers (PX_DTYPE_FLOAT = 1, ...).
- * - Tensors handed back by this API live in host memory. DLPack imports and
- *   exports share the data (both sides see writes). String tensors
+ * - Tensors handed back by sessions and SavedModels live in host memory;
+ *   eager results stay on the device the op ran on (c_api_eager.h). DLPack
+ *   imports and exports share the data (both sides see writes). String tensors
  *   (PX_DTYPE_STRING) hold byte strings: make them with
  *   px_tensor_create_strings and read them with px_tensor_string; they have
  *   NULL px_tensor_data and a byte size of 0.
+ *
+ * This header includes the rest of the C API: plexus/c_api_build.h
+ * (building and reading graphs, attributes) and plexus/c_api_eager.h (eager
+ * execution, tensors on devices).
  */
 #ifndef PLEXUS_C_API_H_
 #define PLEXUS_C_API_H_
@@ -433,5 +438,8 @@ PX_C_EXPORT const char* px_placement_text(const px_placement* placement);
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
+
+#include "plexus/c_api_build.h"
+#include "plexus/c_api_eager.h"
 
 #endif /* PLEXUS_C_API_H_ */
