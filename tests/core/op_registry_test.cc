@@ -107,6 +107,20 @@ TEST(ShapeFunctionFuzzRegressions, ParseExampleV2CountsMustMatchTypeLists) {
   EXPECT_TRUE(testing::Contains(s, "attr 'num_sparse' is 0 but 'sparse_types' lists 2 types")) << s;
 }
 
+TEST(ShapeFunctionFuzzRegressions, SpaceToDepthOverflowIsAnError) {
+  absl::Status s = ImportFuzzRegression("shape_space_to_depth_overflow.pbtxt");
+  ASSERT_FALSE(s.ok());
+  EXPECT_TRUE(testing::Contains(s, "node 's2d' (op SpaceToDepth)")) << s;
+  EXPECT_TRUE(testing::Contains(s, "overflows int64")) << s;
+}
+
+TEST(ShapeFunctionFuzzRegressions, ConvDilatedWindowOverflowIsAnError) {
+  absl::Status s = ImportFuzzRegression("shape_conv_stride_overflow.pbtxt");
+  ASSERT_FALSE(s.ok());
+  EXPECT_TRUE(testing::Contains(s, "node 'conv' (op Conv2D)")) << s;
+  EXPECT_TRUE(testing::Contains(s, "overflows int64")) << s;
+}
+
 // The mask -2^63 has one bit set, past the slice's dimensions, where an
 // ellipsis means nothing: it imports, as in TensorFlow.
 TEST(ShapeFunctionFuzzRegressions, StridedSliceEllipsisMaskOfInt64MinImports) {

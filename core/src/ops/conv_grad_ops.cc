@@ -118,7 +118,9 @@ absl::Status ConvGradShape(InferenceContext& ctx, bool filter_grad, bool depthwi
   int64_t out_c = -1;
   if (depthwise) {
     const int64_t channels = in_c >= 0 ? in_c : f_in;
-    out_c = channels >= 0 && f_out >= 0 ? channels * f_out : -1;
+    if (channels >= 0 && f_out >= 0) {
+      PX_RETURN_IF_ERROR(CheckedMul(ctx, channels, f_out, "the output depth", &out_c));
+    }
   } else {
     out_c = f_out;
   }

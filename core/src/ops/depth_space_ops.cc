@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "ops/array_util.h"
+#include "ops/shape_util.h"
 #include "plexus/graph.h"
 #include "plexus/op_def.h"
 #include "plexus/status.h"
@@ -27,7 +28,13 @@ absl::Status Divide(const InferenceContext& ctx, int64_t d, int64_t by, const ch
   return absl::OkStatus();
 }
 
-int64_t Times(int64_t d, int64_t by) { return d < 0 ? -1 : d * by; }
+absl::Status Times(const InferenceContext& ctx, int64_t d, int64_t by, int64_t* out) {
+  if (d < 0) {
+    *out = -1;
+    return absl::OkStatus();
+  }
+  return CheckedMul(ctx, d, by, "the output dimension", out);
+}
 
 absl::Status DepthSpaceShape(InferenceContext& ctx, bool to_space) {
   PX_ASSIGN_OR_RETURN(int64_t block, GetAttrInt(ctx.node(), "block_size"));
@@ -45,15 +52,16 @@ absl::Status DepthSpaceShape(InferenceContext& ctx, bool to_space) {
   }
   const bool nchw = format == "NCHW";
   const int64_t h = in.dim(nchw ? 2 : 1), w = in.dim(nchw ? 3 : 2), c = in.dim(nchw ? 1 : 3);
-  int64_t oh, ow, oc;
+  int64_t oh, ow, oc, area;
+  PX_RETURN_IF_ERROR(CheckedMul(ctx, block, block, "block_size squared", &area));
   if (to_space) {
-    PX_RETURN_IF_ERROR(Divide(ctx, c, block * block, "Input depth dimension", &oc));
-    oh = Times(h, block);
-    ow = Times(w, block);
+    PX_RETURN_IF_ERROR(Divide(ctx, c, area, "Input depth dimension", &oc));
+    PX_RETURN_IF_ERROR(Times(ctx, h, block, &oh));
+    PX_RETURN_IF_ERROR(Times(ctx, w, block, &ow));
   } else {
     PX_RETURN_IF_ERROR(Divide(ctx, h, block, "Image height", &oh));
     PX_RETURN_IF_ERROR(Divide(ctx, w, block, "Image width", &ow));
-    oc = Times(c, block * block);
+    PX_RETURN_IF_ERROR(Times(ctx, c, area, &oc));
   }
   ctx.set_output(0, nchw ? PartialShape(Shape{in.dim(0), oc, oh, ow})
                          : PartialShape(Shape{in.dim(0), oh, ow, oc}));

@@ -35,13 +35,18 @@ absl::Status PatchesShape(InferenceContext& ctx) {
     ctx.set_output(0, PartialShape::UnknownOfRank(4));
     return absl::OkStatus();
   }
-  Shape out = {in.dim(0), -1, -1, in.dim(3) < 0 ? -1 : in.dim(3) * k[1] * k[2]};
+  Shape out = {in.dim(0), -1, -1, -1};
+  if (in.dim(3) >= 0) {
+    PX_RETURN_IF_ERROR(CheckedMul(ctx, in.dim(3), k[1], "the patch depth", &out[3]));
+    PX_RETURN_IF_ERROR(CheckedMul(ctx, out[3], k[2], "the patch depth", &out[3]));
+  }
   for (int d = 1; d <= 2; ++d) {
     const int64_t size = in.dim(d);
     if (size < 0) continue;
-    const int64_t effective = k[d] + (k[d] - 1) * (r[d] - 1);
+    int64_t effective = 0;
+    PX_RETURN_IF_ERROR(DilatedWindow(ctx, k[d], r[d], &effective));
     if (padding == "SAME") {
-      out[d] = (size + s[d] - 1) / s[d];
+      out[d] = CeilDiv(size, s[d]);
     } else {
       out[d] = size < effective ? 0 : (size - effective) / s[d] + 1;
     }

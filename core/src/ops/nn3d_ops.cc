@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "ops/array_util.h"
+#include "ops/shape_util.h"
 #include "plexus/graph.h"
 #include "plexus/op_def.h"
 #include "plexus/status.h"
@@ -85,14 +86,15 @@ absl::Status Window3DShape(InferenceContext& ctx, bool pooling) {
   for (int i = 0; i < 3; ++i) {
     const int64_t in = input.rank_known() ? input.dim(first + i) : -1;
     if (in < 0 || window[i] < 0) continue;
-    const int64_t effective = (window[i] - 1) * dilations[i] + 1;
+    int64_t effective = 0;
+    PX_RETURN_IF_ERROR(DilatedWindow(ctx, window[i], dilations[i], &effective));
     if (padding == "SAME") {
-      out[first + i] = (in + strides[i] - 1) / strides[i];
+      out[first + i] = CeilDiv(in, strides[i]);
     } else if (in < effective) {
       return ctx.Error(absl::StrCat("Computed output size would be negative: input size ", in,
                                     ", window size ", effective));
     } else {
-      out[first + i] = (in - effective + strides[i]) / strides[i];
+      out[first + i] = (in - effective) / strides[i] + 1;
     }
   }
   ctx.set_output(0, PartialShape(out));

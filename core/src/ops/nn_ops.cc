@@ -68,7 +68,9 @@ absl::Status ConvShape(InferenceContext& ctx, bool depthwise) {
                                     filter.ToString(), ")"));
     }
     const int64_t channels = in_c >= 0 ? in_c : f_in;
-    out_c = channels >= 0 && f_out >= 0 ? channels * f_out : -1;
+    if (channels >= 0 && f_out >= 0) {
+      PX_RETURN_IF_ERROR(CheckedMul(ctx, channels, f_out, "the output depth", &out_c));
+    }
   } else {
     if (in_c >= 0 && f_in > 0 && in_c % f_in != 0) {
       return ctx.Error(absl::StrCat("input depth ", in_c,

@@ -85,6 +85,25 @@ absl::Status ReadWindow2D(InferenceContext& ctx, bool allow_explicit, Window2D* 
   return absl::OkStatus();
 }
 
+absl::Status CheckedMul(const InferenceContext& ctx, int64_t a, int64_t b, absl::string_view what, int64_t* out) {
+  if (__builtin_mul_overflow(a, b, out)) {
+    return ctx.Error(absl::StrCat(what, " (", a, " * ", b, ") overflows int64"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckedAdd(const InferenceContext& ctx, int64_t a, int64_t b, absl::string_view what, int64_t* out) {
+  if (__builtin_add_overflow(a, b, out)) {
+    return ctx.Error(absl::StrCat(what, " (", a, " + ", b, ") overflows int64"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status DilatedWindow(const InferenceContext& ctx, int64_t k, int64_t dilation, int64_t* out) {
+  PX_RETURN_IF_ERROR(CheckedMul(ctx, k - 1, dilation, "the dilated window size", out));
+  return CheckedAdd(ctx, *out, 1, "the dilated window size", out);
+}
+
 absl::Status OutputSize(InferenceContext& ctx, const Window2D& w, int64_t in, int64_t k,
                         int64_t dilation, int64_t stride, int64_t pad_before,
                         int64_t pad_after, int64_t* out) {
@@ -92,16 +111,21 @@ absl::Status OutputSize(InferenceContext& ctx, const Window2D& w, int64_t in, in
     *out = -1;
     return absl::OkStatus();
   }
-  const int64_t effective = (k - 1) * dilation + 1;
+  int64_t effective = 0;
+  PX_RETURN_IF_ERROR(DilatedWindow(ctx, k, dilation, &effective));
   if (w.padding == "SAME") {
-    *out = (in + stride - 1) / stride;
+    *out = CeilDiv(in, stride);
   } else {
-    const int64_t padded = w.padding == "EXPLICIT" ? in + pad_before + pad_after : in;
+    int64_t padded = in;
+    if (w.padding == "EXPLICIT") {
+      PX_RETURN_IF_ERROR(CheckedAdd(ctx, padded, pad_before, "the padded input size", &padded));
+      PX_RETURN_IF_ERROR(CheckedAdd(ctx, padded, pad_after, "the padded input size", &padded));
+    }
     if (padded < effective) {
       return ctx.Error(absl::StrCat("Computed output size would be negative: input size ", in,
                                     ", window size ", effective, ", padding ", w.padding));
     }
-    *out = (padded - effective + stride) / stride;
+    *out = (padded - effective) / stride + 1;
   }
   return absl::OkStatus();
 }

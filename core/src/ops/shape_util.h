@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "plexus/graph.h"
 #include "plexus/tensor.h"
 
@@ -28,6 +29,16 @@ absl::Status BroadcastShape(InferenceContext& ctx);
 // Input 0 reduced over the axes in input 1 (the keep_dims attribute keeps
 // them as 1s), as far as the axes are known.
 absl::Status ReductionShape(InferenceContext& ctx);
+
+// Shape arithmetic on sizes taken from attributes and input shapes, which a
+// graph file may set to anything: a * b, a + b, or an error naming `what`
+// and the node when the result does not fit in int64.
+absl::Status CheckedMul(const InferenceContext& ctx, int64_t a, int64_t b, absl::string_view what, int64_t* out);
+absl::Status CheckedAdd(const InferenceContext& ctx, int64_t a, int64_t b, absl::string_view what, int64_t* out);
+// The extent of a dilated window, (k - 1) * dilation + 1, checked.
+absl::Status DilatedWindow(const InferenceContext& ctx, int64_t k, int64_t dilation, int64_t* out);
+// ceil(size / stride) for size >= 0 and stride > 0, without overflow.
+inline int64_t CeilDiv(int64_t size, int64_t stride) { return size == 0 ? 0 : (size - 1) / stride + 1; }
 // Reads an integer host tensor (int16, int32 or int64) as int64s; false when
 // it is unknown or not an integer tensor.
 bool ReadIntValues(const Tensor* t, std::vector<int64_t>* values);

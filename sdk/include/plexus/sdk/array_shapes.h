@@ -231,7 +231,7 @@ inline std::string Slice(const Dims& in, const Dims& begin, const Dims& size, Di
     }
     if (s == -1) {
       (*out)[i] = Known(d) ? d - b : -1;
-    } else if (s < 0 || (Known(d) && b + s > d)) {
+    } else if (s < 0 || (Known(d) && s > d - b)) {
       return Msg("Expected size[", i, "] in [0, ", Known(d) ? std::to_string(d - b) : "?",
                  "], but got ", s);
     } else {
@@ -512,6 +512,10 @@ inline std::string Pad(const Dims& in, const Dims& pad_shape, const Dims& pad, i
       return Msg("paddings must be no greater than the dimension size: ", before, ", ", after,
                  " greater than ", in[i]);
     }
+    int64_t total = 0;
+    if (__builtin_add_overflow(before, after, &total) || (Known(in[i]) && __builtin_add_overflow(in[i], total, &total))) {
+      return Msg("Dimension ", i, " of size ", in[i], " padded by ", before, " and ", after, " overflows int64");
+    }
     (*out)[i] = AddDim(in[i], before + after);
   }
   return "";
@@ -634,13 +638,18 @@ inline std::string SpaceBatch(bool to_batch, const Dims& in, const Dims& block_s
   int64_t prod = 1;
   for (int64_t i = 0; i < m; ++i) {
     if (block[i] < 1) return Msg("All values in block_shape must be positive, got ", block);
-    prod *= block[i];
+    if (__builtin_mul_overflow(prod, block[i], &prod)) {
+      return Msg("the product of block_shape ", block, " overflows int64");
+    }
   }
   for (int64_t v : pad) {
     if (v < 0) return Msg("All values in ", what, " must be non-negative, got ", pad);
   }
   *out = in;
   if (to_batch) {
+    if (MulDimOverflows(in[0], prod)) {
+      return Msg("the batch dimension ", in[0], " times the block product ", prod, " overflows int64");
+    }
     (*out)[0] = MulDim(in[0], prod);
   } else {
     if (Known(in[0]) && in[0] % prod != 0) {
@@ -654,14 +663,25 @@ inline std::string SpaceBatch(bool to_batch, const Dims& in, const Dims& block_s
     if (!Known(d)) {
       (*out)[1 + i] = -1;
     } else if (to_batch) {
-      const int64_t padded = d + lo + hi;
+      int64_t padded = 0;
+      if (__builtin_add_overflow(d, lo, &padded) || __builtin_add_overflow(padded, hi, &padded)) {
+        return Msg("padded_shape[", i, "] (", d, " + ", lo, " + ", hi, ") overflows int64");
+      }
       if (padded % b != 0) {
         return Msg("padded_shape[", i, "]=", padded, " is not divisible by block_shape[", i,
                    "]=", b);
       }
       (*out)[1 + i] = padded / b;
     } else {
-      const int64_t size = d * b - lo - hi;
+      int64_t size = 0;
+      if (__builtin_mul_overflow(d, b, &size)) {
+        return Msg("dimension ", 1 + i, " of size ", d, " times block_shape[", i, "]=", b, " overflows int64");
+      }
+      if (lo > size || hi > size - lo) {
+        return Msg("Negative output dimension size caused by overly large crop values: crops[",
+                   i, "] = [", lo, ", ", hi, "] for a block of ", size);
+      }
+      size = size - lo - hi;
       if (size < 0) {
         return Msg("Negative output dimension size caused by overly large crop values: crops[",
                    i, "] = [", lo, ", ", hi, "] for a block of ", d * b);
