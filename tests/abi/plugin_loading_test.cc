@@ -250,7 +250,7 @@ TEST(PluginAbi, FailedDeviceEnumerationKeepsThePluginWithNoDevices) {
   EXPECT_NE(message.find("driver not loaded"), std::string::npos) << message;
 }
 
-TEST(PluginAbi, APluginFileIsInitializedOncePerProcess) {
+TEST(PluginAbi, APluginFileIsInitializedOncePerProcessAndShared) {
   auto first = EmptyRuntime();
   ASSERT_TRUE(first->LoadPlugin(PX_CPU_PLUGIN_PATH).ok());
   // The same runtime returns the plugin it has, also through another path.
@@ -258,16 +258,35 @@ TEST(PluginAbi, APluginFileIsInitializedOncePerProcess) {
   auto again = first->LoadPlugin(dir + "/../plexus-plugins/libplexus_plugin_cpu.so");
   ASSERT_TRUE(again.ok()) << again.status();
   EXPECT_EQ(first->plugins().size(), 1u);
-  // A second runtime of the same process is refused the same file...
+  // A second runtime of the same process shares the loaded plugin and its
+  // device objects (a device is opened once)...
   auto second = EmptyRuntime();
-  auto refused = second->LoadPlugin(PX_CPU_PLUGIN_PATH);
-  ASSERT_FALSE(refused.ok());
-  EXPECT_TRUE(Contains(refused.status(), "already loaded by another runtime")) << refused.status();
-  // ...until the first lets it go.
+  auto shared = second->LoadPlugin(PX_CPU_PLUGIN_PATH);
+  ASSERT_TRUE(shared.ok()) << shared.status();
+  EXPECT_EQ(shared->get(), again->get());
+  ASSERT_EQ(second->devices().size(), first->devices().size());
+  EXPECT_EQ(second->devices()[0].get(), first->devices()[0].get());
+  EXPECT_NE(second->load_reports().back().message.find("shared with another runtime"), std::string::npos);
+  // ...and keeps it when the first lets it go: a tensor on its device
+  // still works.
   again = absl::NotFoundError("released");
   first.reset();
-  auto loaded = second->LoadPlugin(PX_CPU_PLUGIN_PATH);
+  auto host = second->HostDevice();
+  ASSERT_NE(host, nullptr);
+  auto third = EmptyRuntime();
+  auto loaded = third->LoadPlugin(PX_CPU_PLUGIN_PATH);
   EXPECT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(third->HostDevice().get(), host.get());
+  // Once every holder is gone, the next load initializes the plugin anew.
+  host.reset();
+  shared = absl::NotFoundError("released");
+  loaded = absl::NotFoundError("released");
+  second.reset();
+  third.reset();
+  auto fresh = EmptyRuntime();
+  auto reloaded = fresh->LoadPlugin(PX_CPU_PLUGIN_PATH);
+  ASSERT_TRUE(reloaded.ok()) << reloaded.status();
+  EXPECT_EQ(fresh->load_reports().back().message.find("shared with another runtime"), std::string::npos);
 }
 
 TEST(PluginAbi, DuplicateNameIsRefused) {

@@ -1,6 +1,10 @@
 #include "plexus/runtime.h"
 
 #include <algorithm>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <utility>
 #include <cstdlib>
 #include <cstring>
 
@@ -37,6 +41,65 @@ std::vector<std::string> PluginAllowList() {
     names.emplace_back(absl::StripAsciiWhitespace(name));
   }
   return names;
+}
+
+// Plugins loaded in this process, by canonical file path, so that a second
+// runtime shares a plugin (and its device objects) instead of loading it
+// again: a plugin is initialized once per process, and a device is opened
+// by one Device object at a time. Entries hold weak references: a plugin
+// unloads when its last runtime, tensor and session are gone.
+struct SharedPlugin {
+  std::weak_ptr<Plugin> plugin;
+  struct Entry {
+    int ordinal;
+    PX_DeviceInfo info;
+    std::weak_ptr<Device> device;
+  };
+  std::vector<Entry> devices;
+};
+
+std::mutex& SharedPluginsMutex() {
+  static auto* mu = new std::mutex;
+  return *mu;
+}
+
+std::map<std::string, SharedPlugin>& SharedPlugins() {
+  static auto* plugins = new std::map<std::string, SharedPlugin>;
+  return *plugins;
+}
+
+// The live plugin loaded from `canonical` with its devices (made again
+// where every holder of one has let it go), or null.
+std::shared_ptr<Plugin> AdoptShared(const std::string& canonical, std::vector<std::shared_ptr<Device>>* devices) {
+  std::lock_guard<std::mutex> lock(SharedPluginsMutex());
+  auto it = SharedPlugins().find(canonical);
+  if (it == SharedPlugins().end()) return nullptr;
+  std::shared_ptr<Plugin> plugin = it->second.plugin.lock();
+  if (plugin == nullptr) {
+    SharedPlugins().erase(it);
+    return nullptr;
+  }
+  for (SharedPlugin::Entry& e : it->second.devices) {
+    std::shared_ptr<Device> d = e.device.lock();
+    if (d == nullptr) {
+      d = std::make_shared<Device>(plugin, e.ordinal, e.info);
+      e.device = d;
+    }
+    devices->push_back(std::move(d));
+  }
+  return plugin;
+}
+
+void RegisterShared(const std::string& canonical, const std::shared_ptr<Plugin>& plugin,
+                    const std::vector<std::pair<int, PX_DeviceInfo>>& infos,
+                    const std::vector<std::shared_ptr<Device>>& devices) {
+  SharedPlugin shared;
+  shared.plugin = plugin;
+  for (size_t i = 0; i < devices.size(); ++i) {
+    shared.devices.push_back({infos[i].first, infos[i].second, devices[i]});
+  }
+  std::lock_guard<std::mutex> lock(SharedPluginsMutex());
+  SharedPlugins()[canonical] = std::move(shared);
 }
 
 }  // namespace
@@ -91,13 +154,21 @@ absl::StatusOr<std::shared_ptr<Plugin>> Runtime::LoadPlugin(const std::string& p
       if (plugin->path() == path || plugin->real_path() == canonical) return plugin;
     }
   }
-  auto loaded = PluginLoader::Load(path, options_.synchronous_debug,
-                                   options_.validation.value_or(ValidationModeFromEnvironment()));
-  if (!loaded.ok()) {
-    AddReport({path, false, std::string(loaded.status().message())});
-    return loaded.status();
+  const std::string canonical = PluginLoader::CanonicalPath(path);
+  std::vector<std::shared_ptr<Device>> devices;
+  std::shared_ptr<Plugin> plugin = AdoptShared(canonical, &devices);
+  const bool shared = plugin != nullptr;
+  std::string note;
+  std::vector<std::pair<int, PX_DeviceInfo>> infos;
+  if (!shared) {
+    auto loaded = PluginLoader::Load(path, options_.synchronous_debug,
+                                     options_.validation.value_or(ValidationModeFromEnvironment()));
+    if (!loaded.ok()) {
+      AddReport({path, false, std::string(loaded.status().message())});
+      return loaded.status();
+    }
+    plugin = *std::move(loaded);
   }
-  std::shared_ptr<Plugin> plugin = *std::move(loaded);
   {
     std::lock_guard<std::mutex> lock(mu_);
     // Names and device types are unique: a second "CPU" would make two
@@ -120,30 +191,34 @@ absl::StatusOr<std::shared_ptr<Plugin>> Runtime::LoadPlugin(const std::string& p
     }
   }
 
-  // Enumerate devices. A plugin whose enumeration fails stays loaded (its
-  // kernels and report remain visible) but contributes no device.
-  const PX_PluginTable& t = plugin->table();
-  std::vector<std::shared_ptr<Device>> devices;
-  int32_t count = 0;
-  absl::Status status = TakePluginStatus(t.device_count(t.plugin_state, &count));
-  std::string note;
-  if (!status.ok()) {
-    note = absl::StrCat("; device enumeration failed: ", absl::StatusCodeToString(status.code()),
-                        ": ", status.message());
-    count = 0;
-  }
-  for (int32_t i = 0; i < count; ++i) {
-    PX_DeviceInfo info;
-    std::memset(&info, 0, sizeof(info));
-    info.struct_size = sizeof(info);
-    absl::Status s = TakePluginStatus(t.device_get_info(t.plugin_state, i, &info));
-    if (!s.ok()) {
-      absl::StrAppend(&note, "; device ", i, " skipped: ", s.message());
-      continue;
+  if (!shared) {
+    // Enumerate devices. A plugin whose enumeration fails stays loaded (its
+    // kernels and report remain visible) but contributes no device.
+    const PX_PluginTable& t = plugin->table();
+    int32_t count = 0;
+    absl::Status status = TakePluginStatus(t.device_count(t.plugin_state, &count));
+    if (!status.ok()) {
+      note = absl::StrCat("; device enumeration failed: ", absl::StatusCodeToString(status.code()),
+                          ": ", status.message());
+      count = 0;
     }
-    info.name[sizeof(info.name) - 1] = '\0';
-    info.vendor[sizeof(info.vendor) - 1] = '\0';
-    devices.push_back(std::make_shared<Device>(plugin, i, info));
+    for (int32_t i = 0; i < count; ++i) {
+      PX_DeviceInfo info;
+      std::memset(&info, 0, sizeof(info));
+      info.struct_size = sizeof(info);
+      absl::Status s = TakePluginStatus(t.device_get_info(t.plugin_state, i, &info));
+      if (!s.ok()) {
+        absl::StrAppend(&note, "; device ", i, " skipped: ", s.message());
+        continue;
+      }
+      info.name[sizeof(info.name) - 1] = '\0';
+      info.vendor[sizeof(info.vendor) - 1] = '\0';
+      devices.push_back(std::make_shared<Device>(plugin, i, info));
+      infos.emplace_back(i, info);
+    }
+    RegisterShared(canonical, plugin, infos, devices);
+  } else {
+    note = "; shared with another runtime of this process, as that one loaded it";
   }
   std::string message = absl::StrCat("loaded plugin '", plugin->name(), "' ", plugin->version(),
                                      " (ABI ", plugin->abi_major(), ".", plugin->abi_minor(),
@@ -174,12 +249,14 @@ absl::Status Runtime::UnloadPlugin(const std::string& name) {
     if (device.use_count() > 1) {
       return absl::FailedPreconditionError(absl::StrCat(
           "plugin '", name, "' cannot be unloaded: device ", device->name(),
-          " is still in use (a live tensor, session or kernel holds it)"));
+          " is still in use (a live tensor, session or kernel holds it, or another runtime of "
+          "this process shares the plugin)"));
     }
   }
   if (it->use_count() > 1 + device_count) {
     return absl::FailedPreconditionError(
-        absl::StrCat("plugin '", name, "' cannot be unloaded: it is still in use"));
+        absl::StrCat("plugin '", name, "' cannot be unloaded: it is still in use (or another runtime "
+                     "of this process shares it)"));
   }
   std::shared_ptr<Plugin> plugin = *it;
   plugins_.erase(it);

@@ -1,0 +1,3 @@
+module plexus/bindings/go
+
+go 1.19
