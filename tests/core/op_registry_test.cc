@@ -121,6 +121,13 @@ TEST(ShapeFunctionFuzzRegressions, ConvDilatedWindowOverflowIsAnError) {
   EXPECT_TRUE(testing::Contains(s, "overflows int64")) << s;
 }
 
+TEST(ShapeFunctionFuzzRegressions, SparseToDenseShapeLongerThanAnyRankIsAnError) {
+  absl::Status s = ImportFuzzRegression("shape_sparse_to_dense_rank.pbtxt");
+  ASSERT_FALSE(s.ok());
+  EXPECT_TRUE(testing::Contains(s, "node 'dense' (op SparseToDense)")) << s;
+  EXPECT_TRUE(testing::Contains(s, "more dimensions than a tensor may have")) << s;
+}
+
 // The mask -2^63 has one bit set, past the slice's dimensions, where an
 // ellipsis means nothing: it imports, as in TensorFlow.
 TEST(ShapeFunctionFuzzRegressions, StridedSliceEllipsisMaskOfInt64MinImports) {

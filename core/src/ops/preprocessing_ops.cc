@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "absl/strings/str_cat.h"
+#include "ops/array_util.h"
 #include "plexus/graph.h"
 #include "plexus/op_def.h"
 #include "plexus/status.h"
@@ -41,15 +42,20 @@ absl::Status SparseToDenseShape(InferenceContext& ctx) {
   const Tensor* value = ctx.input_value(1);
   if (value != nullptr && value->host_readable() && value->dims() <= 1 &&
       (value->dtype() == DataType::kInt32 || value->dtype() == DataType::kInt64)) {
-    Shape dims(static_cast<size_t>(value->num_elements()));
+    PX_ASSIGN_OR_RETURN(PartialShape out, array_util::UnknownOfLength(ctx, value->num_elements(), "output_shape"));
+    Shape dims = out.dims();
     for (size_t i = 0; i < dims.size(); ++i) {
       dims[i] = value->dtype() == DataType::kInt32 ? value->data<int32_t>()[i] : value->data<int64_t>()[i];
+      if (dims[i] < 0) {
+        return ctx.Error(absl::StrCat("output_shape[", i, "] is ", dims[i], "; sizes must be non-negative"));
+      }
     }
     ctx.set_output(0, PartialShape(dims));
     return absl::OkStatus();
   }
   if (shape.rank_known() && shape.rank() == 1 && shape.dims()[0] >= 0) {
-    ctx.set_output(0, PartialShape(Shape(static_cast<size_t>(shape.dims()[0]), -1)));
+    PX_ASSIGN_OR_RETURN(PartialShape out, array_util::UnknownOfLength(ctx, shape.dims()[0], "output_shape"));
+    ctx.set_output(0, out);
   } else {
     ctx.set_output(0, PartialShape::Unknown());
   }
