@@ -5,7 +5,8 @@
 #
 # address (default): build-fuzz/, the Clang build with ASan, UBSan and
 #   libFuzzer's coverage that .ci/fuzz.sh also uses, then every C++ test
-#   (ctest -LE "python|gpu|soak|docs") with leak checking on and UBSan stopping at
+#   (ctest -LE "python|gpu|soak|docs|bindings": the Go and Rust toolchains do
+#   not link the sanitizer runtimes) with leak checking on and UBSan stopping at
 #   its first report.
 # thread: build-tsan/, GCC with -DPX_SANITIZE=thread, then the tests that
 #   run things concurrently: the executor's parallel scheduler and sessions
@@ -52,7 +53,7 @@ if [ "$mode" = address ]; then
   # unknown module: preloaded, it stays. The xpu_pocl tests are left out: the
   # OpenCL loader opens a driver with RTLD_DEEPBIND, which ASan refuses.
   LD_PRELOAD=${PX_SANITIZE_PRELOAD-libgomp.so.1} \
-    ctest --output-on-failure -j "$jobs" -LE "python|gpu|soak|docs" -E "^xpu_pocl_" --timeout 1200 "$@" ||
+    ctest --output-on-failure -j "$jobs" -LE "python|gpu|soak|docs|bindings" -E "^xpu_pocl_" --timeout 1200 "$@" ||
     status=$?
 else
   # libgomp (OpenMP, under oneDNN and the cpu plugin's kernels) is not

@@ -14,6 +14,8 @@ packages=(build-essential cmake ninja-build ccache pkg-config
           # plexus-serve (core/serve): HTTP and JSON; gRPC (optional).
           libcpp-httplib-dev rapidjson-dev libgrpc++-dev protobuf-compiler-grpc
           python3 python3-dev python3-venv
+          # The Go and Rust bindings of the C API (c_api/bindings).
+          golang-go rustc cargo
           # The ROCm plugin (plugins/rocm): Debian's HIP 5.2.
           hipcc libamdhip64-dev
           # The XPU plugin (plugins/xpu): the Level Zero loader and headers,

@@ -58,6 +58,13 @@ struct SharedPlugin {
   std::vector<Entry> devices;
 };
 
+// Held from looking a plugin up to registering it, so that two runtimes
+// loading the same file at once share it instead of racing.
+std::mutex& SharedPluginsLoadMutex() {
+  static auto* mu = new std::mutex;
+  return *mu;
+}
+
 std::mutex& SharedPluginsMutex() {
   static auto* mu = new std::mutex;
   return *mu;
@@ -155,6 +162,7 @@ absl::StatusOr<std::shared_ptr<Plugin>> Runtime::LoadPlugin(const std::string& p
     }
   }
   const std::string canonical = PluginLoader::CanonicalPath(path);
+  std::lock_guard<std::mutex> process_lock(SharedPluginsLoadMutex());
   std::vector<std::shared_ptr<Device>> devices;
   std::shared_ptr<Plugin> plugin = AdoptShared(canonical, &devices);
   const bool shared = plugin != nullptr;
