@@ -28,12 +28,6 @@ px_code FindDevice(const char* fn, px_runtime* runtime, const char* name, std::s
   return PX_STATUS_OK;
 }
 
-// Waits for the eager work that may still write `t`.
-absl::Status WaitForWriters(const px_tensor& t) {
-  if (t.eager == nullptr || t.tensor.device() == nullptr) return absl::OkStatus();
-  return t.eager->Synchronize(t.tensor.device());
-}
-
 // Checks the common arguments of an op call and gathers its inputs.
 px_code GatherInputs(const char* fn, const px_tensor* const* inputs, size_t num_inputs,
                      std::vector<plexus::Tensor>* out, px_status* status) {
@@ -72,7 +66,7 @@ px_code px_tensor_copy_to_host(const px_tensor* tensor, px_tensor** out_tensor, 
   return Guard(fn, status, [&]() -> px_code {
     PX_REQUIRE_ARG(tensor);
     PX_REQUIRE_ARG(out_tensor);
-    absl::Status s = WaitForWriters(*tensor);
+    absl::Status s = WaitForEagerWriters(*tensor);
     if (!s.ok()) return PrefixError(fn, s, status);
     auto host = plexus::CopyTensorTo(tensor->tensor, nullptr);
     if (!host.ok()) return PrefixError(fn, host.status(), status);
@@ -186,7 +180,7 @@ px_code px_eager_copy_to_device(px_eager_context* context, const px_tensor* tens
     std::shared_ptr<plexus::Device> target;
     px_code code = FindDevice(fn, context->runtime, device, nullptr, &target, status);
     if (code != PX_STATUS_OK) return code;
-    absl::Status s = WaitForWriters(*tensor);
+    absl::Status s = WaitForEagerWriters(*tensor);
     if (s.ok() && target != nullptr && !target->host_accessible()) s = context->eager->Synchronize(target.get());
     if (!s.ok()) return PrefixError(fn, s, status);
     plexus::Device* where = target == nullptr || target->host_accessible() ? nullptr : target.get();

@@ -106,8 +106,11 @@ struct px_graph {
 };
 
 struct px_session {
-  std::unique_ptr<plexus::Session> session;
+  // Shared with the session's callables, which may outlive the handle.
+  std::shared_ptr<plexus::Session> session;
   std::string device_name;
+  bool fetch_to_host = true;     // px_session_options.fetch_to_host
+  bool strict_placement = false; // px_session_options.placement
 };
 
 // A signature's input or output, with its dims kept for px_signature_tensor_info.
@@ -136,12 +139,14 @@ struct px_saved_model {
 };
 
 struct PluginEntry {
+  std::weak_ptr<plexus::Plugin> source;  // the core's plugin this describes
   std::string name, version, path, device_type;
   uint32_t abi_major = 0, abi_minor = 0;
   size_t num_kernels = 0;
 };
 
 struct DeviceEntry {
+  std::weak_ptr<plexus::Device> source;
   std::string name, type, description, vendor, plugin_name;
   uint64_t total_memory_bytes = 0, free_memory_bytes = 0;
 };
@@ -152,14 +157,16 @@ struct ReportEntry {
 };
 
 // The runtime and copies of what it reports, so that the strings handed out
-// stay valid. The core only ever appends plugins, devices and reports (the C
-// API exposes no unload), so the caches are append-only deques: refreshing
-// them never moves an entry a caller may still be reading.
+// stay valid. Entries are kept in deques that only grow (refreshing never
+// moves an entry a caller may still be reading); `plugins` and `devices`
+// list the live ones, which shrink when a plugin is unloaded.
 struct px_runtime {
   std::unique_ptr<plexus::Runtime> runtime;
   mutable std::mutex mu;
-  std::deque<PluginEntry> plugins;
-  std::deque<DeviceEntry> devices;
+  std::deque<PluginEntry> plugin_store;
+  std::deque<DeviceEntry> device_store;
+  std::vector<const PluginEntry*> plugins;
+  std::vector<const DeviceEntry*> devices;
   std::deque<ReportEntry> reports;
 
   template <typename Entries>
@@ -172,39 +179,7 @@ struct px_runtime {
     }
   }
 
-  void RefreshCache() {
-    std::vector<std::shared_ptr<plexus::Plugin>> core_plugins = runtime->plugins();
-    std::vector<std::shared_ptr<plexus::Device>> core_devices = runtime->devices();
-    std::vector<plexus::PluginLoadReport> core_reports = runtime->load_reports();
-    std::lock_guard<std::mutex> lock(mu);
-    for (size_t i = plugins.size(); i < core_plugins.size(); ++i) {
-      const plexus::Plugin& p = *core_plugins[i];
-      PluginEntry e;
-      e.name = p.name();
-      e.version = p.version();
-      e.path = p.path();
-      e.device_type = p.device_type();
-      e.abi_major = p.abi_major();
-      e.abi_minor = p.abi_minor();
-      e.num_kernels = p.kernels().size();
-      plugins.push_back(std::move(e));
-    }
-    for (size_t i = devices.size(); i < core_devices.size(); ++i) {
-      const plexus::Device& d = *core_devices[i];
-      DeviceEntry e;
-      e.name = d.name();
-      e.type = d.type();
-      e.description = d.info().name;
-      e.vendor = d.info().vendor;
-      e.plugin_name = d.plugin().name();
-      e.total_memory_bytes = d.info().total_memory_bytes;
-      e.free_memory_bytes = d.info().free_memory_bytes;
-      devices.push_back(std::move(e));
-    }
-    for (size_t i = reports.size(); i < core_reports.size(); ++i) {
-      reports.push_back({core_reports[i].loaded, core_reports[i].message});
-    }
-  }
+  void RefreshCache();  // runtime.cc
 };
 
 namespace {
@@ -272,6 +247,12 @@ inline px_code Guard(const char* function, px_status* status, Body&& body) noexc
 
 }  // namespace
 
+// Waits for the eager work that may still write `t` (an eager result).
+inline absl::Status WaitForEagerWriters(const px_tensor& t) {
+  if (t.eager == nullptr || t.tensor.device() == nullptr) return absl::OkStatus();
+  return t.eager->Synchronize(t.tensor.device());
+}
+
 // Helpers shared by the entry points (defined in tensor.cc).
 namespace px_c {
 
@@ -284,7 +265,9 @@ px_code CheckShape(const char* function, size_t element_size, const int64_t* dim
                    plexus::Shape* shape, size_t* byte_size, px_status* status);
 // Turns run results into handles, copying device tensors to the host. Writes
 // `out` all at once, or not at all on failure.
-px_code WriteResults(std::vector<plexus::Tensor>& results, px_tensor** out, px_status* status);
+// `to_host` false leaves device tensors where they are.
+px_code WriteResults(std::vector<plexus::Tensor>& results, px_tensor** out, px_status* status,
+                     bool to_host = true);
 
 }  // namespace px_c
 using px_c::CheckShape;

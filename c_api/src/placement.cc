@@ -2,7 +2,7 @@
 // plexus::PlacementReport with strings the caller borrows.
 #include <string>
 
-#include "handles.h"
+#include "run_scope.h"
 #include "plexus/placement.h"
 
 struct px_placement {
@@ -35,6 +35,16 @@ px_code px_session_placement(const px_session* session, px_placement** out_place
     PX_REQUIRE_ARG(session);
     PX_REQUIRE_ARG(out_placement);
     return MakePlacement(session->session->placement(), out_placement, status);
+  });
+}
+
+px_code px_run_metadata_placement(const px_run_metadata* metadata, px_placement** out_placement,
+                                  px_status* status) {
+  const char* const fn = __func__;
+  return Guard(fn, status, [&]() -> px_code {
+    PX_REQUIRE_ARG(metadata);
+    PX_REQUIRE_ARG(out_placement);
+    return MakePlacement(metadata->placement, out_placement, status);
   });
 }
 

@@ -5,6 +5,58 @@
 #include "handles.h"
 #include "plexus/threads.h"
 
+void px_runtime::RefreshCache() {
+  std::vector<std::shared_ptr<plexus::Plugin>> core_plugins = runtime->plugins();
+  std::vector<std::shared_ptr<plexus::Device>> core_devices = runtime->devices();
+  std::vector<plexus::PluginLoadReport> core_reports = runtime->load_reports();
+  std::lock_guard<std::mutex> lock(mu);
+  plugins.clear();
+  for (const auto& p : core_plugins) {
+    const PluginEntry* entry = nullptr;
+    for (const PluginEntry& e : plugin_store) {
+      if (e.source.lock() == p) entry = &e;
+    }
+    if (entry == nullptr) {
+      PluginEntry e;
+      e.source = p;
+      e.name = p->name();
+      e.version = p->version();
+      e.path = p->path();
+      e.device_type = p->device_type();
+      e.abi_major = p->abi_major();
+      e.abi_minor = p->abi_minor();
+      e.num_kernels = p->kernels().size();
+      plugin_store.push_back(std::move(e));
+      entry = &plugin_store.back();
+    }
+    plugins.push_back(entry);
+  }
+  devices.clear();
+  for (const auto& d : core_devices) {
+    const DeviceEntry* entry = nullptr;
+    for (const DeviceEntry& e : device_store) {
+      if (e.source.lock() == d) entry = &e;
+    }
+    if (entry == nullptr) {
+      DeviceEntry e;
+      e.source = d;
+      e.name = d->name();
+      e.type = d->type();
+      e.description = d->info().name;
+      e.vendor = d->info().vendor;
+      e.plugin_name = d->plugin().name();
+      e.total_memory_bytes = d->info().total_memory_bytes;
+      e.free_memory_bytes = d->info().free_memory_bytes;
+      device_store.push_back(std::move(e));
+      entry = &device_store.back();
+    }
+    devices.push_back(entry);
+  }
+  for (size_t i = reports.size(); i < core_reports.size(); ++i) {
+    reports.push_back({core_reports[i].loaded, core_reports[i].message});
+  }
+}
+
 extern "C" {
 
 // ---- Runtime -------------------------------------------------------------------
@@ -73,7 +125,7 @@ px_code px_runtime_plugin_info(const px_runtime* runtime, size_t index, px_plugi
                        absl::StrCat(fn, ": plugin index ", index, " is out of range (",
                                     runtime->plugins.size(), " plugins loaded)"));
     }
-    const PluginEntry& e = runtime->plugins[index];
+    const PluginEntry& e = *runtime->plugins[index];
     if (PX_HAS_FIELD(out_info, name)) out_info->name = e.name.c_str();
     if (PX_HAS_FIELD(out_info, version)) out_info->version = e.version.c_str();
     if (PX_HAS_FIELD(out_info, path)) out_info->path = e.path.c_str();
@@ -106,7 +158,7 @@ px_code px_runtime_device_info(const px_runtime* runtime, size_t index, px_devic
                        absl::StrCat(fn, ": device index ", index, " is out of range (",
                                     runtime->devices.size(), " devices present)"));
     }
-    const DeviceEntry& e = runtime->devices[index];
+    const DeviceEntry& e = *runtime->devices[index];
     if (PX_HAS_FIELD(out_info, name)) out_info->name = e.name.c_str();
     if (PX_HAS_FIELD(out_info, type)) out_info->type = e.type.c_str();
     if (PX_HAS_FIELD(out_info, description)) out_info->description = e.description.c_str();
@@ -155,6 +207,18 @@ px_code px_intra_op_threads_set(int32_t threads, px_status* status) {
                        absl::StrCat(fn, ": threads is ", threads, "; use 0 (automatic) or more"));
     }
     plexus::SetDefaultIntraOpThreads(threads);
+    return Ok(status);
+  });
+}
+
+px_code px_runtime_unload_plugin(px_runtime* runtime, const char* name, px_status* status) {
+  const char* const fn = __func__;
+  return Guard(fn, status, [&]() -> px_code {
+    PX_REQUIRE_ARG(runtime);
+    PX_REQUIRE_ARG(name);
+    absl::Status s = runtime->runtime->UnloadPlugin(name);
+    runtime->RefreshCache();
+    if (!s.ok()) return SetStatus(status, static_cast<px_code>(s.code()), absl::StrCat(fn, ": ", s.message()));
     return Ok(status);
   });
 }

@@ -2,6 +2,7 @@
 #include "plexus/c_api.h"
 
 #include "handles.h"
+#include "plexus/run_metadata.h"
 
 extern "C" {
 
@@ -61,6 +62,8 @@ px_code px_session_run(px_session* session, const char* const* feed_names,
     for (size_t i = 0; i < num_feeds; ++i) {
       if (feed_names[i] == nullptr) return null_entry("feed_names", i);
       if (feed_values[i] == nullptr) return null_entry("feed_values", i);
+      absl::Status ready = WaitForEagerWriters(*feed_values[i]);
+      if (!ready.ok()) return FromAbsl(ready, status);
       feeds.emplace_back(feed_names[i], feed_values[i]->tensor);
     }
     std::vector<std::string> fetches;
@@ -76,6 +79,7 @@ px_code px_session_run(px_session* session, const char* const* feed_names,
       targets.emplace_back(target_names[i]);
     }
 
+    plexus::ScopedStrictPlacement strict(session->strict_placement);
     auto results = session->session->Run(feeds, fetches, targets);
     if (!results.ok()) return FromAbsl(results.status(), status);
     if (results->size() != num_fetches) {
@@ -84,7 +88,7 @@ px_code px_session_run(px_session* session, const char* const* feed_names,
                                     " tensors for ", num_fetches, " fetches"));
     }
     // out_fetches is written all at once or not at all.
-    return WriteResults(*results, out_fetches, status);
+    return WriteResults(*results, out_fetches, status, session->fetch_to_host);
   });
 }
 

@@ -53,11 +53,11 @@ px_code CheckShape(const char* function, size_t element_size, const int64_t* dim
   return Ok(status);
 }
 
-px_code WriteResults(std::vector<plexus::Tensor>& results, px_tensor** out, px_status* status) {
+px_code WriteResults(std::vector<plexus::Tensor>& results, px_tensor** out, px_status* status, bool to_host) {
   std::vector<std::unique_ptr<px_tensor>> handles;
   handles.reserve(results.size());
   for (plexus::Tensor& t : results) {
-    if (!t.host_readable()) {
+    if (to_host && !t.host_readable()) {
       auto host = plexus::CopyTensorTo(t, nullptr);
       if (!host.ok()) return FromAbsl(host.status(), status);
       t = *std::move(host);

@@ -24,8 +24,10 @@
  *   NULL px_tensor_data and a byte size of 0.
  *
  * This header includes the rest of the C API: plexus/c_api_build.h
- * (building and reading graphs, attributes) and plexus/c_api_eager.h (eager
- * execution, tensors on devices).
+ * (building and reading graphs, attributes), plexus/c_api_eager.h (eager
+ * execution, tensors on devices) and plexus/c_api_run.h (session options,
+ * run metadata, callables, asynchronous runs, checkpoints, logging, plugin
+ * unload).
  */
 #ifndef PLEXUS_C_API_H_
 #define PLEXUS_C_API_H_
@@ -300,6 +302,9 @@ PX_C_EXPORT void px_cancel_token_reset(px_cancel_token* token);
 PX_C_EXPORT int px_cancel_token_is_cancelled(const px_cancel_token* token);
 PX_C_EXPORT void px_cancel_token_destroy(px_cancel_token* token);
 
+/* Filled by a run that asks for it (c_api_run.h). */
+typedef struct px_run_metadata px_run_metadata;
+
 typedef struct px_run_options {
   size_t struct_size;       /* sizeof(px_run_options) */
   /* 0: no limit. Otherwise a run that takes longer stops between nodes
@@ -307,6 +312,11 @@ typedef struct px_run_options {
    * message naming the timeout; the session stays usable. */
   double timeout_seconds;
   px_cancel_token* cancel;  /* NULL, or a token that cancels the run */
+  /* NULL, or metadata the run fills: each node's device and time, the
+   * placement, the memory plan (px_run_metadata_*). */
+  px_run_metadata* metadata;
+  /* NULL, or a file the run's timeline is written to as Chrome trace JSON. */
+  const char* trace_path;
 } px_run_options;
 
 /* px_session_run with options (NULL options: none). */
@@ -441,5 +451,6 @@ PX_C_EXPORT const char* px_placement_text(const px_placement* placement);
 
 #include "plexus/c_api_build.h"
 #include "plexus/c_api_eager.h"
+#include "plexus/c_api_run.h"
 
 #endif /* PLEXUS_C_API_H_ */

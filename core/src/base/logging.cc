@@ -1,5 +1,6 @@
 #include "plexus/logging.h"
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -50,17 +51,47 @@ const bool kProtobufLogRouted = [] {
   return true;
 }();
 
+std::atomic<int>& Threshold() {
+  static std::atomic<int> threshold{static_cast<int>(ThresholdFromEnvironment())};
+  return threshold;
+}
+
+std::mutex& SinkMutex() {
+  static auto* mu = new std::mutex;
+  return *mu;
+}
+LogSink g_sink = nullptr;
+void* g_sink_user = nullptr;
+
 }  // namespace
 
 bool LogEnabled(LogLevel level) {
-  static const LogLevel threshold = ThresholdFromEnvironment();
-  return level >= threshold;
+  return static_cast<int>(level) >= Threshold().load(std::memory_order_relaxed);
+}
+
+void SetLogThreshold(LogLevel level) { Threshold().store(static_cast<int>(level), std::memory_order_relaxed); }
+
+LogLevel LogThreshold() { return static_cast<LogLevel>(Threshold().load(std::memory_order_relaxed)); }
+
+void SetLogSink(LogSink sink, void* user) {
+  std::lock_guard<std::mutex> lock(SinkMutex());
+  g_sink = sink;
+  g_sink_user = user;
 }
 
 void Log(LogLevel level, absl::string_view message) {
   if (!LogEnabled(level)) return;
-  static std::mutex mu;
-  std::lock_guard<std::mutex> lock(mu);
+  // A sink that logs (through a call back into Plexus) writes to stderr
+  // rather than waiting on itself.
+  static thread_local bool in_sink = false;
+  std::unique_lock<std::mutex> lock(SinkMutex(), std::defer_lock);
+  if (!in_sink) lock.lock();
+  if (g_sink != nullptr && !in_sink) {
+    in_sink = true;
+    g_sink(g_sink_user, level, message.data(), message.size());
+    in_sink = false;
+    return;
+  }
   std::fprintf(stderr, "plexus %s: %.*s\n", LevelName(level),
                static_cast<int>(message.size()), message.data());
 }

@@ -67,6 +67,11 @@ size_t TraceRecorder::size() const {
   return events_.size();
 }
 
+std::vector<TraceRecorder::Event> TraceRecorder::events() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return events_;
+}
+
 std::string TraceRecorder::Json() const {
   std::lock_guard<std::mutex> lock(mu_);
   // One process per device (its track group), one thread track per thread.

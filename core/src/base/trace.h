@@ -33,6 +33,7 @@ class TraceRecorder {
   }
   void Add(Event event);
   size_t size() const;
+  std::vector<Event> events() const;
 
   // The whole timeline as Chrome trace JSON.
   std::string Json() const;

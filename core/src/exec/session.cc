@@ -16,6 +16,8 @@
 #include "placer/placer.h"
 #include "base/kernel_threads.h"
 #include "base/trace.h"
+#include "exec/strict_placement.h"
+#include "plexus/run_metadata.h"
 #include "plexus/threads.h"
 #include "plexus/status.h"
 
@@ -224,6 +226,10 @@ absl::StatusOr<std::vector<Tensor>> Session::Run(
   if (fetches.empty() && targets.empty()) {
     return absl::InvalidArgumentError("Session::Run needs at least one fetch or target");
   }
+  // The caller's metadata is this run's only: runs nested in it report nothing.
+  RunMetadata* metadata = CurrentRunMetadata();
+  if (metadata != nullptr) *metadata = RunMetadata();
+  ScopedRunMetadata nested(nullptr);
   Executor::Request request;
   std::vector<Tensor> feed_values;
   std::vector<std::string> key_parts;
@@ -269,6 +275,7 @@ absl::StatusOr<std::vector<Tensor>> Session::Run(
   }
 
   std::shared_ptr<Executor> executor;
+  std::shared_ptr<const Graph> run_graph;  // the graph the executor's nodes point into
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = executors_.find(key);
@@ -276,9 +283,11 @@ absl::StatusOr<std::vector<Tensor>> Session::Run(
       executor = it->second.executor;
       last_executor_ = executor;
       last_run_graph_ = it->second.graph;
+      run_graph = it->second.graph;
     }
   }
   if (executor == nullptr) {
+    if (metadata != nullptr) metadata->built_executor = true;
     CachedExecutor entry;
     entry.graph = graph_;
     if (!fed_shapes.empty()) {
@@ -326,14 +335,30 @@ absl::StatusOr<std::vector<Tensor>> Session::Run(
       executor = it->second.executor;
       last_run_graph_ = it->second.graph;
     }
+    run_graph = it->second.graph;
     last_executor_ = executor;
+  }
+  if (StrictPlacement()) {
+    PX_RETURN_IF_ERROR(CheckStrictPlacement(executor->placement(), *run_graph, *runtime_, *device_));
   }
   // The run's intra-op budget, read by the plugins' kernels through the
   // host service intra_op_threads (base/kernel_threads.h).
   ScopedKernelThreads threads(ResolveIntraOpThreads(options_.intra_op_threads,
                                                     options_.adapt_threads_to_load));
   last_run_threads_.store(CurrentRunThreads(), std::memory_order_relaxed);
-  return executor->Run(feed_values, trace_.get());
+  if (metadata == nullptr) return executor->Run(feed_values, trace_.get());
+  // This run's timeline, for the caller's metadata (and the session's trace).
+  TraceRecorder recorder;
+  auto out = executor->Run(feed_values, &recorder);
+  metadata->wall_ns = recorder.Now();
+  for (TraceRecorder::Event& e : recorder.events()) {
+    metadata->nodes.push_back(NodeTiming{e.name, e.op, e.device, e.start_ns, e.duration_ns});
+    if (trace_ != nullptr) {
+      e.start_ns += trace_->Now() - metadata->wall_ns;
+      trace_->Add(std::move(e));
+    }
+  }
+  return out;
 }
 
 absl::Status Session::WriteTrace(const std::string& path) const {
