@@ -128,6 +128,13 @@ TEST(ShapeFunctionFuzzRegressions, SparseToDenseShapeLongerThanAnyRankIsAnError)
   EXPECT_TRUE(testing::Contains(s, "more dimensions than a tensor may have")) << s;
 }
 
+TEST(ShapeFunctionFuzzRegressions, ConcatOverflowIsAnError) {
+  absl::Status s = ImportFuzzRegression("shape_concat_overflow.pbtxt");
+  ASSERT_FALSE(s.ok());
+  EXPECT_TRUE(testing::Contains(s, "node 'concat' (op ConcatV2)")) << s;
+  EXPECT_TRUE(testing::Contains(s, "overflows int64")) << s;
+}
+
 // The mask -2^63 has one bit set, past the slice's dimensions, where an
 // ellipsis means nothing: it imports, as in TensorFlow.
 TEST(ShapeFunctionFuzzRegressions, StridedSliceEllipsisMaskOfInt64MinImports) {

@@ -152,6 +152,11 @@ inline std::string Concat(const std::vector<Dims>& ins, int64_t axis, Dims* out)
       }
       if (!Known((*out)[d])) (*out)[d] = s[d];
     }
+    int64_t sum = 0;
+    if (Known((*out)[a]) && Known(s[a]) && __builtin_add_overflow((*out)[a], s[a], &sum)) {
+      return Msg("ConcatOp : the concatenated dimension ", a, " (", (*out)[a], " + ", s[a], " at input ", k,
+                 ") overflows int64");
+    }
     (*out)[a] = AddDim((*out)[a], s[a]);
   }
   return "";

@@ -73,6 +73,7 @@ std::string SortedSegmentIds(const I* ids, int64_t n, int64_t* num_segments) {
     }
     previous = id;
   }
+  if (previous == INT64_MAX) return Msg("segment ids must be < ", INT64_MAX, ": segment_ids[", n - 1, "] = ", previous);
   *num_segments = n == 0 ? 0 : previous + 1;
   return "";
 }
