@@ -119,6 +119,57 @@ absl::StatusOr<std::vector<Tensor>> Session::Run(
 
 namespace {
 
+// The endpoints a run names, in `request`, with the fed values; returns the
+// signature's cache key.
+absl::StatusOr<std::string> ResolveRequest(const Graph& graph,
+                                           const std::vector<std::pair<std::string, Tensor>>& feeds,
+                                           const std::vector<std::string>& fetches,
+                                           const std::vector<std::string>& targets, Executor::Request* request,
+                                           std::vector<Tensor>* feed_values) {
+  std::vector<std::string> key_parts;
+  for (const auto& [name, value] : feeds) {
+    PX_ASSIGN_OR_RETURN(Endpoint e, graph.ResolveTensor(name));
+    request->feeds.push_back(e);
+    feed_values->push_back(value);
+    key_parts.push_back(absl::StrCat(e.node->name, ":", e.index));
+  }
+  key_parts.push_back("->");
+  for (const std::string& name : fetches) {
+    PX_ASSIGN_OR_RETURN(Endpoint e, graph.ResolveTensor(name));
+    request->fetches.push_back(e);
+    key_parts.push_back(absl::StrCat(e.node->name, ":", e.index));
+  }
+  key_parts.push_back("|");
+  for (const std::string& name : targets) {
+    absl::string_view node_name = name;
+    if (!node_name.empty() && node_name[0] == '^') node_name.remove_prefix(1);
+    const Node* node = graph.FindNode(node_name);
+    if (node == nullptr) {
+      return absl::NotFoundError(absl::StrCat("target '", name, "' names no node in the graph"));
+    }
+    request->targets.push_back(node);
+    key_parts.push_back(node->name);
+  }
+  return absl::StrJoin(key_parts, ",");
+}
+
+// Runs `executor` recording its timeline into `metadata`, and into the
+// session's trace when it has one.
+absl::StatusOr<std::vector<Tensor>> RunRecorded(Executor& executor, const std::vector<Tensor>& feed_values,
+                                                TraceRecorder* session_trace, RunMetadata* metadata) {
+  TraceRecorder recorder;
+  auto out = executor.Run(feed_values, &recorder);
+  metadata->wall_ns = recorder.Now();
+  for (TraceRecorder::Event& e : recorder.events()) {
+    metadata->nodes.push_back(NodeTiming{e.name, e.op, e.device, e.start_ns, e.duration_ns});
+    if (session_trace != nullptr) {
+      e.start_ns += session_trace->Now() - metadata->wall_ns;
+      session_trace->Add(std::move(e));
+    }
+  }
+  return out;
+}
+
 // What the optimizer passes may rely on for one signature: the nodes it
 // names (never removed), the fed endpoints, the roots, and the session's
 // constant evaluator and placer (for graph dumps).
@@ -232,31 +283,7 @@ absl::StatusOr<std::vector<Tensor>> Session::Run(
   ScopedRunMetadata nested(nullptr);
   Executor::Request request;
   std::vector<Tensor> feed_values;
-  std::vector<std::string> key_parts;
-  for (const auto& [name, value] : feeds) {
-    PX_ASSIGN_OR_RETURN(Endpoint e, graph_->ResolveTensor(name));
-    request.feeds.push_back(e);
-    feed_values.push_back(value);
-    key_parts.push_back(absl::StrCat(e.node->name, ":", e.index));
-  }
-  key_parts.push_back("->");
-  for (const std::string& name : fetches) {
-    PX_ASSIGN_OR_RETURN(Endpoint e, graph_->ResolveTensor(name));
-    request.fetches.push_back(e);
-    key_parts.push_back(absl::StrCat(e.node->name, ":", e.index));
-  }
-  key_parts.push_back("|");
-  for (const std::string& name : targets) {
-    absl::string_view node_name = name;
-    if (!node_name.empty() && node_name[0] == '^') node_name.remove_prefix(1);
-    const Node* node = graph_->FindNode(node_name);
-    if (node == nullptr) {
-      return absl::NotFoundError(absl::StrCat("target '", name, "' names no node in the graph"));
-    }
-    request.targets.push_back(node);
-    key_parts.push_back(node->name);
-  }
-  std::string key = absl::StrJoin(key_parts, ",");
+  PX_ASSIGN_OR_RETURN(std::string key, ResolveRequest(*graph_, feeds, fetches, targets, &request, &feed_values));
   // Feed-shape specialization (SessionOptions::max_shape_specializations):
   // the fed shapes join the key, while this signature has room for them.
   std::vector<std::pair<std::string, Shape>> fed_shapes;
@@ -347,18 +374,7 @@ absl::StatusOr<std::vector<Tensor>> Session::Run(
                                                     options_.adapt_threads_to_load));
   last_run_threads_.store(CurrentRunThreads(), std::memory_order_relaxed);
   if (metadata == nullptr) return executor->Run(feed_values, trace_.get());
-  // This run's timeline, for the caller's metadata (and the session's trace).
-  TraceRecorder recorder;
-  auto out = executor->Run(feed_values, &recorder);
-  metadata->wall_ns = recorder.Now();
-  for (TraceRecorder::Event& e : recorder.events()) {
-    metadata->nodes.push_back(NodeTiming{e.name, e.op, e.device, e.start_ns, e.duration_ns});
-    if (trace_ != nullptr) {
-      e.start_ns += trace_->Now() - metadata->wall_ns;
-      trace_->Add(std::move(e));
-    }
-  }
-  return out;
+  return RunRecorded(*executor, feed_values, trace_.get(), metadata);
 }
 
 absl::Status Session::WriteTrace(const std::string& path) const {
