@@ -219,7 +219,9 @@ func (op *Operation) Input(i int) Output {
 func (op *Operation) NumOutputs() int { return int(C.px_operation_num_outputs(op.c)) }
 
 // OutputDType is the dtype of output i.
-func (op *Operation) OutputDType(i int) DType { return DType(C.px_operation_output_dtype(op.c, C.int(i))) }
+func (op *Operation) OutputDType(i int) DType {
+	return DType(C.px_operation_output_dtype(op.c, C.int(i)))
+}
 
 // OutputShape is the inferred shape of output i.
 func (op *Operation) OutputShape(i int) (Shape, error) {

@@ -1,11 +1,13 @@
 package plexus
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The test needs PLEXUS_CPU_PLUGIN (the cpu plugin's file) and
@@ -342,5 +344,101 @@ func TestStrings(t *testing.T) {
 	v, err := s.Strings()
 	if err != nil || len(v) != 2 || v[0] != "a\x00b" || v[1] != "" {
 		t.Fatalf("strings: %q %v", v, err)
+	}
+}
+
+// Session options, a callable from several goroutines with run metadata,
+// and a checkpoint round trip.
+func TestOptionsCallablesCheckpoints(t *testing.T) {
+	r := newRuntime(t)
+	defer r.Close()
+	g, _ := NewGraph()
+	defer g.Close()
+	x, _ := g.Placeholder("x", Float, []int64{3})
+	relu, _ := g.AddOperation(OpSpec{Type: "Relu", Name: "relu", Inputs: []Output{x.Out(0)}, Device: "GPU:7"})
+	if _, err := g.AddOperation(OpSpec{Type: "Neg", Name: "y", Inputs: []Output{relu.Out(0)}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewSessionWithOptions(r, g, SessionOptions{DisabledPasses: []string{"nope"}}); err == nil ||
+		!strings.Contains(err.Error(), "nope") {
+		t.Fatalf("unknown pass: %v", err)
+	}
+	strict, err := NewSessionWithOptions(r, g, SessionOptions{StrictPlacement: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer strict.Close()
+	xt, _ := NewFloat32([]int64{3}, []float32{-1, 2, -3})
+	if _, err := strict.Run(map[string]*Tensor{"x": xt}, []string{"y"}, nil); err == nil ||
+		!strings.Contains(err.Error(), "GPU:7") {
+		t.Fatalf("strict placement: %v", err)
+	}
+	sess, err := NewSessionWithOptions(r, g, SessionOptions{Device: "CPU:0", DisableOptimizer: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	c, err := sess.MakeCallable([]string{"x"}, []string{"y"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var info RunInfo
+	out, err := c.Run([]*Tensor{xt}, 10*time.Second, &info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := mustFloats(t, out[0]); v[0] != 0 || v[1] != -2 {
+		t.Fatalf("callable: %v", v)
+	}
+	if !info.BuiltExecutor || len(info.Nodes) < 2 || info.Wall <= 0 {
+		t.Fatalf("run info: %+v", info)
+	}
+	done := make(chan error, 4)
+	for i := 0; i < 4; i++ {
+		go func() {
+			for k := 0; k < 50; k++ {
+				o, err := c.Run([]*Tensor{xt}, 0, nil)
+				if err != nil {
+					done <- err
+					return
+				}
+				if v, _ := o[0].Float32s(); v[1] != -2 {
+					done <- fmt.Errorf("got %v", v)
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for i := 0; i < 4; i++ {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := sess.MakeCallable([]string{"x"}, []string{"missing:0"}, nil); err == nil {
+		t.Fatal("a callable with an unknown fetch was made")
+	}
+
+	prefix := filepath.Join(t.TempDir(), "ckpt")
+	if err := WriteCheckpoint(prefix, map[string]*Tensor{"x": xt, "y": out[0]}); err != nil {
+		t.Fatal(err)
+	}
+	keys, err := CheckpointKeys(prefix)
+	if err != nil || len(keys) != 2 || keys[0] != "x" {
+		t.Fatalf("keys: %v %v", keys, err)
+	}
+	back, err := ReadCheckpoint(prefix, "y")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := mustFloats(t, back); v[1] != -2 {
+		t.Fatalf("read back: %v", v)
+	}
+	if _, err := ReadCheckpoint(prefix, "z"); err == nil || err.(*Error).Code != NotFound {
+		t.Fatalf("missing key: %v", err)
+	}
+	if err := SetLogLevel(LogLevel(42)); err == nil {
+		t.Fatal("log level 42 was accepted")
 	}
 }
