@@ -104,6 +104,45 @@ pub struct px_signature_tensor_info {
     pub dims: *const i64,
 }
 
+#[repr(C)]
+pub struct px_callable {
+    _private: [u8; 0],
+}
+#[repr(C)]
+pub struct px_run_metadata {
+    _private: [u8; 0],
+}
+#[repr(C)]
+pub struct px_cancel_token {
+    _private: [u8; 0],
+}
+
+#[repr(C)]
+pub struct px_session_options {
+    pub struct_size: usize,
+    pub device: *const c_char,
+    pub optimizer: c_int,
+    pub disabled_passes: *const c_char,
+    pub inter_op_parallelism: c_int,
+    pub intra_op_threads: i32,
+    pub device_graphs: c_int,
+    pub memory_plan: c_int,
+    pub fetch_to_host: c_int,
+    pub trace: c_int,
+    pub placement: c_int,
+    pub max_shape_specializations: i32,
+}
+
+#[repr(C)]
+pub struct px_run_options {
+    pub struct_size: usize,
+    pub timeout_seconds: f64,
+    pub cancel: *mut px_cancel_token,
+    pub metadata: *mut px_run_metadata,
+    pub trace_path: *const c_char,
+}
+
+pub const PX_PLACEMENT_STRICT: c_int = 1;
 pub const PX_GRAPH_FORMAT_AUTO: c_int = 0;
 
 #[link(name = "plexus_c")]
@@ -215,6 +254,27 @@ extern "C" {
     pub fn px_eager_num_outputs(context: *mut px_eager_context, op_type: *const c_char,
                                 dtypes: *const px_dtype, num_inputs: usize, attrs: *const px_attrs,
                                 device: *const c_char, num_outputs: *mut usize, status: *mut px_status) -> px_code;
+
+    pub fn px_session_create_with_options(runtime: *mut px_runtime, graph: *const px_graph,
+                                          options: *const px_session_options, out: *mut *mut px_session,
+                                          status: *mut px_status) -> px_code;
+    pub fn px_session_make_callable(session: *mut px_session, feeds: *const *const c_char, num_feeds: usize,
+                                    fetches: *const *const c_char, num_fetches: usize,
+                                    targets: *const *const c_char, num_targets: usize,
+                                    out: *mut *mut px_callable, status: *mut px_status) -> px_code;
+    pub fn px_callable_destroy(callable: *mut px_callable);
+    pub fn px_callable_num_fetches(callable: *const px_callable) -> usize;
+    pub fn px_callable_run(callable: *mut px_callable, options: *const px_run_options,
+                           feed_values: *const *const px_tensor, out: *mut *mut px_tensor,
+                           status: *mut px_status) -> px_code;
+    pub fn px_run_metadata_create(out: *mut *mut px_run_metadata, status: *mut px_status) -> px_code;
+    pub fn px_run_metadata_destroy(metadata: *mut px_run_metadata);
+    pub fn px_run_metadata_num_nodes(metadata: *const px_run_metadata) -> usize;
+    pub fn px_run_metadata_built_executor(metadata: *const px_run_metadata) -> c_int;
+    pub fn px_checkpoint_write(prefix: *const c_char, keys: *const *const c_char, values: *const *const px_tensor,
+                               count: usize, status: *mut px_status) -> px_code;
+    pub fn px_checkpoint_read(prefix: *const c_char, key: *const c_char, out: *mut *mut px_tensor,
+                              status: *mut px_status) -> px_code;
 
     pub fn px_saved_model_load(runtime: *mut px_runtime, dir: *const c_char, tags: *const *const c_char,
                                num_tags: usize, device: *const c_char, out: *mut *mut px_saved_model,

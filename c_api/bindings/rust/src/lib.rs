@@ -12,11 +12,13 @@
 mod attrs;
 mod ffi;
 mod graph;
+mod options;
 mod run;
 mod tensor;
 
 pub use attrs::{Attr, Attrs};
 pub use graph::{Graph, OpSpec, Operation, Output, Shape};
+pub use options::{read_checkpoint, write_checkpoint, Callable, RunReport, SessionOptions};
 pub use run::{Device, EagerContext, Runtime, SavedModel, Session, Signature, TensorSpec};
 pub use tensor::{DType, Tensor};
 

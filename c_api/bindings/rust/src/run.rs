@@ -46,7 +46,7 @@ impl Runtime {
         Ok(Runtime { inner: Arc::new(RuntimeHandle(out)) })
     }
 
-    fn c(&self) -> *mut ffi::px_runtime {
+    pub(crate) fn c(&self) -> *mut ffi::px_runtime {
         self.inner.0
     }
 
@@ -90,7 +90,7 @@ fn wrap_all(out: Vec<*mut ffi::px_tensor>) -> Vec<Tensor> {
 
 /// Runs a graph on one device (px_session).
 pub struct Session {
-    c: *mut ffi::px_session,
+    pub(crate) c: *mut ffi::px_session,
     _runtime: Runtime,
 }
 // The C API allows a session to be run from several threads at once.
@@ -103,6 +103,10 @@ impl Drop for Session {
 }
 
 impl Session {
+    pub(crate) fn from_raw(c: *mut ffi::px_session, runtime: &Runtime) -> Session {
+        Session { c, _runtime: runtime.clone() }
+    }
+
     /// A session on `device` ("" for the best device present). It keeps what
     /// it needs of the graph.
     pub fn new(runtime: &Runtime, graph: &Graph, device: &str) -> Result<Session> {

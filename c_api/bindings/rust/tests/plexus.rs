@@ -196,3 +196,48 @@ fn strings() {
     assert_eq!(t.dtype(), DType::STRING);
     assert_eq!(t.string_values().unwrap(), vec![b"a\0b".to_vec(), Vec::new()]);
 }
+
+#[test]
+fn options_callables_checkpoints() {
+    use plexus::{read_checkpoint, write_checkpoint, RunReport, SessionOptions};
+    let r = runtime();
+    let g = Graph::new().unwrap();
+    let x = placeholder(&g, "x", &[3]);
+    let relu = g
+        .add_operation(OpSpec { op_type: "Relu", name: "relu", inputs: vec![x.output(0)], device: "GPU:7", ..Default::default() })
+        .unwrap();
+    g.add_operation(OpSpec { op_type: "Neg", name: "y", inputs: vec![relu.output(0)], ..Default::default() }).unwrap();
+    let xt = Tensor::new(&[3], &[-1.0f32, 2.0, -3.0]).unwrap();
+
+    let bad = SessionOptions { disabled_passes: vec!["nope".into()], ..Default::default() };
+    assert!(Session::with_options(&r, &g, &bad).err().unwrap().message.contains("nope"));
+    let strict = Session::with_options(&r, &g, &SessionOptions { strict_placement: true, ..Default::default() }).unwrap();
+    let e = strict.run(&[("x", &xt)], &["y"], &[]).err().unwrap();
+    assert!(e.message.contains("GPU:7"), "{}", e);
+
+    let sess = Session::with_options(&r, &g, &SessionOptions { disable_optimizer: true, ..Default::default() }).unwrap();
+    let c = sess.callable(&["x"], &["y"], &[]).unwrap();
+    drop(sess); // the callable keeps the session
+    let mut report = RunReport::default();
+    let out = c.run(&[&xt], std::time::Duration::from_secs(10), Some(&mut report)).unwrap();
+    assert_eq!(out[0].values::<f32>().unwrap(), vec![0.0, -2.0, 0.0]);
+    assert!(report.built_executor && report.num_nodes >= 2, "{:?}", report);
+    std::thread::scope(|s| {
+        for _ in 0..4 {
+            s.spawn(|| {
+                for _ in 0..50 {
+                    let o = c.run(&[&xt], std::time::Duration::ZERO, None).unwrap();
+                    assert_eq!(o[0].values::<f32>().unwrap()[1], -2.0);
+                }
+            });
+        }
+    });
+
+    let dir = std::env::temp_dir().join(format!("plexus_rust_ckpt_{}", std::process::id()));
+    let prefix = dir.join("ckpt");
+    let prefix = prefix.to_str().unwrap();
+    write_checkpoint(prefix, &[("x", &xt), ("y", &out[0])]).unwrap();
+    assert_eq!(read_checkpoint(prefix, "y").unwrap().values::<f32>().unwrap(), vec![0.0, -2.0, 0.0]);
+    assert_eq!(read_checkpoint(prefix, "z").err().unwrap().code, Code::NOT_FOUND);
+    std::fs::remove_dir_all(&dir).ok();
+}
