@@ -11,20 +11,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "plexus/c_api.h"
+#include "c_check.h"
 
-static int g_passed = 0;
-static int g_failed = 0;
-
-#define CHECK(cond)                                                      \
-  do {                                                                   \
-    if (cond) {                                                          \
-      ++g_passed;                                                        \
-    } else {                                                             \
-      ++g_failed;                                                        \
-      fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #cond); \
-    }                                                                    \
-  } while (0)
+C_CHECK_DEFINE_COUNTERS;
 
 static double now_seconds(void) {
   struct timespec ts;

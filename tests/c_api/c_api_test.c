@@ -8,33 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plexus/c_api.h"
+#include "c_check.h"
 
-static int g_passed = 0;
-static int g_failed = 0;
-
-#define CHECK(cond)                                                   \
-  do {                                                                \
-    if (cond) {                                                       \
-      ++g_passed;                                                     \
-    } else {                                                          \
-      ++g_failed;                                                     \
-      fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #cond); \
-    }                                                                 \
-  } while (0)
-
-/* Checks that a call succeeded; prints the status message when not. */
-#define CHECK_OK(call, status)                                                  \
-  do {                                                                          \
-    px_code code_ = (call);                                                     \
-    if (code_ == PX_STATUS_OK) {                                                \
-      ++g_passed;                                                               \
-    } else {                                                                    \
-      ++g_failed;                                                               \
-      fprintf(stderr, "%s:%d: FAILED: %s returned %d: %s\n", __FILE__, __LINE__, \
-              #call, (int)code_, px_status_message(status));                    \
-    }                                                                           \
-  } while (0)
+C_CHECK_DEFINE_COUNTERS;
 
 static int contains(const char* haystack, const char* needle) {
   return haystack != NULL && strstr(haystack, needle) != NULL;

@@ -73,11 +73,7 @@ func (ctx *EagerContext) Execute(op string, inputs []*Tensor, attrs Attrs) ([]*T
 		if err != nil {
 			return nil, err
 		}
-		result := make([]*Tensor, int(got))
-		for i := range result {
-			result[i] = wrapTensor(out[i])
-		}
-		return result, nil
+		return wrapAll(out[:int(got)]), nil
 	}
 }
 

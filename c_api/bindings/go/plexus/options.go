@@ -153,11 +153,7 @@ func (c *Callable) Run(feeds []*Tensor, timeout time.Duration, info *RunInfo) ([
 				time.Duration(start), time.Duration(dur)})
 		}
 	}
-	result := make([]*Tensor, c.fetches)
-	for i := range result {
-		result[i] = wrapTensor(out[i])
-	}
-	return result, nil
+	return wrapAll(out[:c.fetches]), nil
 }
 
 // WriteCheckpoint writes a TensorFlow checkpoint of host tensors by key.

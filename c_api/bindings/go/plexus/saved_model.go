@@ -141,9 +141,5 @@ func (m *SavedModel) Run(key string, inputs map[string]*Tensor, outputs []string
 	if err != nil {
 		return nil, err
 	}
-	result := make([]*Tensor, len(out))
-	for i, c := range out {
-		result[i] = wrapTensor(c)
-	}
-	return result, nil
+	return wrapAll(out), nil
 }

@@ -69,9 +69,5 @@ func (sess *Session) Run(feeds map[string]*Tensor, fetches []string, targets []s
 	if err != nil {
 		return nil, err
 	}
-	result := make([]*Tensor, len(out))
-	for i, c := range out {
-		result[i] = wrapTensor(c)
-	}
-	return result, nil
+	return wrapAll(out), nil
 }

@@ -248,3 +248,12 @@ func firstTensor(hs []*C.px_tensor) **C.px_tensor {
 	}
 	return &hs[0]
 }
+
+// wrapAll wraps the tensors a call returned.
+func wrapAll(out []*C.px_tensor) []*Tensor {
+	result := make([]*Tensor, len(out))
+	for i, c := range out {
+		result[i] = wrapTensor(c)
+	}
+	return result
+}
