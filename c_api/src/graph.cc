@@ -4,6 +4,27 @@
 #include "handles.h"
 #include "plexus/gradients.h"
 
+namespace {
+
+// "node:k" or "node" as an endpoint of the builder's graph.
+absl::StatusOr<plexus::Endpoint> FindEndpoint(const plexus::GraphBuilder& b, const char* name, const char* what) {
+  if (name == nullptr) return absl::InvalidArgumentError(absl::StrCat(what, " is NULL"));
+  absl::string_view s(name);
+  int index = 0;
+  size_t colon = s.rfind(':');
+  if (colon != absl::string_view::npos) {
+    index = std::atoi(std::string(s.substr(colon + 1)).c_str());
+    s = s.substr(0, colon);
+  }
+  plexus::Node* node = const_cast<plexus::Node*>(b.graph().FindNode(s));
+  if (node == nullptr || index < 0 || index >= node->num_outputs()) {
+    return absl::NotFoundError(absl::StrCat(what, " '", name, "' is not a tensor of the graph"));
+  }
+  return plexus::Endpoint{node, index};
+}
+
+}  // namespace
+
 extern "C" {
 
 // ---- Graphs --------------------------------------------------------------------
@@ -56,26 +77,6 @@ size_t px_graph_num_nodes(const px_graph* graph) {
   return graph == nullptr ? 0 : static_cast<size_t>(graph->current().num_nodes());
 }
 
-namespace {
-
-// "node:k" or "node" as an endpoint of the builder's graph.
-absl::StatusOr<plexus::Endpoint> FindEndpoint(const plexus::GraphBuilder& b, const char* name, const char* what) {
-  if (name == nullptr) return absl::InvalidArgumentError(absl::StrCat(what, " is NULL"));
-  absl::string_view s(name);
-  int index = 0;
-  size_t colon = s.rfind(':');
-  if (colon != absl::string_view::npos) {
-    index = std::atoi(std::string(s.substr(colon + 1)).c_str());
-    s = s.substr(0, colon);
-  }
-  plexus::Node* node = const_cast<plexus::Node*>(b.graph().FindNode(s));
-  if (node == nullptr || index < 0 || index >= node->num_outputs()) {
-    return absl::NotFoundError(absl::StrCat(what, " '", name, "' is not a tensor of the graph"));
-  }
-  return plexus::Endpoint{node, index};
-}
-
-}  // namespace
 
 px_code px_graph_gradients(const px_graph* graph, const char* const* ys, size_t num_ys, const char* const* xs,
                            size_t num_xs, const char* const* grad_ys, px_graph** out_graph, px_status* status) {
