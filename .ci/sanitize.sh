@@ -13,7 +13,8 @@
 #   run from many threads (executor_test, also under the validation layer),
 #   the thread pools and budgets (threads_test), and core_test whole
 #   (sessions, eager execution, run deadlines and cancellation, variables,
-#   SavedModels).
+#   SavedModels), and the C API's tests that share graphs, sessions,
+#   callables and eager contexts between threads and run asynchronously.
 #
 # Further arguments go to ctest (-R name, -j N, ...). Prints the build and
 # run times. .ci/test.sh runs both modes.
@@ -28,7 +29,8 @@ build=$(px_sanitizer_build "$mode")
 jobs=${PX_SANITIZE_JOBS:-$(nproc)}
 case "$mode" in
   address) targets=(all) ;;
-  thread) targets=(executor_test threads_test core_test plexus_validation_layer) ;;
+  thread) targets=(executor_test threads_test core_test plexus_validation_layer
+                   c_api_build_test c_api_eager_test c_api_run_test) ;;
 esac
 
 start=$(date +%s)
@@ -65,7 +67,8 @@ else
   # allocations a run), for a reason not yet found.
   OMP_NUM_THREADS=1 GTEST_FILTER=-Executor.SteadyStateRunsAllocateNothingPerNode \
     ctest --output-on-failure -j "$jobs" \
-    -R '^(executor_test|validated_executor_test|threads_test|core_test)$' --timeout 1200 "$@" || status=$?
+    -R '^(executor_test|validated_executor_test|threads_test|core_test|c_api_(build|eager|run)_test)$' \
+    --timeout 1200 "$@" || status=$?
 fi
 echo "sanitize: $mode tests took $(( $(date +%s) - start )) s"
 exit $status
