@@ -438,6 +438,27 @@ static void test_extend_imported_graph(const char* data_dir) {
   px_graph_destroy(g);
 }
 
+/* A TensorFlow 1 loop (a cycle) cannot be extended node by node; the graph
+ * stays as imported and still runs. */
+static void test_extend_cyclic_graph(const char* data_dir) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/tf_graphs/pbtxt_graphs/while_loop_v1.pbtxt", data_dir);
+  px_graph* g = NULL;
+  CHECK_OK(px_graph_import_file(path, &g, g_status), g_status);
+  if (g == NULL) return;
+  const size_t n = px_graph_num_operations(g);
+  px_operation* first = px_graph_operation(g, 0);
+  px_output in[1] = {{first, 0}};
+  px_operation_spec spec = {sizeof spec, "Identity", "extra", in, 1, NULL, 0, NULL, NULL};
+  CHECK_CODE(px_graph_add_operation(g, &spec, NULL, g_status), PX_STATUS_UNIMPLEMENTED, "cycle", g_status);
+  CHECK(px_graph_num_operations(g) == n);
+  CHECK_OK(px_graph_finish(g, g_status), g_status);
+  px_buffer* bytes = NULL;
+  CHECK_OK(px_graph_to_graphdef(g, &bytes, g_status), g_status);
+  px_buffer_destroy(bytes);
+  px_graph_destroy(g);
+}
+
 /* Sessions on one finished graph from four threads, with readers. */
 struct thread_arg {
   const px_graph* graph;
@@ -508,7 +529,10 @@ int main(int argc, char** argv) {
   test_errors();
   test_attr_kinds_and_lists();
   test_gradients_on_built_graph();
-  if (data_dir != NULL) test_extend_imported_graph(data_dir);
+  if (data_dir != NULL) {
+    test_extend_imported_graph(data_dir);
+    test_extend_cyclic_graph(data_dir);
+  }
   test_threads();
   px_runtime_destroy(g_runtime);
   px_status_destroy(g_status);
