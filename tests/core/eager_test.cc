@@ -179,6 +179,20 @@ TEST(EagerTest, MetadataOpsAreViewsAndShapeValues) {
       << refused.status();
 }
 
+// fuzz_eager_ops (issue 27): BiasAddGrad on int64 added -2^63 + 1 and -2
+// in int64 (UBSan: signed overflow). Integer sums wrap, as a sum in the
+// type does in TensorFlow; so do MaxPoolGrad's.
+TEST(EagerTest, BiasAddGradInt64SumsWrap) {
+  auto runtime = CpuRuntime();
+  EagerContext eager(runtime.get());
+  const int64_t min1 = std::numeric_limits<int64_t>::min() + 1;
+  Tensor g = Tensor::FromVector(DataType::kInt64, {3, 1}, std::vector<int64_t>{min1, -2, 5});
+  auto out = eager.Execute("BiasAddGrad", {g}, {}, nullptr);
+  ASSERT_TRUE(out.ok()) << out.status();
+  const uint64_t want = static_cast<uint64_t>(min1) + static_cast<uint64_t>(int64_t{-2}) + 5u;
+  EXPECT_EQ((*out)[0].data<int64_t>()[0], static_cast<int64_t>(want));
+}
+
 // fuzz_eager_ops (issue 27): EuclideanNorm squared an int32 of -2^31 in
 // int32 (UBSan: signed overflow); an integer sum of squares that overflows
 // is now an error naming the op.

@@ -190,7 +190,8 @@ class BatchMatMulV3Kernel : public sdk::OpKernel {
 // Sums the trailing `inner` elements of each of `outer` rows.
 template <typename T>
 std::vector<T> SumTail(const std::vector<T>& in, int64_t outer, int64_t inner) {
-  using A = std::conditional_t<kIsFloat<T>, double, T>;
+  // Integers add in uint64: the sum wraps as in the type, never overflows.
+  using A = std::conditional_t<kIsFloat<T>, double, uint64_t>;
   std::vector<T> out(static_cast<size_t>(outer));
   for (int64_t o = 0; o < outer; ++o) {
     A sum = 0;

@@ -7,7 +7,10 @@ namespace plexus::cpu {
 template <>
 void Gemm<int32_t>(bool transpose_a, bool transpose_b, int64_t m, int64_t n, int64_t k,
                    const int32_t* a, const int32_t* b, int32_t* c) {
-  EigenGemm(transpose_a, transpose_b, m, n, k, a, b, c);
+  // In uint32: the same bits as int32's wrapping product (TensorFlow's
+  // result), where signed arithmetic would overflow (undefined behaviour).
+  EigenGemm(transpose_a, transpose_b, m, n, k, reinterpret_cast<const uint32_t*>(a),
+            reinterpret_cast<const uint32_t*>(b), reinterpret_cast<uint32_t*>(c));
 }
 
 }  // namespace plexus::cpu

@@ -7,7 +7,10 @@ namespace plexus::cpu {
 template <>
 void Gemm<int64_t>(bool transpose_a, bool transpose_b, int64_t m, int64_t n, int64_t k,
                    const int64_t* a, const int64_t* b, int64_t* c) {
-  EigenGemm(transpose_a, transpose_b, m, n, k, a, b, c);
+  // In uint64: the same bits as int64's wrapping product (TensorFlow's
+  // result), where signed arithmetic would overflow (undefined behaviour).
+  EigenGemm(transpose_a, transpose_b, m, n, k, reinterpret_cast<const uint64_t*>(a),
+            reinterpret_cast<const uint64_t*>(b), reinterpret_cast<uint64_t*>(c));
 }
 
 }  // namespace plexus::cpu

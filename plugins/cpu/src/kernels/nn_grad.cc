@@ -41,12 +41,13 @@ std::vector<PX_DataType> RealTypes() {
 }
 
 // Arithmetic types: Arith for elementwise work and the pooling gradients'
-// accumulators (float for the 16-bit floats, int64 for integers), Total for
-// reductions (double for every float type, int64 for integers).
+// accumulators (float for the 16-bit floats), Total for reductions (double
+// for every float type). Integers add in uint64, which wraps as a sum in
+// the integer type does (TensorFlow's result) where int64 would overflow.
 template <typename T>
-using Arith = std::conditional_t<std::is_integral_v<T>, int64_t, sdk::ComputeType<T>>;
+using Arith = std::conditional_t<std::is_integral_v<T>, uint64_t, sdk::ComputeType<T>>;
 template <typename T>
-using Total = std::conditional_t<std::is_integral_v<T>, int64_t, double>;
+using Total = std::conditional_t<std::is_integral_v<T>, uint64_t, double>;
 
 template <typename T>
 Arith<T> ToC(T v) {
