@@ -472,6 +472,64 @@ static void test_logging_and_unload(const char* plugin) {
   CHECK_OK(px_log_set_level(PX_LOG_LEVEL_WARNING, g_status), g_status);
 }
 
+/* Every new function given NULL where a handle or out-pointer belongs:
+ * INVALID_ARGUMENT naming the argument, and the process carries on. */
+static void test_null_arguments(void) {
+  px_status* st = g_status;
+  void* out = NULL;
+  CHECK_CODE(px_session_create_with_options(NULL, NULL, NULL, NULL, st), PX_STATUS_INVALID_ARGUMENT, "runtime", st);
+  CHECK_CODE(px_session_write_trace(NULL, "x", st), PX_STATUS_INVALID_ARGUMENT, "session", st);
+  CHECK_CODE(px_run_metadata_create(NULL, st), PX_STATUS_INVALID_ARGUMENT, "out_metadata", st);
+  CHECK_CODE(px_run_metadata_node(NULL, 0, NULL, NULL, NULL, NULL, NULL, st), PX_STATUS_INVALID_ARGUMENT,
+             "metadata", st);
+  CHECK_CODE(px_run_metadata_memory(NULL, NULL, st), PX_STATUS_INVALID_ARGUMENT, "metadata", st);
+  CHECK_CODE(px_run_metadata_placement(NULL, (px_placement**)&out, st), PX_STATUS_INVALID_ARGUMENT, "metadata", st);
+  CHECK(px_run_metadata_num_nodes(NULL) == 0 && px_run_metadata_wall_ns(NULL) == 0);
+  CHECK(px_run_metadata_built_executor(NULL) == 0);
+  CHECK_CODE(px_session_make_callable(NULL, NULL, 0, NULL, 0, NULL, 0, (px_callable**)&out, st),
+             PX_STATUS_INVALID_ARGUMENT, "session", st);
+  CHECK_CODE(px_callable_run(NULL, NULL, NULL, NULL, st), PX_STATUS_INVALID_ARGUMENT, "callable", st);
+  CHECK_CODE(px_callable_run_async(NULL, NULL, NULL, (px_run_event**)&out, st), PX_STATUS_INVALID_ARGUMENT,
+             "callable", st);
+  CHECK(px_callable_num_feeds(NULL) == 0 && px_callable_num_fetches(NULL) == 0);
+  CHECK(px_run_event_is_done(NULL) == 0);
+  CHECK_CODE(px_run_event_wait(NULL, 1, st), PX_STATUS_INVALID_ARGUMENT, "event", st);
+  CHECK_CODE(px_run_event_take_results(NULL, NULL, st), PX_STATUS_INVALID_ARGUMENT, "event", st);
+  CHECK_CODE(px_checkpoint_write(NULL, NULL, NULL, 0, st), PX_STATUS_INVALID_ARGUMENT, "prefix", st);
+  CHECK_CODE(px_checkpoint_write("p", NULL, NULL, 1, st), PX_STATUS_INVALID_ARGUMENT, "keys", st);
+  CHECK_CODE(px_checkpoint_read("p", NULL, (px_tensor**)&out, st), PX_STATUS_INVALID_ARGUMENT, "key", st);
+  CHECK_CODE(px_checkpoint_keys("p", NULL, NULL, st), PX_STATUS_INVALID_ARGUMENT, "out_keys", st);
+  CHECK_CODE(px_saved_model_save(NULL, "p", st), PX_STATUS_INVALID_ARGUMENT, "model", st);
+  CHECK_CODE(px_saved_model_restore(NULL, "p", st), PX_STATUS_INVALID_ARGUMENT, "model", st);
+  CHECK_CODE(px_runtime_unload_plugin(NULL, "cpu", st), PX_STATUS_INVALID_ARGUMENT, "runtime", st);
+  CHECK_CODE(px_runtime_unload_plugin(g_runtime, NULL, st), PX_STATUS_INVALID_ARGUMENT, "name", st);
+  CHECK_CODE(px_eager_context_create(NULL, NULL, (px_eager_context**)&out, st), PX_STATUS_INVALID_ARGUMENT,
+             "runtime", st);
+  CHECK_CODE(px_eager_copy_to_device(NULL, NULL, NULL, NULL, st), PX_STATUS_INVALID_ARGUMENT, "context", st);
+  CHECK_CODE(px_eager_synchronize(NULL, NULL, st), PX_STATUS_INVALID_ARGUMENT, "context", st);
+  CHECK_CODE(px_tensor_copy_to_host(NULL, (px_tensor**)&out, st), PX_STATUS_INVALID_ARGUMENT, "tensor", st);
+  CHECK(strcmp(px_tensor_device_name(NULL), "") == 0 && px_tensor_is_host_readable(NULL) == 0);
+  CHECK(px_eager_cache_size(NULL) == 0);
+  px_eager_clear_cache(NULL);
+  px_eager_context_destroy(NULL);
+  CHECK_CODE(px_graph_create(NULL, st), PX_STATUS_INVALID_ARGUMENT, "out_graph", st);
+  CHECK_CODE(px_graph_finish(NULL, st), PX_STATUS_INVALID_ARGUMENT, "graph", st);
+  CHECK_CODE(px_graph_to_graphdef(NULL, NULL, st), PX_STATUS_INVALID_ARGUMENT, "graph", st);
+  CHECK_CODE(px_attrs_create(NULL, st), PX_STATUS_INVALID_ARGUMENT, "out_attrs", st);
+  CHECK_CODE(px_attrs_set_float(NULL, "f", 1, st), PX_STATUS_INVALID_ARGUMENT, "attrs", st);
+  CHECK_CODE(px_operation_output_shape(NULL, 0, NULL, NULL, st), PX_STATUS_INVALID_ARGUMENT, "operation", st);
+  CHECK_CODE(px_operation_attr_float(NULL, "f", NULL, st), PX_STATUS_INVALID_ARGUMENT, "out_value", st);
+  float fv = 0;
+  CHECK_CODE(px_operation_attr_float(NULL, "f", &fv, st), PX_STATUS_INVALID_ARGUMENT, "operation", st);
+  CHECK_CODE(px_operation_attr_value_proto(NULL, "f", NULL, st), PX_STATUS_INVALID_ARGUMENT, "out_buffer", st);
+  CHECK(px_buffer_data(NULL) == NULL && px_buffer_size(NULL) == 0);
+  px_buffer_destroy(NULL);
+  px_callable_destroy(NULL);
+  px_run_metadata_destroy(NULL);
+  px_attrs_destroy(NULL);
+  CHECK(out == NULL);
+}
+
 int main(int argc, char** argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: %s <cpu plugin path>\n", argv[0]);
@@ -488,6 +546,7 @@ int main(int argc, char** argv) {
   px_runtime_options options = {sizeof options, 0, 0};
   CHECK_OK(px_runtime_create(&options, &g_runtime, g_status), g_status);
   CHECK_OK(px_runtime_load_plugin(g_runtime, argv[1], g_status), g_status);
+  test_null_arguments();
   test_session_options();
   test_strict_placement();
   test_run_metadata();
