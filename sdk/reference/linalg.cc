@@ -2,6 +2,8 @@
 //
 // MatMul, BatchMatMul (equal batch dimensions), BatchMatMulV2/V3
 // (broadcast batch dimensions) and Einsum, as plain triple loops.
+#include <limits>
+#include <cmath>
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -19,15 +21,18 @@ template <typename T>
 constexpr bool kIsFloat = std::is_same_v<T, float> || std::is_same_v<T, double> ||
                           std::is_same_v<T, sdk::half> || std::is_same_v<T, sdk::bfloat16>;
 
-// Accumulator of a product written as Out: double for floats, int64 for
-// integers (integer products wrap like the output type when stored).
-template <typename Out>
-using Acc = std::conditional_t<kIsFloat<Out>, double, int64_t>;
+// Accumulator of a product of X and Y written as Out: double when any of
+// them is a float type, else uint64 (integer products and sums wrap, as
+// they do in the output type, where int64 would overflow).
+template <typename X, typename Y, typename Out>
+using Acc = std::conditional_t<kIsFloat<X> || kIsFloat<Y> || kIsFloat<Out>, double, uint64_t>;
 
 template <typename A, typename T>
 A Load(const T* p, int64_t i) {
   if constexpr (kIsFloat<T>) {
     return static_cast<A>(static_cast<double>(static_cast<sdk::ComputeType<T>>(p[i])));
+  } else if constexpr (std::is_same_v<A, uint64_t>) {
+    return static_cast<uint64_t>(static_cast<int64_t>(p[i]));  // sign-extended, then modular
   } else {
     return static_cast<A>(p[i]);
   }
@@ -37,8 +42,14 @@ template <typename Out, typename A>
 Out StoreAs(A v) {
   if constexpr (kIsFloat<Out>) {
     return static_cast<Out>(static_cast<sdk::ComputeType<Out>>(v));
+  } else if constexpr (std::is_same_v<A, double>) {
+    // A float product stored as an integer: NaN is 0, the rest saturates.
+    if (std::isnan(v)) return Out(0);
+    if (v <= static_cast<double>(std::numeric_limits<Out>::lowest())) return std::numeric_limits<Out>::lowest();
+    if (v >= static_cast<double>(std::numeric_limits<Out>::max())) return std::numeric_limits<Out>::max();
+    return static_cast<Out>(v);
   } else {
-    return static_cast<Out>(static_cast<uint64_t>(v));  // wraps to the type
+    return static_cast<Out>(v);  // wraps to the type
   }
 }
 
@@ -72,11 +83,12 @@ void BatchMatMul(sdk::Call& call, const char* op, bool adj_x, bool adj_y, bool b
     Out* om = out + b * m * n;
     for (int64_t i = 0; i < m; ++i) {
       for (int64_t j = 0; j < n; ++j) {
-        Acc<Out> sum = 0;
+        using A = Acc<X, Y, Out>;
+        A sum = 0;
         for (int64_t p = 0; p < k; ++p) {
           const int64_t xi = adj_x ? p * m + i : i * k + p;
           const int64_t yi = adj_y ? j * k + p : p * n + j;
-          sum += Load<Acc<Out>>(xm, xi) * Load<Acc<Out>>(ym, yi);
+          sum += Load<A>(xm, xi) * Load<A>(ym, yi);
         }
         om[i * n + j] = StoreAs<Out>(sum);
       }
@@ -249,14 +261,14 @@ class EinsumKernel : public sdk::OpKernel {
       std::vector<const T*> in;
       for (size_t i = 0; i < operands_.size(); ++i) in.push_back(call.input<T>(i));
       T* out = call.AllocateOutput<T>(0, out_shape);
-      std::vector<Acc<T>> acc(static_cast<size_t>(sdk::NumElements(out_shape)), 0);
+      std::vector<Acc<T, T, T>> acc(static_cast<size_t>(sdk::NumElements(out_shape)), 0);
       std::vector<int64_t> index(nl, 0);
       for (int64_t t = 0; t < total; ++t) {
-        Acc<T> product = 1;
+        Acc<T, T, T> product = 1;
         for (size_t i = 0; i < in.size(); ++i) {
           int64_t offset = 0;
           for (size_t l = 0; l < nl; ++l) offset += index[l] * in_strides[i][l];
-          product *= Load<Acc<T>>(in[i], offset);
+          product *= Load<Acc<T, T, T>>(in[i], offset);
         }
         int64_t o = 0;
         for (size_t l = 0; l < nl; ++l) o += index[l] * out_strides[l];
