@@ -193,17 +193,16 @@ TEST(EagerTest, BiasAddGradInt64SumsWrap) {
   EXPECT_EQ((*out)[0].data<int64_t>()[0], static_cast<int64_t>(want));
 }
 
-// fuzz_eager_ops (issue 27): the reference plugin's BatchMatMulV3 with float
-// inputs and an integer Tout converted -inf to int64 (UBSan: outside the
-// range). A float product stored as an integer now saturates (NaN is 0).
-TEST(EagerTest, ReferenceBatchMatMulFloatToIntegerSaturates) {
+// fuzz_eager_ops (issue 27): BatchMatMulV3 with float inputs and an integer
+// Tout converted -inf to the integer type (UBSan: outside the range), in the
+// reference plugin's product and in the cpu plugin's conversion of its
+// inputs. A float stored as an integer now saturates (NaN is 0) on both.
+TEST(EagerTest, BatchMatMulFloatToIntegerSaturates) {
   RuntimeOptions options;
   options.discover_plugins = false;
   options.plugin_paths = {PX_CPU_PLUGIN_PATH, PX_REFERENCE_PLUGIN_PATH};
   auto runtime = Runtime::Create(options);
   ASSERT_TRUE(runtime.ok()) << runtime.status();
-  auto ref = (*runtime)->FindDevice("REF:0");
-  ASSERT_TRUE(ref.ok()) << ref.status();
   EagerContext eager(runtime->get());
   const float inf = std::numeric_limits<float>::infinity();
   // Three batches of x against one y (broadcast): -inf, 1e30 and NaN.
@@ -212,16 +211,21 @@ TEST(EagerTest, ReferenceBatchMatMulFloatToIntegerSaturates) {
   Tensor y = Tensor::FromVector(DataType::kFloat, {1, 3, 1}, std::vector<float>{1, 0, 0});
   AttrMap attrs;
   attrs["Tout"].set_type(tf::DT_INT16);
-  auto out = eager.Execute("BatchMatMulV3", {x, y}, attrs, ref->get());
-  if (!out.ok()) {
-    // A device without the combination refuses it by name; never undefined behaviour.
-    EXPECT_TRUE(testing::Contains(out.status(), "BatchMatMulV3")) << out.status();
-    return;
+  for (const char* name : {"REF:0", "CPU:0"}) {
+    SCOPED_TRACE(name);
+    auto device = (*runtime)->FindDevice(name);
+    ASSERT_TRUE(device.ok()) << device.status();
+    auto out = eager.Execute("BatchMatMulV3", {x, y}, attrs, device->get());
+    if (!out.ok()) {
+      // A device without the combination refuses it by name; never undefined behaviour.
+      EXPECT_TRUE(testing::Contains(out.status(), "BatchMatMulV3")) << out.status();
+      continue;
+    }
+    const int16_t* v = (*out)[0].data<int16_t>();
+    EXPECT_EQ(v[0], std::numeric_limits<int16_t>::lowest());
+    EXPECT_EQ(v[1], std::numeric_limits<int16_t>::max());
+    EXPECT_EQ(v[2], 0);
   }
-  const int16_t* v = (*out)[0].data<int16_t>();
-  EXPECT_EQ(v[0], std::numeric_limits<int16_t>::lowest());
-  EXPECT_EQ(v[1], std::numeric_limits<int16_t>::max());
-  EXPECT_EQ(v[2], 0);
 }
 
 // fuzz_eager_ops (issue 27): EuclideanNorm squared an int32 of -2^31 in

@@ -5,6 +5,8 @@
 // row-major Gemm (linalg_gemm.h: a GEMM library or Eigen); Einsum permutes
 // its operands into batched matrix products.
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -24,11 +26,18 @@ constexpr bool kIsFloat = std::is_same_v<T, float> || std::is_same_v<T, double> 
                           std::is_same_v<T, sdk::half> || std::is_same_v<T, sdk::bfloat16>;
 
 // Converts between element types through their compute types (integers
-// wrap like a C cast).
+// wrap like a C cast; a float stored as an integer saturates, NaN is 0, as
+// in the reference plugin).
 template <typename To, typename From>
 To Convert(From v) {
   if constexpr (std::is_same_v<To, From>) {
     return v;
+  } else if constexpr (kIsFloat<From> && !kIsFloat<To>) {
+    const double d = static_cast<double>(static_cast<sdk::ComputeType<From>>(v));
+    if (std::isnan(d)) return To(0);
+    if (d <= static_cast<double>(std::numeric_limits<To>::lowest())) return std::numeric_limits<To>::lowest();
+    if (d >= static_cast<double>(std::numeric_limits<To>::max())) return std::numeric_limits<To>::max();
+    return static_cast<To>(d);
   } else if constexpr (kIsFloat<To> || kIsFloat<From>) {
     return static_cast<To>(static_cast<sdk::ComputeType<To>>(
         static_cast<sdk::ComputeType<From>>(v)));
