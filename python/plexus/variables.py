@@ -50,6 +50,13 @@ class Variable:
             value = _plexus.constant(value, dtype)
         elif dtype is not None and value.dtype != _plexus.as_dtype(dtype):
             value = _execute("Cast", [value], {"DstT": _plexus.as_dtype(dtype)})[0]
+        # A variable lives on the device it is created under (with
+        # plexus.device(...)), else where its initial value is: its value is
+        # kept there, and reads and assignments stay there.
+        scope = _plexus._scope_device()
+        self._device = scope if scope is not None else value.device
+        if value.device != self._device:
+            value = value._to(self._device)
         self._dtype = value.dtype
         self._shape = tuple(value.shape)
         self.trainable = trainable
@@ -74,6 +81,11 @@ class Variable:
     @property
     def dtype(self):
         return self._dtype
+
+    @property
+    def device(self) -> str:
+        """The device the variable's value lives on ("CPU:0", "CUDA:0", ...)."""
+        return self._device
 
     @property
     def shape(self) -> tuple:
@@ -118,15 +130,17 @@ class Variable:
         return f"<plexus.Variable '{self._name}' shape={self._shape} dtype={self._dtype.name}>"
 
     # -- writing ----------------------------------------------------------------
-    def _value_of(self, value):
+    def _value_of(self, value, to_device=False):
         if isinstance(value, Variable):
             value = value.read_value()
         if not isinstance(value, (_plexus.Tensor, _plexus.GraphTensor)):
             value = _plexus.constant(value, self._dtype)
+        if to_device and isinstance(value, _plexus.Tensor) and value.device != self._device:
+            value = value._to(self._device)  # one copy now, none on later reads
         return value
 
     def assign(self, value):
-        _execute("AssignVariableOp", [self.handle, self._value_of(value)], {"dtype": self._dtype})
+        _execute("AssignVariableOp", [self.handle, self._value_of(value, to_device=True)], {"dtype": self._dtype})
         return self
 
     def assign_add(self, delta):

@@ -199,3 +199,71 @@ def test_traced_functions_on_the_asynchronous_device(tmp_path, pool):
     r = subprocess.run([sys.executable, "-X", "faulthandler", str(script), str(ASYNC_PLUGIN)],
                        capture_output=True, text=True, timeout=300, env=env)
     assert r.returncode == 0 and r.stdout.strip().endswith("ok"), f"exit status {r.returncode}\n{r.stderr[-6000:]}"
+
+
+_VARIABLE_SNIPPETS = r'''
+import sys
+import numpy as np
+import plexus as px
+
+px.load_plugin(sys.argv[1])
+
+# A variable created under a device lives there: reads give tensors on the
+# device and assignments of host values are copied there once.
+with px.device("ASYNC:0"):
+    w = px.Variable(np.arange(6, dtype=np.float32).reshape(3, 2), name="w")
+    b = px.Variable(np.zeros([2], np.float32), name="b")
+assert w.device == "ASYNC:0" and w.read_value().device == "ASYNC:0", (w.device, w.read_value().device)
+np.testing.assert_array_equal(w.numpy(), np.arange(6).reshape(3, 2))
+w.assign(np.ones([3, 2], np.float32))
+assert w.read_value().device == "ASYNC:0"
+w.assign_add(np.ones([3, 2], np.float32))  # a host update: back on the device after it
+assert w.read_value().device == "ASYNC:0"
+np.testing.assert_array_equal(w.numpy(), np.full([3, 2], 2.0))
+with px.device("ASYNC:0"):
+    w.assign(w.read_value() * 1.5)  # a value queued on the device, kept there
+np.testing.assert_array_equal(w.numpy(), np.full([3, 2], 3.0))
+
+# A traced step reads and assigns on the device: the plan has no copy of a
+# variable's value, and the values agree with NumPy step by step.
+x = np.arange(8, dtype=np.float32).reshape(4, 2) / 8.0
+
+@px.function
+def step(x):
+    y = px.matmul(x, px.transpose(w.read_value()))
+    w.assign(w.read_value() * 0.5)
+    b.assign_add(px.reduce_sum(w.read_value(), axis=0))
+    return px.reduce_sum(y)
+
+want_w, want_b = np.full([3, 2], 3.0, np.float32), np.zeros([2], np.float32)
+with px.device("ASYNC:0"):
+    for i in range(4):
+        got = step(px.constant(x))
+        want = float((x @ want_w.T).sum())
+        want_w = want_w * 0.5
+        want_b = want_b + want_w.sum(0)
+        assert got.device == "ASYNC:0", got.device
+        np.testing.assert_allclose(float(got.numpy()), want, rtol=1e-6, err_msg=f"step {i}")
+np.testing.assert_allclose(w.numpy(), want_w, rtol=1e-6)
+np.testing.assert_allclose(b.numpy(), want_b, rtol=1e-6)
+assert w.read_value().device == "ASYNC:0" and b.read_value().device == "ASYNC:0"
+with px.device("ASYNC:0"):
+    report = step.placement(px.constant(x))
+reads = {n.node for n in report.nodes if n.op == "ReadVariableOp"}
+assigns = {n.node for n in report.nodes if n.op == "AssignVariableOp"}
+assert reads and assigns, report
+bad = [c for c in report.copies if c.tensor.split(":")[0] in reads or c.reader in assigns]
+assert not bad, f"copies of variable values: {bad}\n{report}"
+print("ok")
+'''
+
+
+@needs_async_plugin
+@pytest.mark.parametrize("pool", ["pool", "no_pool"])
+def test_variables_live_on_their_device(tmp_path, pool):
+    script = tmp_path / "variables.py"
+    script.write_text(_VARIABLE_SNIPPETS)
+    env = dict(os.environ, PLEXUS_DEVICE_POOL="off") if pool == "no_pool" else None
+    r = subprocess.run([sys.executable, "-X", "faulthandler", str(script), str(ASYNC_PLUGIN)],
+                       capture_output=True, text=True, timeout=300, env=env)
+    assert r.returncode == 0 and r.stdout.strip().endswith("ok"), f"exit status {r.returncode}\n{r.stderr[-6000:]}"

@@ -129,7 +129,8 @@ class Tensor {
 
   // This tensor, to be handed to someone who may write its memory (see
   // Buffer::MarkExposed): the buffer is marked exposed, or, when it is
-  // pinned (a variable's value), a host copy is returned instead.
+  // pinned (a variable's value), a copy in the same memory (host or the
+  // same device) is returned instead.
   absl::StatusOr<Tensor> ShareForWriting() const;
 
   // "float [2,3] {1, 2, 3, ...}" (values only when host_readable()).

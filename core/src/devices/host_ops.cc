@@ -46,6 +46,10 @@ std::vector<std::string> HostOpNames() {
   return names;
 }
 
+bool TakesInputOnDevice(absl::string_view op, int input) {
+  return input == 1 && op == "AssignVariableOp";
+}
+
 bool RunsOnDeviceCollectives(absl::string_view op, const Device* device) {
   if (device == nullptr || device->collectives() == nullptr) return false;
   return op == "CollectiveReduceV2" || op == "CollectiveReduce" || op == "CollectiveGatherV2" ||

@@ -9,7 +9,8 @@
 //
 // A host op's inputs arrive in host memory (copied from a device when
 // needed; reference-typed inputs already read unless the op declares a
-// Ref input). Its outputs are host tensors.
+// Ref input), except those TakesInputOnDevice names. Its outputs are host
+// tensors, except a variable's value read where it lives (ReadVariableOp).
 #ifndef PLEXUS_CORE_SRC_HOST_OPS_H_
 #define PLEXUS_CORE_SRC_HOST_OPS_H_
 
@@ -66,6 +67,11 @@ void RegisterHostOp(const std::string& op, HostOpFn fn, HostOpUse use);
 // through its plugin's collectives extension (ABI 0.7): the executor and
 // eager mode then leave the input there, and the output stays there too.
 bool RunsOnDeviceCollectives(absl::string_view op, const Device* device);
+// Whether host op `op` takes input `input` where it is, device memory
+// included, instead of a host copy: the value AssignVariableOp stores, so a
+// variable keeps its value on the device that made it (the executor and
+// eager mode wait for the value to be complete first, and plan no copy).
+bool TakesInputOnDevice(absl::string_view op, int input);
 // The host implementation of `op`, or null.
 HostOpFn FindHostOp(absl::string_view op, HostOpUse* use = nullptr);
 std::vector<std::string> HostOpNames();

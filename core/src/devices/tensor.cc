@@ -146,11 +146,15 @@ absl::StatusOr<Tensor> Tensor::ShareForWriting() const {
     buffer_->MarkExposed();
     return *this;
   }
-  if (!host_readable()) {
-    return absl::FailedPreconditionError("a variable's value in device memory cannot be handed out for writing");
+  Tensor copy;
+  if (host_readable()) {
+    PX_ASSIGN_OR_RETURN(copy, AllocateHost(dtype_, shape_));
+    if (nbytes() > 0) std::memcpy(copy.raw_data(), raw_data(), nbytes());
+  } else {
+    // A variable's value on its device: a copy on the same device.
+    PX_ASSIGN_OR_RETURN(copy, device()->AllocateTensor(dtype_, shape_));
+    if (nbytes() > 0) PX_RETURN_IF_ERROR(device()->CopyDeviceToDevice(copy.raw_data(), raw_data(), nbytes()));
   }
-  PX_ASSIGN_OR_RETURN(Tensor copy, AllocateHost(dtype_, shape_));
-  if (nbytes() > 0) std::memcpy(copy.raw_data(), raw_data(), nbytes());
   copy.buffer_->MarkExposed();
   return copy;
 }

@@ -308,7 +308,8 @@ absl::StatusOr<std::vector<Tensor>> EagerOp::RunHostOp(absl::Span<const Tensor> 
     if (t.device() != nullptr && !t.host_readable()) {
       PX_RETURN_IF_ERROR(context_->Synchronize(t.device()));
     }
-    if (k == 0 && RunsOnDeviceCollectives(node.op, t.device())) {  // its device runs it
+    if ((k == 0 && RunsOnDeviceCollectives(node.op, t.device())) ||  // its device runs it
+        TakesInputOnDevice(node.op, static_cast<int>(k))) {
       host_inputs.push_back(t);
       continue;
     }

@@ -50,6 +50,11 @@ absl::Status Executor::Execute(const Item& item, std::vector<Tensor>&& inputs,
   if (item.kind == Kind::kCopy) {
     const Tensor& value = inputs[0];
     Device* source = value.device();
+    if (source == item.device) {
+      // Already there (a variable read where it lives): nothing to wait for.
+      outputs->assign(1, value);
+      return absl::OkStatus();
+    }
     if (!inputs_ready && source != nullptr && !source->host_accessible()) {
       // Produced on a run stream: wait for it first.
       PX_RETURN_IF_ERROR(Annotate(run.streams.Synchronize(source), node.name));
@@ -91,8 +96,10 @@ absl::Status Executor::Execute(const Item& item, std::vector<Tensor>&& inputs,
         if (!inputs_ready) {
           PX_RETURN_IF_ERROR(Annotate(run.streams.Synchronize(value.device()), node.Describe()));
         }
-        // A collective its device runs itself takes its input there.
+        // A collective its device runs itself takes its input there, and a
+        // variable keeps an assigned value where it is.
         if (k == 0 && RunsOnDeviceCollectives(node.op, value.device())) continue;
+        if (TakesInputOnDevice(node.op, static_cast<int>(k))) continue;
         auto host = CopyTensorTo(value, nullptr);
         if (!host.ok()) return Annotate(host.status(), absl::StrCat(node.Describe(), ": input ", k));
         value = *std::move(host);

@@ -279,6 +279,12 @@ void Executor::Builder::RecordLocations(const Node& node, const Item& item) {
       location[key] = item.kernel->OutputInHostMemory(k) ? nullptr : item.device;
     } else if (item.kind == Kind::kHost) {
       location[key] = nullptr;
+      // A variable is read where it lives: on the run's device when that
+      // device's memory is its own, as its values are assigned there
+      // (TakesInputOnDevice). Copies are made at run time where it is not.
+      if (node.op == "ReadVariableOp" && device != nullptr && !device->host_accessible()) {
+        location[key] = device.get();
+      }
       // A collective run by its input's device leaves its result there.
       if (k == 0 && node.num_inputs() > 0) {
         auto in = location.find({node.inputs[0].node->id, node.inputs[0].index});
@@ -312,6 +318,7 @@ void Executor::Builder::AddCopies(const Node& node, Item& item) {
       continue;
     }
     if (from == to || (host_side(from) && host_side(to))) continue;
+    if (item.kind == Kind::kHost && TakesInputOnDevice(node.op, k)) continue;  // stored where it is
     if (item.kind == Kind::kHost && absl::StartsWith(node.op, "Collective")) {
       // The fallback of collectives: through host memory and Gloo.
       exec->notes_.push_back(absl::StrCat(

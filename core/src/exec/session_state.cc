@@ -20,29 +20,35 @@ absl::StatusOr<Tensor> Variable::Read() const {
     return absl::FailedPreconditionError(absl::StrCat(
         "attempting to use uninitialized variable '", name_, "'"));
   }
-  // Readers share the value: its buffer is pinned (see Keep), so nothing
-  // writes it while they hold it, and an assignment replaces the buffer.
-  if (value_.dtype() == DataType::kString || value_.buffer() == nullptr || value_.host_readable()) {
-    return value_;
-  }
-  return CopyTensorTo(value_, nullptr);
+  // Readers share the value where it lives, host or device memory: its
+  // buffer is pinned (see Keep), so nothing writes it while they hold it,
+  // and an assignment replaces the buffer.
+  return value_;
 }
 
 absl::StatusOr<Tensor> Variable::Keep(Tensor value) {
   if (value.dtype() == DataType::kString || value.buffer() == nullptr) return value;
   Buffer& buffer = *value.buffer();
-  if (value.host_readable() && !buffer.exposed() && !buffer.is_view()) {
-    buffer.Pin();  // Plexus's own memory, never written again: kept without a copy
+  if (!buffer.exposed() && !buffer.is_view()) {
+    // Plexus's own memory, host or device, never written again: kept
+    // without a copy. A device value stays on its device (the callers
+    // have waited for it to be complete).
+    buffer.Pin();
     return value;
   }
-  // Memory someone else may write (an import, or handed out for writing), a
-  // view into a larger block, or device memory: a host copy of its own.
+  // Memory someone else may write (an import, or handed out for writing) or
+  // a view into a larger block (a run's memory plan): a copy of its own, in
+  // the same memory.
   Tensor copy;
+  Device* device = value.device();
   if (value.host_readable()) {
     PX_ASSIGN_OR_RETURN(copy, Tensor::AllocateHost(value.dtype(), value.shape()));
     if (value.nbytes() > 0) std::memcpy(copy.raw_data(), value.raw_data(), value.nbytes());
   } else {
-    PX_ASSIGN_OR_RETURN(copy, CopyTensorTo(value, nullptr));  // already a new host tensor
+    PX_ASSIGN_OR_RETURN(copy, device->AllocateTensor(value.dtype(), value.shape()));
+    if (value.nbytes() > 0) {
+      PX_RETURN_IF_ERROR(device->CopyDeviceToDevice(copy.raw_data(), value.raw_data(), value.nbytes()));
+    }
   }
   copy.buffer()->Pin();
   return copy;
@@ -66,7 +72,17 @@ absl::Status Variable::Update(const std::function<absl::StatusOr<Tensor>(const T
     return absl::FailedPreconditionError(absl::StrCat(
         "attempting to use uninitialized variable '", name_, "'"));
   }
-  PX_ASSIGN_OR_RETURN(Tensor next, fn(value_));
+  // The update runs on the host: a value in device memory is copied there
+  // and the result back, so the variable stays on its device.
+  Device* device = value_.host_readable() ? nullptr : value_.device();
+  Tensor current = value_;
+  if (device != nullptr) {
+    PX_ASSIGN_OR_RETURN(current, CopyTensorTo(value_, nullptr));
+  }
+  PX_ASSIGN_OR_RETURN(Tensor next, fn(current));
+  if (device != nullptr && next.host_readable()) {
+    PX_ASSIGN_OR_RETURN(next, CopyTensorTo(next, device));
+  }
   PX_ASSIGN_OR_RETURN(value_, Keep(std::move(next)));
   return absl::OkStatus();
 }

@@ -45,8 +45,9 @@ class Variable : public ResourceBase {
 
  private:
   // What the variable keeps of an assigned value: the value itself, its
-  // buffer pinned (Buffer::Pin), when it is Plexus's own host-readable
-  // memory that nobody outside can write; otherwise a pinned host copy.
+  // buffer pinned (Buffer::Pin), when it is Plexus's own memory (host or a
+  // device's) that nobody outside can write; otherwise a pinned copy in the
+  // same memory. A value in device memory stays on that device.
   static absl::StatusOr<Tensor> Keep(Tensor value);
 
   std::string name_;
