@@ -223,6 +223,12 @@ np.testing.assert_array_equal(w.numpy(), np.full([3, 2], 2.0))
 with px.device("ASYNC:0"):
     w.assign(w.read_value() * 1.5)  # a value queued on the device, kept there
 np.testing.assert_array_equal(w.numpy(), np.full([3, 2], 3.0))
+# A host value assigned by the op itself (as a kernel that ran on the CPU
+# inside a traced step gives it) is moved to the variable's device.
+px.raw_ops.AssignVariableOp(resource=w.handle, value=px.constant(np.full([3, 2], 7.0, np.float32)))
+assert w.read_value().device == "ASYNC:0", w.read_value().device
+np.testing.assert_array_equal(w.numpy(), np.full([3, 2], 7.0))
+w.assign(np.full([3, 2], 3.0, np.float32))
 
 # A traced step reads and assigns on the device: the plan has no copy of a
 # variable's value, and the values agree with NumPy step by step.

@@ -60,6 +60,18 @@ bool Variable::initialized() const {
 }
 
 absl::Status Variable::Assign(Tensor value) {
+  // A variable whose value is in a device's memory stays there: a value
+  // from host memory (a kernel that ran on the CPU, a restore) is copied to
+  // that device once, rather than on every later read there.
+  Device* home = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (value_.valid() && value_.buffer() != nullptr && !value_.host_readable()) home = value_.device();
+  }
+  if (home != nullptr && value.host_readable() && value.dtype() != DataType::kString &&
+      value.dtype() != DataType::kVariant) {
+    PX_ASSIGN_OR_RETURN(value, CopyTensorTo(value, home));
+  }
   PX_ASSIGN_OR_RETURN(Tensor kept, Keep(std::move(value)));
   std::lock_guard<std::mutex> lock(mu_);
   value_ = std::move(kept);

@@ -38,7 +38,9 @@ class Variable : public ResourceBase {
   absl::StatusOr<Tensor> Read() const;
   bool initialized() const;
   // Replaces the value. Tensors are immutable inside Plexus, so the value is
-  // kept without a copy unless someone outside may write its memory.
+  // kept without a copy unless someone outside may write its memory. A
+  // variable whose value is in a device's memory stays on that device: a
+  // host value is copied there.
   absl::Status Assign(Tensor value);
   // Runs fn(current value) -> new value under the variable's lock.
   absl::Status Update(const std::function<absl::StatusOr<Tensor>(const Tensor&)>& fn);
