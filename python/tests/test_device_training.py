@@ -190,15 +190,20 @@ print("ok")
 '''
 
 
-@needs_async_plugin
-@pytest.mark.parametrize("pool", ["pool", "no_pool"])
-def test_traced_functions_on_the_asynchronous_device(tmp_path, pool):
+def _run_snippets(tmp_path, source, pool):
+    """Runs `source` as a script of its own with the asynchronous plugin; it prints "ok"."""
     script = tmp_path / "snippets.py"
-    script.write_text(_SNIPPETS)
+    script.write_text(source)
     env = dict(os.environ, PLEXUS_DEVICE_POOL="off") if pool == "no_pool" else None
     r = subprocess.run([sys.executable, "-X", "faulthandler", str(script), str(ASYNC_PLUGIN)],
                        capture_output=True, text=True, timeout=300, env=env)
     assert r.returncode == 0 and r.stdout.strip().endswith("ok"), f"exit status {r.returncode}\n{r.stderr[-6000:]}"
+
+
+@needs_async_plugin
+@pytest.mark.parametrize("pool", ["pool", "no_pool"])
+def test_traced_functions_on_the_asynchronous_device(tmp_path, pool):
+    _run_snippets(tmp_path, _SNIPPETS, pool)
 
 
 _VARIABLE_SNIPPETS = r'''
@@ -267,9 +272,4 @@ print("ok")
 @needs_async_plugin
 @pytest.mark.parametrize("pool", ["pool", "no_pool"])
 def test_variables_live_on_their_device(tmp_path, pool):
-    script = tmp_path / "variables.py"
-    script.write_text(_VARIABLE_SNIPPETS)
-    env = dict(os.environ, PLEXUS_DEVICE_POOL="off") if pool == "no_pool" else None
-    r = subprocess.run([sys.executable, "-X", "faulthandler", str(script), str(ASYNC_PLUGIN)],
-                       capture_output=True, text=True, timeout=300, env=env)
-    assert r.returncode == 0 and r.stdout.strip().endswith("ok"), f"exit status {r.returncode}\n{r.stderr[-6000:]}"
+    _run_snippets(tmp_path, _VARIABLE_SNIPPETS, pool)
