@@ -22,6 +22,7 @@ set(PX_GPU_HOST_SOURCES
   kernels/elementwise.cc
   kernels/batchnorm.cc
   kernels/arg_reduce.cc
+  kernels/optimizer.cc
   kernels/reduce.cc
   kernels/array.cc
   kernels/slice.cc
@@ -42,6 +43,7 @@ set(PX_GPU_DEVICE_SOURCES
   kernels/creation.cu
   kernels/batchnorm.cu
   kernels/arg_reduce.cu
+  kernels/optimizer.cu
   kernels/reduce.cu
   kernels/array.cu
   kernels/slice.cu

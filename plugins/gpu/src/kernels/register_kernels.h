@@ -38,6 +38,10 @@ PX_Status* RegisterBatchNormKernels(sdk::RegistrationInfo* info, PX_KernelRegist
 // ArgMax, ArgMin, All and Any (arg_reduce.cc).
 PX_Status* RegisterArgReduceKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 
+// _PlexusApplyGradientDescent, _PlexusApplyMomentum, _PlexusApplyAdam,
+// _PlexusApplyAdamW and _PlexusApplyRMSProp (optimizer.cc).
+PX_Status* RegisterOptimizerKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
+
 // The families both plugins build from the same sources. Matrix products
 // and convolutions are not among them: the CUDA plugin has cuBLASLt and
 // cuDNN (its kernels/vendor_kernels.h) or the native kernels (native_kernels.h),
@@ -52,6 +56,7 @@ inline PX_Status* RegisterSharedGpuKernels(sdk::RegistrationInfo* info,
   if (s == nullptr) s = RegisterMovementKernels(info, registrar);
   if (s == nullptr) s = RegisterBatchNormKernels(info, registrar);
   if (s == nullptr) s = RegisterArgReduceKernels(info, registrar);
+  if (s == nullptr) s = RegisterOptimizerKernels(info, registrar);
   return s;
 }
 
