@@ -51,10 +51,17 @@ class Variable:
         elif dtype is not None and value.dtype != _plexus.as_dtype(dtype):
             value = _execute("Cast", [value], {"DstT": _plexus.as_dtype(dtype)})[0]
         # A variable lives on the device it is created under (with
-        # plexus.device(...)), else where its initial value is: its value is
-        # kept there, and reads and assignments stay there.
+        # plexus.device(...)), else on the device of an initial value in
+        # device memory, else on the default device, where eager ops run (as
+        # TensorFlow places variables): its value is kept there, and reads
+        # and assignments stay there.
         scope = _plexus._scope_device()
-        self._device = scope if scope is not None else value.device
+        if scope is not None:
+            self._device = scope
+        elif value.device != "CPU:0":
+            self._device = value.device
+        else:
+            self._device = _plexus.default_device() or value.device
         if value.device != self._device:
             value = value._to(self._device)
         self._dtype = value.dtype
