@@ -228,6 +228,31 @@ TEST(EagerTest, BatchMatMulFloatToIntegerSaturates) {
   }
 }
 
+// fuzz_eager_ops (issue 27): LRN with depth_radius -2^63 computed its window
+// as d - radius (UBSan: signed overflow) on the reference plugin; a negative
+// radius is now refused by both plugins, as TensorFlow's bounds check does.
+TEST(EagerTest, LrnNegativeRadiusIsAnError) {
+  RuntimeOptions options;
+  options.discover_plugins = false;
+  options.plugin_paths = {PX_CPU_PLUGIN_PATH, PX_REFERENCE_PLUGIN_PATH};
+  auto runtime = Runtime::Create(options);
+  ASSERT_TRUE(runtime.ok()) << runtime.status();
+  EagerContext eager(runtime->get());
+  Tensor x = Tensor::FromVector(DataType::kFloat, {1, 1, 1, 3}, std::vector<float>{1, 2, 3});
+  for (int64_t radius : {std::numeric_limits<int64_t>::min(), int64_t{-1}}) {
+    AttrMap attrs;
+    attrs["depth_radius"].set_i(radius);
+    for (const char* name : {"REF:0", "CPU:0"}) {
+      SCOPED_TRACE(name);
+      auto device = (*runtime)->FindDevice(name);
+      ASSERT_TRUE(device.ok()) << device.status();
+      auto out = eager.Execute("LRN", {x}, attrs, device->get());
+      ASSERT_FALSE(out.ok());
+      EXPECT_TRUE(testing::Contains(out.status(), "depth_radius")) << out.status();
+    }
+  }
+}
+
 // fuzz_eager_ops (issue 27): EuclideanNorm squared an int32 of -2^31 in
 // int32 (UBSan: signed overflow); an integer sum of squares that overflows
 // is now an error naming the op.

@@ -25,6 +25,9 @@ struct LrnAttrs {
     radius = attrs.Int("depth_radius", 5);
     PX_SDK_CHECK(radius <= std::numeric_limits<int>::max(), "depth_radius = %lld larger than int max",
                  static_cast<long long>(radius));
+    // TensorFlow's bounds check refuses a negative radius too (and the
+    // window arithmetic below would overflow for -2^63).
+    PX_SDK_CHECK(radius >= 0, "depth_radius = %lld is negative", static_cast<long long>(radius));
     bias = attrs.Float("bias", 1.0f);
     alpha = attrs.Float("alpha", 1.0f);
     beta = attrs.Float("beta", 0.5f);
