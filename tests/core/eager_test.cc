@@ -253,6 +253,32 @@ TEST(EagerTest, LrnNegativeRadiusIsAnError) {
   }
 }
 
+// fuzz_eager_ops (issue 27): the host op of AccumulateNV2 (and AddN) summed
+// int64 1 + (2^63 - 1) in int64 (UBSan: signed overflow). Integer sums wrap,
+// as TensorFlow's do.
+TEST(EagerTest, HostAccumulateNInt64Wraps) {
+  RuntimeOptions options;
+  options.discover_plugins = false;
+  options.plugin_paths = {PX_CPU_PLUGIN_PATH};
+  auto runtime = Runtime::Create(options);
+  ASSERT_TRUE(runtime.ok()) << runtime.status();
+  auto cpu = (*runtime)->FindDevice("CPU:0");
+  ASSERT_TRUE(cpu.ok()) << cpu.status();
+  EagerContext eager(runtime->get());
+  const int64_t max = std::numeric_limits<int64_t>::max();
+  const int64_t min = std::numeric_limits<int64_t>::min();
+  Tensor a = Tensor::FromVector(DataType::kInt64, {2}, std::vector<int64_t>{1, -1});
+  Tensor b = Tensor::FromVector(DataType::kInt64, {2}, std::vector<int64_t>{max, min});
+  AttrMap attrs;
+  attrs["N"].set_i(2);
+  attrs["T"].set_type(tf::DT_INT64);
+  attrs["shape"].mutable_shape()->add_dim()->set_size(2);
+  auto out = eager.Execute("AccumulateNV2", {a, b}, attrs, cpu->get());
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].data<int64_t>()[0], min);
+  EXPECT_EQ((*out)[0].data<int64_t>()[1], max);
+}
+
 // fuzz_eager_ops (issue 27): EuclideanNorm squared an int32 of -2^31 in
 // int32 (UBSan: signed overflow); an integer sum of squares that overflows
 // is now an error naming the op.
