@@ -279,6 +279,29 @@ TEST(EagerTest, HostAccumulateNInt64Wraps) {
   EXPECT_EQ((*out)[0].data<int64_t>()[1], max);
 }
 
+// Found by reading the host kernels after the AccumulateNV2 finding: Cross
+// multiplied int64 components in int64 (a signed overflow for 2^62 * 4).
+// Integer products and differences wrap, as Eigen's do.
+TEST(EagerTest, HostCrossInt64Wraps) {
+  RuntimeOptions options;
+  options.discover_plugins = false;
+  options.plugin_paths = {PX_CPU_PLUGIN_PATH};
+  auto runtime = Runtime::Create(options);
+  ASSERT_TRUE(runtime.ok()) << runtime.status();
+  auto cpu = (*runtime)->FindDevice("CPU:0");
+  ASSERT_TRUE(cpu.ok()) << cpu.status();
+  EagerContext eager(runtime->get());
+  const int64_t big = int64_t{1} << 62;
+  Tensor a = Tensor::FromVector(DataType::kInt64, {3}, std::vector<int64_t>{big, 2, 0});
+  Tensor b = Tensor::FromVector(DataType::kInt64, {3}, std::vector<int64_t>{0, big, 4});
+  auto out = eager.Execute("Cross", {a, b}, {}, cpu->get());
+  ASSERT_TRUE(out.ok()) << out.status();
+  const int64_t* z = (*out)[0].data<int64_t>();
+  EXPECT_EQ(z[0], 8);
+  EXPECT_EQ(z[1], 0);  // 0 - 2^64, modulo 2^64
+  EXPECT_EQ(z[2], 0);  // 2^124, modulo 2^64
+}
+
 // fuzz_eager_ops (issue 27): EuclideanNorm squared an int32 of -2^31 in
 // int32 (UBSan: signed overflow); an integer sum of squares that overflows
 // is now an error naming the op.

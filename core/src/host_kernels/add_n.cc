@@ -11,7 +11,6 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -26,19 +25,6 @@
 namespace plexus {
 namespace {
 
-// a + b in the element type: integers in unsigned arithmetic, which wraps
-// as TensorFlow's sums do (a signed overflow would be undefined behaviour).
-template <typename T>
-T Add(T a, T b) {
-  if constexpr (std::is_integral_v<T>) {
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
-  } else {
-    using C = host::Compute<T>;
-    return T(C(a) + C(b));
-  }
-}
-
 template <typename T>
 void Sum(const std::vector<const Tensor*>& in, Tensor* out) {
   const int64_t n = out->num_elements();
@@ -49,11 +35,11 @@ void Sum(const std::vector<const Tensor*>& in, Tensor* out) {
   if (first > count) first = count;
   for (int64_t i = 0; i < n; ++i) {
     T acc = in[0]->data<T>()[i];
-    for (size_t k = 1; k < first; ++k) acc = Add(acc, in[k]->data<T>()[i]);
+    for (size_t k = 1; k < first; ++k) acc = host::Add(acc, in[k]->data<T>()[i]);
     for (size_t g = first; g < count; g += 8) {
       T group = in[g]->data<T>()[i];
-      for (size_t k = g + 1; k < g + 8; ++k) group = Add(group, in[k]->data<T>()[i]);
-      acc = Add(acc, group);
+      for (size_t k = g + 1; k < g + 8; ++k) group = host::Add(group, in[k]->data<T>()[i]);
+      acc = host::Add(acc, group);
     }
     o[i] = acc;
   }

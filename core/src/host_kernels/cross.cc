@@ -15,19 +15,20 @@ namespace {
 
 template <typename T>
 void CrossOf(const Tensor& a, const Tensor& b, Tensor* out) {
-  using C = host::Compute<T>;
+  using host::Mul;
+  using host::Sub;
   const int64_t n = a.num_elements() / 3;
   const T* x = a.data<T>();
   const T* y = b.data<T>();
   T* z = out->data<T>();
   for (int64_t i = 0; i < n; ++i) {
-    const C x0 = C(x[3 * i]), x1 = C(x[3 * i + 1]), x2 = C(x[3 * i + 2]);
-    const C y0 = C(y[3 * i]), y1 = C(y[3 * i + 1]), y2 = C(y[3 * i + 2]);
+    const T x0 = x[3 * i], x1 = x[3 * i + 1], x2 = x[3 * i + 2];
+    const T y0 = y[3 * i], y1 = y[3 * i + 1], y2 = y[3 * i + 2];
     // Each product rounds to the element type before the difference, as
-    // Eigen's expression in the element type does.
-    z[3 * i] = T(C(T(x1 * y2)) - C(T(x2 * y1)));
-    z[3 * i + 1] = T(C(T(x2 * y0)) - C(T(x0 * y2)));
-    z[3 * i + 2] = T(C(T(x0 * y1)) - C(T(x1 * y0)));
+    // Eigen's expression in the element type does; integers wrap.
+    z[3 * i] = Sub(Mul(x1, y2), Mul(x2, y1));
+    z[3 * i + 1] = Sub(Mul(x2, y0), Mul(x0, y2));
+    z[3 * i + 2] = Sub(Mul(x0, y1), Mul(x1, y0));
   }
 }
 

@@ -40,6 +40,37 @@ inline constexpr bool kIsFloat = kIsHalf<T> || std::is_floating_point_v<T>;
 template <typename T>
 using Compute = std::conditional_t<kIsHalf<T>, float, T>;
 
+// a + b, a - b and a * b rounded to T. Integers in unsigned arithmetic at
+// least as wide as unsigned int, which wraps as TensorFlow's integer
+// arithmetic does (a signed overflow would be undefined behaviour); other
+// types in Compute<T>.
+template <typename T>
+using Wrapping = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+template <typename T>
+T Add(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    return static_cast<T>(static_cast<Wrapping<T>>(static_cast<Wrapping<T>>(a) + static_cast<Wrapping<T>>(b)));
+  } else {
+    return T(Compute<T>(a) + Compute<T>(b));
+  }
+}
+template <typename T>
+T Sub(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    return static_cast<T>(static_cast<Wrapping<T>>(static_cast<Wrapping<T>>(a) - static_cast<Wrapping<T>>(b)));
+  } else {
+    return T(Compute<T>(a) - Compute<T>(b));
+  }
+}
+template <typename T>
+T Mul(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    return static_cast<T>(static_cast<Wrapping<T>>(static_cast<Wrapping<T>>(a) * static_cast<Wrapping<T>>(b)));
+  } else {
+    return T(Compute<T>(a) * Compute<T>(b));
+  }
+}
+
 // Calls f(T{}) for `t` when it is in `Set` (only those types are
 // instantiated); false otherwise.
 template <unsigned Set, typename F>
