@@ -37,6 +37,17 @@ Acc<T> ToAcc(T v) {
     return static_cast<int64_t>(v);
   }
 }
+// a + b in the accumulation type: integers wrap (in uint64), as the sums
+// of the cpu plugin and TensorFlow do, where an int64 overflow would be
+// undefined behaviour.
+template <typename A>
+A AccAdd(A a, A b) {
+  if constexpr (std::is_integral_v<A>) {
+    return static_cast<A>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+  } else {
+    return a + b;
+  }
+}
 template <typename T>
 T FromAcc(Acc<T> v) {
   if constexpr (kIsFloat<T>) {
@@ -85,7 +96,10 @@ class BiasAddGradKernel : public sdk::OpKernel {
       T* out = call.AllocateOutput<T>(0, {channels});
       std::vector<Acc<T>> sum(static_cast<size_t>(channels), 0);
       const int64_t n = sdk::NumElements(shape);
-      for (int64_t i = 0; i < n; ++i) sum[(i / inner) % channels] += ToAcc(g[i]);
+      for (int64_t i = 0; i < n; ++i) {
+        Acc<T>& s = sum[(i / inner) % channels];
+        s = AccAdd(s, ToAcc(g[i]));
+      }
       for (int64_t c = 0; c < channels; ++c) out[c] = FromAcc<T>(sum[c]);
     });
   }
@@ -186,7 +200,7 @@ class MaxPoolGradKernel : public sdk::OpKernel {
                   }
                 }
               }
-              if (best_at >= 0) acc[best_at] += ToAcc(g[out.At(n, i, j, c)]);
+              if (best_at >= 0) acc[best_at] = AccAdd(acc[best_at], ToAcc(g[out.At(n, i, j, c)]));
             }
           }
         }

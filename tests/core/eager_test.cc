@@ -182,15 +182,26 @@ TEST(EagerTest, MetadataOpsAreViewsAndShapeValues) {
 // fuzz_eager_ops (issue 27): BiasAddGrad on int64 added -2^63 + 1 and -2
 // in int64 (UBSan: signed overflow). Integer sums wrap, as a sum in the
 // type does in TensorFlow; so do MaxPoolGrad's.
+// The reference plugin's BiasAddGrad did the same (found by the long run);
+// both plugins are checked.
 TEST(EagerTest, BiasAddGradInt64SumsWrap) {
-  auto runtime = CpuRuntime();
-  EagerContext eager(runtime.get());
+  RuntimeOptions options;
+  options.discover_plugins = false;
+  options.plugin_paths = {PX_CPU_PLUGIN_PATH, PX_REFERENCE_PLUGIN_PATH};
+  auto runtime = Runtime::Create(options);
+  ASSERT_TRUE(runtime.ok()) << runtime.status();
+  EagerContext eager(runtime->get());
   const int64_t min1 = std::numeric_limits<int64_t>::min() + 1;
   Tensor g = Tensor::FromVector(DataType::kInt64, {3, 1}, std::vector<int64_t>{min1, -2, 5});
-  auto out = eager.Execute("BiasAddGrad", {g}, {}, nullptr);
-  ASSERT_TRUE(out.ok()) << out.status();
   const uint64_t want = static_cast<uint64_t>(min1) + static_cast<uint64_t>(int64_t{-2}) + 5u;
-  EXPECT_EQ((*out)[0].data<int64_t>()[0], static_cast<int64_t>(want));
+  for (const char* name : {"CPU:0", "REF:0"}) {
+    SCOPED_TRACE(name);
+    auto device = (*runtime)->FindDevice(name);
+    ASSERT_TRUE(device.ok()) << device.status();
+    auto out = eager.Execute("BiasAddGrad", {g}, {}, device->get());
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_EQ((*out)[0].data<int64_t>()[0], static_cast<int64_t>(want));
+  }
 }
 
 // fuzz_eager_ops (issue 27): BatchMatMulV3 with float inputs and an integer
