@@ -13,6 +13,17 @@ std::unique_ptr<Runtime> CpuRuntime() {
   return *std::move(runtime);
 }
 
+std::unique_ptr<Runtime> CpuAndReferenceRuntime() {
+  RuntimeOptions options;
+  options.discover_plugins = false;
+  options.plugin_paths = {PX_CPU_PLUGIN_PATH, PX_REFERENCE_PLUGIN_PATH};
+  auto runtime = Runtime::Create(options);
+  EXPECT_TRUE(runtime.ok()) << runtime.status();
+  if (!runtime.ok()) return nullptr;
+  EXPECT_EQ((*runtime)->plugins().size(), 2u) << "the cpu and reference plugins did not both load";
+  return *std::move(runtime);
+}
+
 std::shared_ptr<const Graph> GraphFromText(const std::string& text) {
   auto graph = ImportGraphDefBytes(text, "<test graph>", GraphFormat::kText);
   EXPECT_TRUE(graph.ok()) << graph.status();

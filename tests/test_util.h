@@ -13,6 +13,8 @@ namespace plexus::testing {
 // A runtime with only the cpu plugin (no discovery), failing the test if the
 // plugin does not load.
 std::unique_ptr<Runtime> CpuRuntime();
+// A runtime with the cpu and reference plugins only (CPU:0 and REF:0).
+std::unique_ptr<Runtime> CpuAndReferenceRuntime();
 
 // Imports a text GraphDef written inline in a test.
 std::shared_ptr<const Graph> GraphFromText(const std::string& text);

@@ -17,6 +17,7 @@
 namespace plexus {
 namespace {
 
+using ::plexus::testing::CpuAndReferenceRuntime;
 using ::plexus::testing::CpuRuntime;
 
 Tensor Floats(Shape shape, const std::vector<float>& values) {
@@ -185,18 +186,15 @@ TEST(EagerTest, MetadataOpsAreViewsAndShapeValues) {
 // The reference plugin's BiasAddGrad did the same (found by the long run);
 // both plugins are checked.
 TEST(EagerTest, BiasAddGradInt64SumsWrap) {
-  RuntimeOptions options;
-  options.discover_plugins = false;
-  options.plugin_paths = {PX_CPU_PLUGIN_PATH, PX_REFERENCE_PLUGIN_PATH};
-  auto runtime = Runtime::Create(options);
-  ASSERT_TRUE(runtime.ok()) << runtime.status();
-  EagerContext eager(runtime->get());
+  auto runtime = CpuAndReferenceRuntime();
+  ASSERT_NE(runtime, nullptr);
+  EagerContext eager(runtime.get());
   const int64_t min1 = std::numeric_limits<int64_t>::min() + 1;
   Tensor g = Tensor::FromVector(DataType::kInt64, {3, 1}, std::vector<int64_t>{min1, -2, 5});
   const uint64_t want = static_cast<uint64_t>(min1) + static_cast<uint64_t>(int64_t{-2}) + 5u;
   for (const char* name : {"CPU:0", "REF:0"}) {
     SCOPED_TRACE(name);
-    auto device = (*runtime)->FindDevice(name);
+    auto device = runtime->FindDevice(name);
     ASSERT_TRUE(device.ok()) << device.status();
     auto out = eager.Execute("BiasAddGrad", {g}, {}, device->get());
     ASSERT_TRUE(out.ok()) << out.status();
@@ -209,12 +207,9 @@ TEST(EagerTest, BiasAddGradInt64SumsWrap) {
 // reference plugin's product and in the cpu plugin's conversion of its
 // inputs. A float stored as an integer now saturates (NaN is 0) on both.
 TEST(EagerTest, BatchMatMulFloatToIntegerSaturates) {
-  RuntimeOptions options;
-  options.discover_plugins = false;
-  options.plugin_paths = {PX_CPU_PLUGIN_PATH, PX_REFERENCE_PLUGIN_PATH};
-  auto runtime = Runtime::Create(options);
-  ASSERT_TRUE(runtime.ok()) << runtime.status();
-  EagerContext eager(runtime->get());
+  auto runtime = CpuAndReferenceRuntime();
+  ASSERT_NE(runtime, nullptr);
+  EagerContext eager(runtime.get());
   const float inf = std::numeric_limits<float>::infinity();
   // Three batches of x against one y (broadcast): -inf, 1e30 and NaN.
   Tensor x = Tensor::FromVector(DataType::kFloat, {3, 1, 3},
@@ -224,7 +219,7 @@ TEST(EagerTest, BatchMatMulFloatToIntegerSaturates) {
   attrs["Tout"].set_type(tf::DT_INT16);
   for (const char* name : {"REF:0", "CPU:0"}) {
     SCOPED_TRACE(name);
-    auto device = (*runtime)->FindDevice(name);
+    auto device = runtime->FindDevice(name);
     ASSERT_TRUE(device.ok()) << device.status();
     auto out = eager.Execute("BatchMatMulV3", {x, y}, attrs, device->get());
     if (!out.ok()) {
@@ -243,19 +238,16 @@ TEST(EagerTest, BatchMatMulFloatToIntegerSaturates) {
 // as d - radius (UBSan: signed overflow) on the reference plugin; a negative
 // radius is now refused by both plugins, as TensorFlow's bounds check does.
 TEST(EagerTest, LrnNegativeRadiusIsAnError) {
-  RuntimeOptions options;
-  options.discover_plugins = false;
-  options.plugin_paths = {PX_CPU_PLUGIN_PATH, PX_REFERENCE_PLUGIN_PATH};
-  auto runtime = Runtime::Create(options);
-  ASSERT_TRUE(runtime.ok()) << runtime.status();
-  EagerContext eager(runtime->get());
+  auto runtime = CpuAndReferenceRuntime();
+  ASSERT_NE(runtime, nullptr);
+  EagerContext eager(runtime.get());
   Tensor x = Tensor::FromVector(DataType::kFloat, {1, 1, 1, 3}, std::vector<float>{1, 2, 3});
   for (int64_t radius : {std::numeric_limits<int64_t>::min(), int64_t{-1}}) {
     AttrMap attrs;
     attrs["depth_radius"].set_i(radius);
     for (const char* name : {"REF:0", "CPU:0"}) {
       SCOPED_TRACE(name);
-      auto device = (*runtime)->FindDevice(name);
+      auto device = runtime->FindDevice(name);
       ASSERT_TRUE(device.ok()) << device.status();
       auto out = eager.Execute("LRN", {x}, attrs, device->get());
       ASSERT_FALSE(out.ok());
@@ -268,14 +260,11 @@ TEST(EagerTest, LrnNegativeRadiusIsAnError) {
 // int64 1 + (2^63 - 1) in int64 (UBSan: signed overflow). Integer sums wrap,
 // as TensorFlow's do.
 TEST(EagerTest, HostAccumulateNInt64Wraps) {
-  RuntimeOptions options;
-  options.discover_plugins = false;
-  options.plugin_paths = {PX_CPU_PLUGIN_PATH};
-  auto runtime = Runtime::Create(options);
-  ASSERT_TRUE(runtime.ok()) << runtime.status();
-  auto cpu = (*runtime)->FindDevice("CPU:0");
+  auto runtime = CpuRuntime();
+  ASSERT_NE(runtime, nullptr);
+  auto cpu = runtime->FindDevice("CPU:0");
   ASSERT_TRUE(cpu.ok()) << cpu.status();
-  EagerContext eager(runtime->get());
+  EagerContext eager(runtime.get());
   const int64_t max = std::numeric_limits<int64_t>::max();
   const int64_t min = std::numeric_limits<int64_t>::min();
   Tensor a = Tensor::FromVector(DataType::kInt64, {2}, std::vector<int64_t>{1, -1});
@@ -294,14 +283,11 @@ TEST(EagerTest, HostAccumulateNInt64Wraps) {
 // multiplied int64 components in int64 (a signed overflow for 2^62 * 4).
 // Integer products and differences wrap, as Eigen's do.
 TEST(EagerTest, HostCrossInt64Wraps) {
-  RuntimeOptions options;
-  options.discover_plugins = false;
-  options.plugin_paths = {PX_CPU_PLUGIN_PATH};
-  auto runtime = Runtime::Create(options);
-  ASSERT_TRUE(runtime.ok()) << runtime.status();
-  auto cpu = (*runtime)->FindDevice("CPU:0");
+  auto runtime = CpuRuntime();
+  ASSERT_NE(runtime, nullptr);
+  auto cpu = runtime->FindDevice("CPU:0");
   ASSERT_TRUE(cpu.ok()) << cpu.status();
-  EagerContext eager(runtime->get());
+  EagerContext eager(runtime.get());
   const int64_t big = int64_t{1} << 62;
   Tensor a = Tensor::FromVector(DataType::kInt64, {3}, std::vector<int64_t>{big, 2, 0});
   Tensor b = Tensor::FromVector(DataType::kInt64, {3}, std::vector<int64_t>{0, big, 4});

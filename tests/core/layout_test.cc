@@ -14,20 +14,10 @@
 namespace plexus {
 namespace {
 
+using ::plexus::testing::CpuAndReferenceRuntime;
 using ::plexus::testing::CpuRuntime;
 using ::plexus::testing::DataPath;
 using ::plexus::testing::GraphFromText;
-
-std::unique_ptr<Runtime> CpuAndReferenceRuntime() {
-  RuntimeOptions options;
-  options.discover_plugins = false;
-  options.plugin_paths = {PX_CPU_PLUGIN_PATH, PX_REFERENCE_PLUGIN_PATH};
-  auto runtime = Runtime::Create(options);
-  EXPECT_TRUE(runtime.ok()) << runtime.status();
-  if (!runtime.ok()) return nullptr;
-  EXPECT_EQ((*runtime)->plugins().size(), 2u) << "the cpu and reference plugins did not both load";
-  return *std::move(runtime);
-}
 
 Tensor Random(const Shape& shape, uint32_t seed) {
   std::mt19937 rng(seed);
