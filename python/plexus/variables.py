@@ -137,17 +137,15 @@ class Variable:
         return f"<plexus.Variable '{self._name}' shape={self._shape} dtype={self._dtype.name}>"
 
     # -- writing ----------------------------------------------------------------
-    def _value_of(self, value, to_device=False):
+    def _value_of(self, value):
         if isinstance(value, Variable):
             value = value.read_value()
         if not isinstance(value, (_plexus.Tensor, _plexus.GraphTensor)):
             value = _plexus.constant(value, self._dtype)
-        if to_device and isinstance(value, _plexus.Tensor) and value.device != self._device:
-            value = value._to(self._device)  # one copy now, none on later reads
         return value
 
     def assign(self, value):
-        _execute("AssignVariableOp", [self.handle, self._value_of(value, to_device=True)], {"dtype": self._dtype})
+        _execute("AssignVariableOp", [self.handle, self._value_of(value)], {"dtype": self._dtype})
         return self
 
     def assign_add(self, delta):

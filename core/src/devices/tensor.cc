@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "devices/host_allocation.h"
+#include "devices/tensor_copy.h"
 #include "plexus/device.h"
 #include "plexus/status.h"
 
@@ -146,16 +147,24 @@ absl::StatusOr<Tensor> Tensor::ShareForWriting() const {
     buffer_->MarkExposed();
     return *this;
   }
-  Tensor copy;
-  if (host_readable()) {
-    PX_ASSIGN_OR_RETURN(copy, AllocateHost(dtype_, shape_));
-    if (nbytes() > 0) std::memcpy(copy.raw_data(), raw_data(), nbytes());
-  } else {
-    // A variable's value on its device: a copy on the same device.
-    PX_ASSIGN_OR_RETURN(copy, device()->AllocateTensor(dtype_, shape_));
-    if (nbytes() > 0) PX_RETURN_IF_ERROR(device()->CopyDeviceToDevice(copy.raw_data(), raw_data(), nbytes()));
-  }
+  // A variable's value: a copy in the same memory (host, or its device).
+  PX_ASSIGN_OR_RETURN(Tensor copy, CopyInSameMemory(*this));
   copy.buffer_->MarkExposed();
+  return copy;
+}
+
+absl::StatusOr<Tensor> CopyInSameMemory(const Tensor& tensor) {
+  Tensor copy;
+  if (tensor.host_readable()) {
+    PX_ASSIGN_OR_RETURN(copy, Tensor::AllocateHost(tensor.dtype(), tensor.shape()));
+    if (tensor.nbytes() > 0) std::memcpy(copy.raw_data(), tensor.raw_data(), tensor.nbytes());
+  } else {
+    Device* device = tensor.device();
+    PX_ASSIGN_OR_RETURN(copy, device->AllocateTensor(tensor.dtype(), tensor.shape()));
+    if (tensor.nbytes() > 0) {
+      PX_RETURN_IF_ERROR(device->CopyDeviceToDevice(copy.raw_data(), tensor.raw_data(), tensor.nbytes()));
+    }
+  }
   return copy;
 }
 

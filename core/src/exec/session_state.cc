@@ -1,8 +1,7 @@
 #include "exec/session_state.h"
 
-#include <cstring>
-
 #include "absl/strings/str_cat.h"
+#include "devices/tensor_copy.h"
 #include "exec/executor.h"
 #include "plexus/device.h"
 #include "plexus/graph_import.h"
@@ -39,17 +38,7 @@ absl::StatusOr<Tensor> Variable::Keep(Tensor value) {
   // Memory someone else may write (an import, or handed out for writing) or
   // a view into a larger block (a run's memory plan): a copy of its own, in
   // the same memory.
-  Tensor copy;
-  Device* device = value.device();
-  if (value.host_readable()) {
-    PX_ASSIGN_OR_RETURN(copy, Tensor::AllocateHost(value.dtype(), value.shape()));
-    if (value.nbytes() > 0) std::memcpy(copy.raw_data(), value.raw_data(), value.nbytes());
-  } else {
-    PX_ASSIGN_OR_RETURN(copy, device->AllocateTensor(value.dtype(), value.shape()));
-    if (value.nbytes() > 0) {
-      PX_RETURN_IF_ERROR(device->CopyDeviceToDevice(copy.raw_data(), value.raw_data(), value.nbytes()));
-    }
-  }
+  PX_ASSIGN_OR_RETURN(Tensor copy, CopyInSameMemory(value));
   copy.buffer()->Pin();
   return copy;
 }
