@@ -13,7 +13,8 @@
 set(PX_GPU_SOURCE_DIR ${CMAKE_CURRENT_LIST_DIR}/src)
 
 # Each family's kernel classes (X.cc) next to its device code (X.cu) and its
-# bridge (X_launch.h). The elementwise family's device code is cut into
+# bridge (X_launch.h); the training kernels' classes (nn_grad.cc) have
+# their device code in activation_grad.cu, xent.cu and pool_grad.cu. The elementwise family's device code is cut into
 # several .cu files to keep each compile small.
 set(PX_GPU_HOST_SOURCES
   gpu_device.cc
@@ -23,6 +24,7 @@ set(PX_GPU_HOST_SOURCES
   kernels/batchnorm.cc
   kernels/arg_reduce.cc
   kernels/optimizer.cc
+  kernels/nn_grad.cc
   kernels/reduce.cc
   kernels/array.cc
   kernels/slice.cc
@@ -44,6 +46,9 @@ set(PX_GPU_DEVICE_SOURCES
   kernels/batchnorm.cu
   kernels/arg_reduce.cu
   kernels/optimizer.cu
+  kernels/activation_grad.cu
+  kernels/xent.cu
+  kernels/pool_grad.cu
   kernels/reduce.cu
   kernels/array.cu
   kernels/slice.cu

@@ -1,6 +1,7 @@
 // The CUDA plugin's reductions (Sum, Mean, Max, Min, Prod over a host-memory
-// `axis` input), Softmax / LogSoftmax over the last dimension and BiasAdd
-// (NHWC or NCHW). The classes here check dtypes and shapes and build the
+// `axis` input), Softmax / LogSoftmax over the last dimension, BiasAdd
+// (NHWC or NCHW) and BiasAddGrad (a Sum over every dimension but the
+// channel one). The classes here check dtypes and shapes and build the
 // plans; the device code is in reduce.cu.
 #include <cstdint>
 #include <string>
@@ -234,6 +235,47 @@ class BiasAddKernel : public sdk::OpKernel {
   bool nchw_ = false;
 };
 
+// BiasAddGrad: out_backprop summed over every dimension but the channel one
+// (the last, or dimension 1 with NCHW), as a Sum.
+class BiasAddGradKernel : public sdk::OpKernel {
+ public:
+  void Init(sdk::Attrs& attrs) override { nchw_ = sdk::ReadNchw(attrs); }
+
+  void Compute(sdk::Call& call) override {
+    const DLTensor& g = call.input(0);
+    const PX_DataType dtype = call.input_dtype(0);
+    const ew::Dtype ew_dtype = ToDtype(dtype, "BiasAddGrad");
+    PX_SDK_CHECK(px_sdk_is_contiguous(&g), "BiasAddGrad: out_backprop is not contiguous");
+    const Shape shape = call.input_shape(0);
+    PX_SDK_CHECK(shape.size() >= 2, "BiasAddGrad out_backprop must be at least 2-D, got %s",
+                 sdk::ShapeString(shape).c_str());
+    const int64_t channel_dim = nchw_ ? 1 : static_cast<int64_t>(shape.size()) - 1;
+    std::vector<int64_t> axes;
+    for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
+      if (d != channel_dim) axes.push_back(d);
+    }
+    Shape out_shape;
+    red::ReducePlan plan;
+    const bool reduces = MakeReducePlan(shape, axes, false, &out_shape, &plan);
+    void* out = call.AllocateOutputRaw(0, out_shape.data(), out_shape.size());
+    if (plan.outputs == 0) return;
+    GpuStream& stream = StreamOf(call);
+    if (!reduces) {
+      const size_t bytes = static_cast<size_t>(plan.outputs) * sdk::DtypeSize(dtype);
+      const px_gpu::Error error = px_gpu::MemcpyAsync(out, px_sdk_data(&g), bytes,
+                                                      px_gpu::kDeviceToDevice, stream.get());
+      PX_SDK_CHECK(error == px_gpu::kSuccess, "BiasAddGrad: copy failed: %s",
+                   px_gpu::ErrorString(error));
+    } else {
+      red::LaunchReduce(Reducer::kSum, ew_dtype, px_sdk_data(&g), out, plan, stream.get());
+    }
+    CheckLaunch(stream, "BiasAddGrad");
+  }
+
+ private:
+  bool nchw_ = false;
+};
+
 const std::vector<PX_DataType> kFloatTypes = {PX_DT_FLOAT, PX_DT_DOUBLE, PX_DT_HALF,
                                               PX_DT_BFLOAT16};
 
@@ -251,6 +293,9 @@ PX_Status* RegisterReductionKernels(sdk::RegistrationInfo* info, PX_KernelRegist
   }
   PX_SDK_RETURN_IF_ERROR(
       sdk::RegisterKernel<BiasAddKernel>(info, registrar, sdk::sig::kBiasAdd, {kFloatTypes}));
+  PX_SDK_RETURN_IF_ERROR(sdk::RegisterKernel<BiasAddGradKernel>(info, registrar,
+                                                                sdk::sig::kBiasAddGrad,
+                                                                {kFloatTypes}));
   return nullptr;
 }
 

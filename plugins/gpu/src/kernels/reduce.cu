@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "gpu_portability.h"
+#include "kernels/block_reduce.h"
 #include "kernels/launch_util.h"
 #include "kernels/reduce_launch.h"
 
@@ -29,84 +30,6 @@ constexpr int64_t kWarpReduceRowMax = 2048;
 constexpr int64_t kSoftmaxCacheBytes = 46 * 1024;
 // Grid-stride loops over rows: enough blocks to fill the GPU a few times.
 constexpr int64_t kMaxRowBlocks = 4096;
-
-template <Reducer R, typename C>
-__device__ __forceinline__ C Identity() {
-  if constexpr (R == Reducer::kProd) {
-    return C(1);
-  } else if constexpr (R == Reducer::kMax) {
-    return C(-INFINITY);
-  } else if constexpr (R == Reducer::kMin) {
-    return C(INFINITY);
-  } else {
-    return C(0);
-  }
-}
-
-// Max and Min skip NaN like the cpu plugin (a comparison with NaN is false).
-template <Reducer R, typename C>
-__device__ __forceinline__ C Fold(C acc, C v) {
-  if constexpr (R == Reducer::kSum || R == Reducer::kMean) {
-    return acc + v;
-  } else if constexpr (R == Reducer::kProd) {
-    return acc * v;
-  } else if constexpr (R == Reducer::kMax) {
-    return v > acc ? v : acc;
-  } else {
-    return v < acc ? v : acc;
-  }
-}
-
-// The fold of v over the warp, in lane 0.
-template <Reducer R, typename C>
-__device__ __forceinline__ C WarpReduce(C v) {
-#pragma unroll
-  for (int offset = kWarpSize / 2; offset > 0; offset /= 2) {
-    v = Fold<R>(v, px_gpu::ShuffleDown(v, offset));
-  }
-  return v;
-}
-
-// The fold of v over the block, returned to every thread. smem holds
-// kWarpSize + 1 values; every thread of the block must call it.
-template <Reducer R, typename C>
-__device__ C BlockAllReduce(C v, C* smem) {
-  const int lane = threadIdx.x % kWarpSize;
-  const int warp = threadIdx.x / kWarpSize;
-  const int warps = (blockDim.x + kWarpSize - 1) / kWarpSize;
-  v = WarpReduce<R>(v);
-  if (lane == 0) smem[warp] = v;
-  __syncthreads();
-  if (warp == 0) {
-    C w = lane < warps ? smem[lane] : Identity<R, C>();
-    w = WarpReduce<R>(w);
-    if (lane == 0) smem[kWarpSize] = w;
-  }
-  __syncthreads();
-  const C result = smem[kWarpSize];
-  __syncthreads();  // the caller may reuse smem right away
-  return result;
-}
-
-// The fold over a warp (kWarp) or the whole block, in every thread that
-// needs it: lane 0 of the warp, or every thread of the block.
-template <Reducer R, bool kWarp, typename C>
-__device__ __forceinline__ C GroupReduce(C v, C* smem) {
-  if constexpr (kWarp) {
-    return WarpReduce<R>(v);
-  } else {
-    return BlockAllReduce<R>(v, smem);
-  }
-}
-
-template <bool kWarp, typename C>
-__device__ __forceinline__ C GroupBroadcast(C v) {
-  if constexpr (kWarp) {
-    return px_gpu::Shuffle(v, 0);
-  } else {
-    return v;
-  }
-}
 
 template <Reducer R, typename T>
 __device__ __forceinline__ T Finish(px_gpu::ComputeType<T> acc, int64_t count) {

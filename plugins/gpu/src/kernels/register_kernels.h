@@ -15,7 +15,8 @@ namespace plexus::cuda {
 // Unary math, activations and binary arithmetic with broadcasting (elementwise.cc).
 PX_Status* RegisterElementwiseKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 
-// Sum, Mean, Max, Min, Prod, Softmax, LogSoftmax and BiasAdd (reduce.cc).
+// Sum, Mean, Max, Min, Prod, Softmax, LogSoftmax, BiasAdd and BiasAddGrad
+// (reduce.cc).
 PX_Status* RegisterReductionKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 
 // Transpose, ConcatV2, Concat, Cast, Gather, GatherV2, Pad, PadV2 (array.cc).
@@ -42,6 +43,10 @@ PX_Status* RegisterArgReduceKernels(sdk::RegistrationInfo* info, PX_KernelRegist
 // _PlexusApplyAdamW and _PlexusApplyRMSProp (optimizer.cc).
 PX_Status* RegisterOptimizerKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 
+// The activation gradients, SoftmaxCrossEntropyWithLogits and its sparse
+// form, MaxPoolGrad, MaxPoolGradV2 and AvgPoolGrad (nn_grad.cc).
+PX_Status* RegisterNnGradKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
+
 // The families both plugins build from the same sources. Matrix products
 // and convolutions are not among them: the CUDA plugin has cuBLASLt and
 // cuDNN (its kernels/vendor_kernels.h) or the native kernels (native_kernels.h),
@@ -57,6 +62,7 @@ inline PX_Status* RegisterSharedGpuKernels(sdk::RegistrationInfo* info,
   if (s == nullptr) s = RegisterBatchNormKernels(info, registrar);
   if (s == nullptr) s = RegisterArgReduceKernels(info, registrar);
   if (s == nullptr) s = RegisterOptimizerKernels(info, registrar);
+  if (s == nullptr) s = RegisterNnGradKernels(info, registrar);
   return s;
 }
 
