@@ -56,6 +56,13 @@ def cpu_eager():
     return _run("CPU:0", "eager")
 
 
+def _all_on_device(got, what):
+    """A traced step ran every kernel on its own device (no node fell back to another)."""
+    for model in ("linear", "cnn"):
+        if "off_device" in got[model]:
+            assert got[model]["off_device"] == [], f"{what}, {model}: kernels off the device"
+
+
 def _compare(got, want, what, rtol_loss=1e-4, rtol_weights=1e-3, atol=1e-5):
     for model in ("linear", "cnn"):
         g, w = got[model], want[model]
@@ -86,6 +93,7 @@ def test_training_on_the_asynchronous_device_matches_cpu(cpu_eager, mode, pool):
     # shows as NaN.
     got = _run("ASYNC:0", mode, [ASYNC_PLUGIN], env={"PLEXUS_DEVICE_POOL": "off"} if pool == "no_pool" else None)
     _compare(got, cpu_eager, f"ASYNC:0 {mode}")
+    _all_on_device(got, f"ASYNC:0 {mode}")
     # Traced functions leave their results where they ran, as eager ops do.
     assert got["linear"]["result_device"] == "ASYNC:0"
     assert got["cnn"]["result_device"] == "ASYNC:0"
@@ -98,6 +106,8 @@ def test_training_on_cuda_matches_cpu(cpu_eager, mode):
     got = _run("CUDA:0", mode, [CUDA_PLUGIN])
     _compare(got, cpu_eager, f"CUDA:0 {mode}", rtol_loss=1e-3, rtol_weights=5e-3, atol=1e-4)
     assert got["linear"]["result_device"] == "CUDA:0"
+    # Every gradient and optimizer kernel of both steps has a CUDA kernel.
+    _all_on_device(got, f"CUDA:0 {mode}")
 
 
 def _digits(device, plugin, tmp_path, epochs):

@@ -1,5 +1,6 @@
 """Trains two small models on one device, eagerly or traced, and prints each
-step's loss, the final weights and the device of the results as JSON.
+step's loss, the final weights and the device of the results as JSON; a
+traced step also lists the kernels that ran on another device.
 
     python train_on_device.py DEVICE {eager,traced} [--plugin PATH] [--steps N]
 
@@ -27,8 +28,16 @@ def _train(step, traced, steps, x, y, variables, opt) -> dict:
     for _ in range(steps):
         loss = step(x, y)
         losses.append(float(loss.numpy()))
-    return {"losses": losses, "weights": [v.numpy().ravel().tolist() for v in variables],
-            "result_device": loss.device, "iterations": opt.iterations}
+    out = {"losses": losses, "weights": [v.numpy().ravel().tolist() for v in variables],
+           "result_device": loss.device, "iterations": opt.iterations}
+    if traced:
+        # The kernels of the traced step that ran elsewhere than the step's
+        # device, with the placer's reason.
+        report = step.placement(x, y)
+        out["off_device"] = [f"{n.node} ({n.op}) on {n.device}: {n.reason}" for n in report.nodes
+                             if n.how == "kernel" and n.device != report.device]
+        out["copies"] = len(report.copies)
+    return out
 
 
 def linear_regression(device: str, traced: bool, steps: int) -> dict:

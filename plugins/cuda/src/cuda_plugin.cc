@@ -69,6 +69,8 @@ class CudaPlugin : public sdk::Plugin {
       s = native_kernels ? RegisterNativeConvKernels(&kernel_info_, registrar)
                          : RegisterConvKernels(&kernel_info_, registrar);
     }
+    // The convolution gradients exist on cuDNN only.
+    if (s == nullptr && !native_kernels) s = RegisterConvBackpropKernels(&kernel_info_, registrar);
 #else
     if (s == nullptr) s = RegisterNativeConvKernels(&kernel_info_, registrar);
 #endif

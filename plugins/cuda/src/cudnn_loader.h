@@ -12,28 +12,37 @@
 
 namespace plexus::cuda {
 
-// The cuDNN functions the plugin uses (the legacy convolution API).
-#define PX_CUDNN_FUNCTIONS(X)                    \
-  X(cudnnGetVersion)                             \
-  X(cudnnGetErrorString)                         \
-  X(cudnnCreate)                                 \
-  X(cudnnSetStream)                              \
-  X(cudnnCreateTensorDescriptor)                 \
-  X(cudnnDestroyTensorDescriptor)                \
-  X(cudnnSetTensor4dDescriptor)                  \
-  X(cudnnCreateFilterDescriptor)                 \
-  X(cudnnDestroyFilterDescriptor)                \
-  X(cudnnSetFilter4dDescriptor)                  \
-  X(cudnnCreateConvolutionDescriptor)            \
-  X(cudnnDestroyConvolutionDescriptor)           \
-  X(cudnnSetConvolution2dDescriptor)             \
-  X(cudnnSetConvolutionGroupCount)               \
-  X(cudnnSetConvolutionMathType)                 \
-  X(cudnnGetConvolution2dForwardOutputDim)       \
-  X(cudnnGetConvolutionForwardAlgorithmMaxCount) \
-  X(cudnnGetConvolutionForwardAlgorithm_v7)      \
-  X(cudnnGetConvolutionForwardWorkspaceSize)     \
-  X(cudnnConvolutionForward)
+// The cuDNN functions the plugin uses (the legacy convolution API: forward,
+// and the data and filter gradients).
+#define PX_CUDNN_FUNCTIONS(X)                           \
+  X(cudnnGetVersion)                                    \
+  X(cudnnGetErrorString)                                \
+  X(cudnnCreate)                                        \
+  X(cudnnSetStream)                                     \
+  X(cudnnCreateTensorDescriptor)                        \
+  X(cudnnDestroyTensorDescriptor)                       \
+  X(cudnnSetTensor4dDescriptor)                         \
+  X(cudnnCreateFilterDescriptor)                        \
+  X(cudnnDestroyFilterDescriptor)                       \
+  X(cudnnSetFilter4dDescriptor)                         \
+  X(cudnnCreateConvolutionDescriptor)                   \
+  X(cudnnDestroyConvolutionDescriptor)                  \
+  X(cudnnSetConvolution2dDescriptor)                    \
+  X(cudnnSetConvolutionGroupCount)                      \
+  X(cudnnSetConvolutionMathType)                        \
+  X(cudnnGetConvolution2dForwardOutputDim)              \
+  X(cudnnGetConvolutionForwardAlgorithmMaxCount)        \
+  X(cudnnGetConvolutionForwardAlgorithm_v7)             \
+  X(cudnnGetConvolutionForwardWorkspaceSize)            \
+  X(cudnnConvolutionForward)                            \
+  X(cudnnGetConvolutionBackwardDataAlgorithmMaxCount)   \
+  X(cudnnGetConvolutionBackwardDataAlgorithm_v7)        \
+  X(cudnnGetConvolutionBackwardDataWorkspaceSize)       \
+  X(cudnnConvolutionBackwardData)                       \
+  X(cudnnGetConvolutionBackwardFilterAlgorithmMaxCount) \
+  X(cudnnGetConvolutionBackwardFilterAlgorithm_v7)      \
+  X(cudnnGetConvolutionBackwardFilterWorkspaceSize)     \
+  X(cudnnConvolutionBackwardFilter)
 
 // Pointers of the exact types cudnn.h declares.
 struct CudnnApi {

@@ -46,6 +46,7 @@
 #include <vector>
 
 #include "cudnn_loader.h"
+#include "kernels/cudnn_common.h"
 #include "gpu_error.h"
 #include "gpu_stream.h"
 #include "kernels/conv_attrs.h"
@@ -63,242 +64,23 @@ namespace {
 
 using sdk::Shape;
 
-// The most workspace an algorithm may ask for.
-constexpr size_t kMaxWorkspaceBytes = size_t{1} << 30;
 // Cached plans kept per kernel at most; past that the cache starts over.
 constexpr size_t kMaxPlans = 256;
-
-// ---------------------------------------------------------------------------
-// Errors
-// ---------------------------------------------------------------------------
-
-PX_Code CudnnCode(cudnnStatus_t s) {
-  const int code = static_cast<int>(s);
-  switch (code) {
-    case CUDNN_STATUS_SUCCESS: return PX_CODE_OK;
-    case CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDA_DRIVER:
-    case CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDART:
-    case CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH:
-    case CUDNN_STATUS_NOT_SUPPORTED_SUBLIBRARY_UNAVAILABLE: return PX_CODE_UNAVAILABLE;
-    case CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED:
-    case CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED: return PX_CODE_RESOURCE_EXHAUSTED;
-    default: break;
-  }
-  switch (code / 1000 * 1000) {
-    case 1000: return PX_CODE_UNAVAILABLE;  // not initialized, version mismatch, ...
-    case CUDNN_STATUS_BAD_PARAM: return PX_CODE_INVALID_ARGUMENT;
-    case CUDNN_STATUS_NOT_SUPPORTED: return PX_CODE_UNIMPLEMENTED;
-    default: return PX_CODE_INTERNAL;
-  }
-}
-
-std::string CudnnText(cudnnStatus_t s) {
-  const char* text = cudnn::cudnnGetErrorString(s);
-  return sdk::Format("%s (%d)", text != nullptr ? text : "unknown status", static_cast<int>(s));
-}
-
-[[noreturn]] void ThrowCudnn(cudnnStatus_t s, const char* expr, const char* op) {
-  // The calls go through the loader's wrappers (cudnn_loader.h): name the
-  // cuDNN function itself.
-  if (std::strncmp(expr, "cudnn::", 7) == 0) expr += 7;
-  throw sdk::KernelError(CudnnCode(s),
-                         sdk::Format("%s: cuDNN: %s failed: %s", op, expr, CudnnText(s).c_str()));
-}
-
-#define PX_CUDNN_THROW_IF_ERROR(expr, op)                      \
-  do {                                                         \
-    const cudnnStatus_t px_cudnn_status_ = (expr);             \
-    if (px_cudnn_status_ != CUDNN_STATUS_SUCCESS) {            \
-      ::plexus::cuda::ThrowCudnn(px_cudnn_status_, #expr, op); \
-    }                                                          \
-  } while (0)
-
-
-// ---------------------------------------------------------------------------
-// cuDNN handles: a pool per device.
-// ---------------------------------------------------------------------------
-
-struct HandlePool {
-  std::mutex mu;
-  std::vector<cudnnHandle_t> free;
-};
-
-HandlePool& PoolFor(int32_t ordinal) {
-  static std::mutex mu;
-  static auto* pools = new std::map<int32_t, std::unique_ptr<HandlePool>>();
-  std::lock_guard<std::mutex> lock(mu);
-  std::unique_ptr<HandlePool>& p = (*pools)[ordinal];
-  if (!p) p = std::make_unique<HandlePool>();
-  return *p;
-}
-
-// A handle of the stream's device, set to the stream, for one call; back to
-// the pool when destroyed.
-class ScopedHandle {
- public:
-  ScopedHandle(GpuStream& stream, const char* op) : pool_(PoolFor(stream.ordinal)) {
-    {
-      std::lock_guard<std::mutex> lock(pool_.mu);
-      if (!pool_.free.empty()) {
-        handle_ = pool_.free.back();
-        pool_.free.pop_back();
-      }
-    }
-    if (handle_ == nullptr) {
-      // The stream's device is current (StreamOf).
-      cudnnHandle_t h = nullptr;
-      const cudnnStatus_t s = cudnn::cudnnCreate(&h);
-      if (s != CUDNN_STATUS_SUCCESS) {
-        const PX_Code code = CudnnCode(s);
-        throw sdk::KernelError(
-            code == PX_CODE_UNAVAILABLE || code == PX_CODE_RESOURCE_EXHAUSTED ? code
-                                                                              : PX_CODE_INTERNAL,
-            sdk::Format("%s: cuDNN is unavailable on CUDA:%d: cudnnCreate failed: %s", op,
-                        static_cast<int>(stream.ordinal), CudnnText(s).c_str()));
-      }
-      handle_ = h;
-    }
-    const cudnnStatus_t s = cudnn::cudnnSetStream(handle_, stream.get());
-    if (s != CUDNN_STATUS_SUCCESS) {
-      Release();
-      ThrowCudnn(s, "cudnnSetStream", op);
-    }
-  }
-  ~ScopedHandle() { Release(); }
-  ScopedHandle(const ScopedHandle&) = delete;
-  ScopedHandle& operator=(const ScopedHandle&) = delete;
-
-  cudnnHandle_t get() const { return handle_; }
-
- private:
-  void Release() {
-    if (handle_ == nullptr) return;
-    std::lock_guard<std::mutex> lock(pool_.mu);
-    pool_.free.push_back(handle_);
-    handle_ = nullptr;
-  }
-
-  HandlePool& pool_;
-  cudnnHandle_t handle_ = nullptr;
-};
-
-// ---------------------------------------------------------------------------
-// Types
-// ---------------------------------------------------------------------------
-
-struct TypeInfo {
-  cudnnDataType_t data;
-  cudnnDataType_t compute;
-  cudnnMathType_t math;
-  ew::Dtype ew;
-  size_t size;
-};
-
-TypeInfo TypeInfoFor(PX_DataType t, const char* op) {
-  switch (t) {
-    case PX_DT_FLOAT:
-      return {CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT,
-              AllowTf32() ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH, ew::Dtype::kFloat, 4};
-    case PX_DT_HALF:
-      return {CUDNN_DATA_HALF, CUDNN_DATA_FLOAT, CUDNN_TENSOR_OP_MATH, ew::Dtype::kHalf, 2};
-    case PX_DT_BFLOAT16:
-      return {CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT, CUDNN_TENSOR_OP_MATH, ew::Dtype::kBFloat16, 2};
-    case PX_DT_DOUBLE:
-      return {CUDNN_DATA_DOUBLE, CUDNN_DATA_DOUBLE, CUDNN_DEFAULT_MATH, ew::Dtype::kDouble, 8};
-    default:
-      throw sdk::KernelError(PX_CODE_UNIMPLEMENTED,
-                             sdk::Format("%s on CUDA does not support dtype %s", op,
-                                         sdk::DtypeName(t)));
-  }
-}
 
 // ---------------------------------------------------------------------------
 // Plans: descriptors and algorithm per problem.
 // ---------------------------------------------------------------------------
 
-// One convolution as cuDNN sees it (after the extra padding).
-struct PlanKey {
-  int32_t ordinal;
-  int dtype;  // PX_DataType
-  int math;   // cudnnMathType_t asked for
-  bool nchw;
-  int64_t n, c, h, w;         // the (padded) input
-  int64_t k, c_per_group;     // output channels, filter input depth
-  int64_t kh, kw;
-  int64_t pad_h, pad_w, sh, sw, dh, dw;
-  int64_t groups;
-  auto Tie() const {
-    return std::tie(ordinal, dtype, math, nchw, n, c, h, w, k, c_per_group, kh, kw, pad_h, pad_w,
-                    sh, sw, dh, dw, groups);
-  }
-  bool operator<(const PlanKey& o) const { return Tie() < o.Tie(); }
-};
-
-struct Plan {
-  cudnnTensorDescriptor_t x = nullptr, y = nullptr;
-  cudnnFilterDescriptor_t filter = nullptr;
-  cudnnConvolutionDescriptor_t conv = nullptr;
+// The forward algorithm of a convolution and its workspace.
+struct Plan : ConvDescriptors {
   cudnnConvolutionFwdAlgo_t algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
   size_t workspace = 0;
-  int64_t oh = 0, ow = 0;
-  ~Plan() {
-    // cuDNN is loaded when a plan exists (its descriptors were created).
-    if (conv != nullptr) cudnn::cudnnDestroyConvolutionDescriptor(conv);
-    if (filter != nullptr) cudnn::cudnnDestroyFilterDescriptor(filter);
-    if (y != nullptr) cudnn::cudnnDestroyTensorDescriptor(y);
-    if (x != nullptr) cudnn::cudnnDestroyTensorDescriptor(x);
-  }
 };
 
-int Int(int64_t v, const char* what, const char* op) {
-  if (v < 0 || v > INT32_MAX) {
-    throw sdk::KernelError(PX_CODE_UNIMPLEMENTED,
-                           sdk::Format("%s on CUDA: %s %lld does not fit cuDNN's 32-bit sizes",
-                                       op, what, static_cast<long long>(v)));
-  }
-  return static_cast<int>(v);
-}
-
-std::shared_ptr<Plan> MakePlan(cudnnHandle_t handle, const PlanKey& key, const TypeInfo& ti,
+std::shared_ptr<Plan> MakePlan(cudnnHandle_t handle, const ConvKey& key, const TypeInfo& ti,
                                const char* op) {
   auto plan = std::make_shared<Plan>();
-  const cudnnTensorFormat_t format = key.nchw ? CUDNN_TENSOR_NCHW : CUDNN_TENSOR_NHWC;
-  PX_CUDNN_THROW_IF_ERROR(cudnn::cudnnCreateTensorDescriptor(&plan->x), op);
-  PX_CUDNN_THROW_IF_ERROR(cudnn::cudnnCreateTensorDescriptor(&plan->y), op);
-  PX_CUDNN_THROW_IF_ERROR(cudnn::cudnnCreateFilterDescriptor(&plan->filter), op);
-  PX_CUDNN_THROW_IF_ERROR(cudnn::cudnnCreateConvolutionDescriptor(&plan->conv), op);
-  PX_CUDNN_THROW_IF_ERROR(
-      cudnn::cudnnSetTensor4dDescriptor(plan->x, format, ti.data, Int(key.n, "batch", op),
-                                        Int(key.c, "input depth", op),
-                                        Int(key.h, "input height", op),
-                                        Int(key.w, "input width", op)),
-      op);
-  // The filter: KRSC with NHWC tensors, KCRS with NCHW (conv.cu reorders).
-  PX_CUDNN_THROW_IF_ERROR(
-      cudnn::cudnnSetFilter4dDescriptor(plan->filter, ti.data, format,
-                                        Int(key.k, "output depth", op),
-                                        Int(key.c_per_group, "filter depth", op),
-                                        Int(key.kh, "filter height", op),
-                                        Int(key.kw, "filter width", op)),
-      op);
-  PX_CUDNN_THROW_IF_ERROR(
-      cudnn::cudnnSetConvolution2dDescriptor(
-          plan->conv, Int(key.pad_h, "padding", op), Int(key.pad_w, "padding", op),
-          Int(key.sh, "stride", op), Int(key.sw, "stride", op), Int(key.dh, "dilation", op),
-          Int(key.dw, "dilation", op), CUDNN_CROSS_CORRELATION, ti.compute),
-      op);
-  PX_CUDNN_THROW_IF_ERROR(
-      cudnn::cudnnSetConvolutionGroupCount(plan->conv, Int(key.groups, "groups", op)), op);
-  PX_CUDNN_THROW_IF_ERROR(cudnn::cudnnSetConvolutionMathType(plan->conv, ti.math), op);
-  int on = 0, oc = 0, oh = 0, ow = 0;
-  PX_CUDNN_THROW_IF_ERROR(cudnn::cudnnGetConvolution2dForwardOutputDim(plan->conv, plan->x,
-                                                                       plan->filter, &on, &oc,
-                                                                       &oh, &ow),
-                          op);
-  plan->oh = oh;
-  plan->ow = ow;
-  PX_CUDNN_THROW_IF_ERROR(
-      cudnn::cudnnSetTensor4dDescriptor(plan->y, format, ti.data, on, oc, oh, ow), op);
+  SetConvDescriptors(key, ti, op, plan.get());
 
   // The heuristics' algorithms, best first: the first that works within the
   // workspace limit and, for float without TF32, uses no tensor cores.
@@ -400,21 +182,8 @@ class ConvKernel : public ConvKernelBase {
     }
     PX_SDK_CHECK(kh >= 0 && kw >= 0, "%s filter %s has a negative size", op,
                  sdk::ShapeString(fs).c_str());
-    int64_t oh, ow, top, left;
-    window_.Output(h, kh, window_.sh, window_.dh, window_.pad_top, window_.pad_bottom, &oh, &top);
-    window_.Output(w, kw, window_.sw, window_.dw, window_.pad_left, window_.pad_right, &ow, &left);
-    // The padding after: what makes the last window end at the padded edge
-    // (SAME), or the attribute (EXPLICIT).
-    int64_t bottom = 0, right = 0;
-    if (window_.padding == "SAME") {
-      bottom = std::max<int64_t>(0, (oh - 1) * window_.sh + (kh - 1) * window_.dh + 1 - h) - top;
-      right = std::max<int64_t>(0, (ow - 1) * window_.sw + (kw - 1) * window_.dw + 1 - w) - left;
-      bottom = std::max<int64_t>(bottom, 0);
-      right = std::max<int64_t>(right, 0);
-    } else if (window_.padding == "EXPLICIT") {
-      bottom = window_.pad_bottom;
-      right = window_.pad_right;
-    }
+    const ConvPadding padding = PadConvolution(window_, n, c, h, w, kh, kw);
+    const int64_t oh = padding.oh, ow = padding.ow;
 
     // The fused op's per-channel arguments.
     const void* args[4] = {nullptr, nullptr, nullptr, nullptr};
@@ -475,33 +244,17 @@ class ConvKernel : public ConvKernelBase {
     CheckLaunch(stream, op);
 
     // Symmetric padding for cuDNN; the rest in a padded copy of the input.
-    // (An empty input with EXPLICIT padding is padded in full: cuDNN takes
-    // no empty spatial dimension.)
-    const bool empty_input = h == 0 || w == 0;
-    const int64_t pad_h = empty_input ? 0 : std::min(top, bottom);
-    const int64_t pad_w = empty_input ? 0 : std::min(left, right);
-    conv::PadPlan pad;
-    pad.nchw = nchw;
-    pad.n = n;
-    pad.c = c;
-    pad.h = h;
-    pad.w = w;
-    pad.top = top - pad_h;
-    pad.bottom = bottom - pad_h;
-    pad.left = left - pad_w;
-    pad.right = right - pad_w;
-    const bool extra = pad.top != 0 || pad.bottom != 0 || pad.left != 0 || pad.right != 0;
-    const int64_t ph = h + pad.top + pad.bottom, pw = w + pad.left + pad.right;
-    StreamBuffer padded(stream, extra ? static_cast<size_t>(n * c * ph * pw) * ti.size : 0,
+    const int64_t ph = padding.padded_h, pw = padding.padded_w;
+    StreamBuffer padded(stream, padding.has_extra ? static_cast<size_t>(n * c * ph * pw) * ti.size : 0,
                         "cudaMallocAsync(padded input)");
     const void* x = call.input_data(0);
-    if (extra && n * c * ph * pw > 0) {
-      conv::LaunchPadInput(ti.ew, x, padded.get(), pad, stream.get());
+    if (padding.has_extra && n * c * ph * pw > 0) {
+      conv::LaunchPadInput(ti.ew, x, padded.get(), padding.extra, stream.get());
       CheckLaunch(stream, op);
       x = padded.get();
     }
 
-    PlanKey key{};
+    ConvKey key{};
     key.ordinal = stream.ordinal;
     key.dtype = static_cast<int>(dtype);
     key.math = static_cast<int>(ti.math);
@@ -514,8 +267,8 @@ class ConvKernel : public ConvKernelBase {
     key.c_per_group = c_per_group;
     key.kh = kh;
     key.kw = kw;
-    key.pad_h = pad_h;
-    key.pad_w = pad_w;
+    key.pad_h = padding.pad_h;
+    key.pad_w = padding.pad_w;
     key.sh = window_.sh;
     key.sw = window_.sw;
     key.dh = window_.dh;
@@ -545,7 +298,7 @@ class ConvKernel : public ConvKernelBase {
   }
 
  private:
-  std::shared_ptr<Plan> PlanFor(cudnnHandle_t handle, const PlanKey& key, const TypeInfo& ti) {
+  std::shared_ptr<Plan> PlanFor(cudnnHandle_t handle, const ConvKey& key, const TypeInfo& ti) {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = plans_.find(key);
     if (it != plans_.end()) return it->second;
@@ -556,7 +309,7 @@ class ConvKernel : public ConvKernelBase {
   }
 
   std::mutex mu_;
-  std::map<PlanKey, std::shared_ptr<Plan>> plans_;
+  std::map<ConvKey, std::shared_ptr<Plan>> plans_;
 };
 
 }  // namespace

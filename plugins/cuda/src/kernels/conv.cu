@@ -1,6 +1,7 @@
 // Device code of the convolutions' helpers (conv_launch.h): the filter
-// reorder from TensorFlow's HWIO to cuDNN's KRSC or KCRS, the zero padding
-// of the input where cuDNN's symmetric padding does not fit, and the fused
+// reorder from TensorFlow's HWIO to cuDNN's KRSC or KCRS and back, the zero
+// padding of the input where cuDNN's symmetric padding does not fit (and
+// its inverse, a crop, for the input gradient), and the fused
 // epilogue (bias or inference batch norm per channel, then the activation).
 // One thread per output element, grid-stride loops; half and bfloat16
 // compute in float.
@@ -19,8 +20,9 @@ using conv::PadPlan;
 
 constexpr int64_t kInt32Limit = int64_t{1} << 31;
 
-// out[o, r, i] (KRSC) or out[o, i, r] (KCRS) = in[r, i, o].
-template <typename T>
+// out[o, r, i] (KRSC) or out[o, i, r] (KCRS) = in[r, i, o]; kToHwio: the
+// other way, out[r, i, o] = in[o, r, i] or in[o, i, r].
+template <typename T, bool kToHwio>
 __global__ void FilterReorderKernel(const T* __restrict__ in, T* __restrict__ out, int64_t r,
                                     int64_t i, int64_t o, bool kcrs) {
   const int64_t total = r * i * o;
@@ -37,7 +39,11 @@ __global__ void FilterReorderKernel(const T* __restrict__ in, T* __restrict__ ou
       rr = (k / i) % r;
       oo = k / (i * r);
     }
-    out[k] = in[(rr * i + ii) * o + oo];
+    if (kToHwio) {
+      out[(rr * i + ii) * o + oo] = in[k];
+    } else {
+      out[k] = in[(rr * i + ii) * o + oo];
+    }
   }
 }
 
@@ -70,6 +76,36 @@ __global__ void PadInputKernel(const T* __restrict__ x, T* __restrict__ y, const
     } else {
       y[k] = p.nchw ? x[((b * p.c + ch) * p.h + si) * p.w + sj]
                     : x[((b * p.h + si) * p.w + sj) * p.c + ch];
+    }
+  }
+}
+
+// The inverse of PadInputKernel: x[b, ch, i, j] = y[b, ch, i + top, j + left]
+// over the n * c * h * w elements of x (the gradient of the padding).
+template <typename T>
+__global__ void CropInputKernel(const T* __restrict__ y, T* __restrict__ x, const PadPlan p) {
+  const int64_t ph = p.top + p.h + p.bottom, pw = p.left + p.w + p.right;
+  const int64_t total = p.n * p.c * p.h * p.w;
+  const int64_t grid = static_cast<int64_t>(blockDim.x) * gridDim.x;
+  for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < total;
+       k += grid) {
+    int64_t b, ch, i, j, rest = k;
+    if (p.nchw) {
+      j = rest % p.w;
+      rest /= p.w;
+      i = rest % p.h;
+      rest /= p.h;
+      ch = rest % p.c;
+      b = rest / p.c;
+      x[k] = y[((b * p.c + ch) * ph + i + p.top) * pw + j + p.left];
+    } else {
+      ch = rest % p.c;
+      rest /= p.c;
+      j = rest % p.w;
+      rest /= p.w;
+      i = rest % p.h;
+      b = rest / p.h;
+      x[k] = y[((b * ph + i + p.top) * pw + j + p.left) * p.c + ch];
     }
   }
 }
@@ -121,8 +157,26 @@ void conv::LaunchFilterReorder(ew::Dtype dtype, const void* in, void* out, int64
                                int64_t o, bool kcrs, px_gpu::Stream stream) {
   VisitDtype(dtype, [&](auto tag) {
     using T = decltype(tag);
-    PX_GPU_LAUNCH(FilterReorderKernel<T>, GridFor(r * i * o), kBlockSize, 0, stream)(
+    PX_GPU_LAUNCH((FilterReorderKernel<T, false>), GridFor(r * i * o), kBlockSize, 0, stream)(
         static_cast<const T*>(in), static_cast<T*>(out), r, i, o, kcrs);
+  });
+}
+
+void conv::LaunchFilterToHwio(ew::Dtype dtype, const void* in, void* out, int64_t r, int64_t i,
+                              int64_t o, bool kcrs, px_gpu::Stream stream) {
+  VisitDtype(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    PX_GPU_LAUNCH((FilterReorderKernel<T, true>), GridFor(r * i * o), kBlockSize, 0, stream)(
+        static_cast<const T*>(in), static_cast<T*>(out), r, i, o, kcrs);
+  });
+}
+
+void conv::LaunchCropInput(ew::Dtype dtype, const void* y, void* x, const PadPlan& plan,
+                           px_gpu::Stream stream) {
+  VisitDtype(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    PX_GPU_LAUNCH(CropInputKernel<T>, GridFor(plan.n * plan.c * plan.h * plan.w), kBlockSize, 0,
+                  stream)(static_cast<const T*>(y), static_cast<T*>(x), plan);
   });
 }
 

@@ -1,6 +1,7 @@
 // The convolution kernels' own device code (conv.cu), called from conv.cc
-// around cuDNN's convolution: the filter reorder, the input padding cuDNN's
-// symmetric padding cannot express, and the fused epilogue.
+// and conv_backprop.cc around cuDNN's convolutions: the filter reorders, the
+// input padding cuDNN's symmetric padding cannot express (and its crop),
+// and the fused epilogue.
 #ifndef PLEXUS_PLUGINS_CUDA_KERNELS_CONV_LAUNCH_H_
 #define PLEXUS_PLUGINS_CUDA_KERNELS_CONV_LAUNCH_H_
 
@@ -18,6 +19,11 @@ namespace plexus::cuda::conv {
 void LaunchFilterReorder(ew::Dtype dtype, const void* in, void* out, int64_t r, int64_t i,
                          int64_t o, bool kcrs, px_gpu::Stream stream);
 
+// The inverse: a filter gradient from cuDNN's KRSC (kcrs false) or KCRS
+// back to TensorFlow's HWIO [r, i, o]. Elements r * i * o > 0.
+void LaunchFilterToHwio(ew::Dtype dtype, const void* in, void* out, int64_t r, int64_t i,
+                        int64_t o, bool kcrs, px_gpu::Stream stream);
+
 // A 4-D input [n, h, w, c] (NHWC) or [n, c, h, w] (NCHW) copied into the
 // middle of a zeroed [n, top + h + bottom, left + w + right, c] (or NCHW)
 // buffer; every output element is written.
@@ -28,6 +34,10 @@ struct PadPlan {
 };
 void LaunchPadInput(ew::Dtype dtype, const void* x, void* y, const PadPlan& plan,
                     px_gpu::Stream stream);
+// The inverse: x = the middle [n, h, w, c] (or NCHW) of the padded y
+// (n * c * h * w > 0), the input gradient of a padded convolution.
+void LaunchCropInput(ew::Dtype dtype, const void* y, void* x, const PadPlan& plan,
+                     px_gpu::Stream stream);
 
 // The activations of the fused convolutions (the values of sdk::FusedActivation).
 enum class Activation : int { kNone, kRelu, kRelu6, kElu, kLeakyRelu, kTanh, kSigmoid };

@@ -17,6 +17,10 @@ PX_Status* RegisterMatMulKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar
 // through cuDNN (conv.cc).
 PX_Status* RegisterConvKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
 
+// Conv2DBackpropInput, Conv2DBackpropFilter and the depthwise gradients
+// through cuDNN (conv_backprop.cc).
+PX_Status* RegisterConvBackpropKernels(sdk::RegistrationInfo* info, PX_KernelRegistrar* registrar);
+
 }  // namespace plexus::cuda
 
 #endif  // PLEXUS_PLUGINS_CUDA_KERNELS_VENDOR_KERNELS_H_

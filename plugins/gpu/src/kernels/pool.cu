@@ -1,7 +1,7 @@
 // Device code of MaxPool and AvgPool: one thread per output element
 // (grid-stride), NHWC or NCHW by the same index math with the layout's
 // strides. half and bfloat16 compute in float. 32-bit index arithmetic
-// below 2^31 input and output elements.
+// where pool::FitsInt32 allows.
 #include <cstdint>
 
 #include "gpu_portability.h"
@@ -12,8 +12,6 @@ namespace plexus::cuda {
 namespace {
 
 using pool::PoolPlan;
-
-constexpr int64_t kInt32Limit = int64_t{1} << 31;
 
 template <bool kMax, typename T, typename I>
 __global__ void PoolKernel(const T* __restrict__ x, T* __restrict__ y, const PoolPlan p) {
@@ -75,7 +73,7 @@ __global__ void PoolKernel(const T* __restrict__ x, T* __restrict__ y, const Poo
 void pool::LaunchPool(bool max, ew::Dtype dtype, const void* x, void* y, const PoolPlan& plan,
                       px_gpu::Stream stream) {
   const int64_t total = plan.n * plan.c * plan.oh * plan.ow;
-  const bool small = total < kInt32Limit && plan.n * plan.c * plan.h * plan.w < kInt32Limit;
+  const bool small = pool::FitsInt32(plan);
   VisitDtype(dtype, [&](auto tag) {
     using T = decltype(tag);
     const T* src = static_cast<const T*>(x);

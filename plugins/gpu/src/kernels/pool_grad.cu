@@ -4,7 +4,7 @@
 // result does not depend on thread order. MaxPoolGrad finds each covering
 // window's maximum again (kh * kw reads) and takes the gradient only where
 // that maximum is this element. half and bfloat16 accumulate in float.
-// 32-bit index arithmetic below 2^31 input and output elements.
+// 32-bit index arithmetic where pool::FitsInt32 allows.
 #include <cstdint>
 
 #include "gpu_portability.h"
@@ -15,8 +15,6 @@ namespace plexus::cuda {
 namespace {
 
 using pool::PoolPlan;
-
-constexpr int64_t kInt32Limit = int64_t{1} << 31;
 
 // The index arithmetic of one layout (NHWC or NCHW) in index type I.
 template <typename I>
@@ -60,7 +58,7 @@ struct Geometry {
   __device__ static void Covering(I x, I pad, I k, I s, I outs, I* first, I* last) {
     const I hi = x + pad;  // o * s <= hi
     const I lo = hi - k + 1;  // o * s >= lo
-    *first = lo <= 0 ? I(0) : (lo + s - 1) / s;
+    *first = lo <= 0 ? I(0) : (lo - 1) / s + 1;  // ceil(lo / s) without overflow
     *last = hi < 0 ? I(-1) : hi / s;
     if (*last > outs - 1) *last = outs - 1;
   }
@@ -119,7 +117,7 @@ template <bool kMax>
 void LaunchPoolGrad(ew::Dtype dtype, const void* x, const void* g, void* dx,
                     const PoolPlan& plan, px_gpu::Stream stream) {
   const int64_t total = plan.n * plan.c * plan.h * plan.w;
-  const bool small = total < kInt32Limit && plan.n * plan.c * plan.oh * plan.ow < kInt32Limit;
+  const bool small = pool::FitsInt32(plan);
   VisitDtype(dtype, [&](auto tag) {
     using T = decltype(tag);
     const T* xt = static_cast<const T*>(x);

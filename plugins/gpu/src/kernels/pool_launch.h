@@ -24,6 +24,17 @@ struct PoolPlan {
   int64_t top = 0, left = 0;
 };
 
+// Whether 32-bit index arithmetic is safe for a plan: the input and output
+// element counts plus the widest grid-stride step, and every window
+// parameter and their sums, stay well below 2^31.
+inline bool FitsInt32(const PoolPlan& p) {
+  constexpr int64_t kLimit = int64_t{1} << 30;
+  const int64_t in = p.n * p.c * p.h * p.w, out = p.n * p.c * p.oh * p.ow;
+  const int64_t window = p.h + p.w + p.kh + p.kw + p.sh + p.sw + p.top + p.left;
+  return in < kLimit && out < kLimit && window < kLimit && p.oh * p.sh < kLimit &&
+         p.ow * p.sw < kLimit;
+}
+
 // max: the largest in-bounds element (NaN never wins; -inf for an empty
 // window); otherwise their mean (the sum times 1 / count). Output elements
 // n * c * oh * ow > 0.

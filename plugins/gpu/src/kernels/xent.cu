@@ -8,6 +8,7 @@
 // bfloat16 compute in float.
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "gpu_portability.h"
 #include "kernels/block_reduce.h"
@@ -62,11 +63,16 @@ struct SparseLabels {
   }
 };
 
+// The arithmetic type of T: double for float and double, float for the
+// 16-bit types.
+template <typename T>
+using XentCompute = std::conditional_t<std::is_same_v<T, float>, double, px_gpu::ComputeType<T>>;
+
 template <typename T, bool kWarp, typename Labels>
 __global__ void XentKernel(const T* __restrict__ f, XentPlan p, Labels labels,
                            T* __restrict__ loss, T* __restrict__ backprop,
                            unsigned* __restrict__ bad_row) {
-  using C = px_gpu::ComputeType<T>;
+  using C = XentCompute<T>;
   __shared__ C smem[kWarpSize + 1];
   const int64_t per_block = kWarp ? blockDim.x / kWarpSize : 1;
   const int lane = kWarp ? threadIdx.x % kWarpSize : threadIdx.x;
@@ -97,11 +103,12 @@ __global__ void XentKernel(const T* __restrict__ f, XentPlan p, Labels labels,
       const C shifted = static_cast<C>(px_gpu::ToFloat(fr[k * p.f_col])) - max;
       const C label = row.template At<C>(k);
       if (Labels::kDense || label != C(0)) l += label * (log_sum - shifted);
-      br[k] = px_gpu::FromCompute<T>(row.bad ? C(NAN) : px_gpu::Exp(shifted - log_sum) - label);
+      const C value = row.bad ? C(NAN) : px_gpu::Exp(shifted - log_sum) - label;
+      br[k] = px_gpu::FromCompute<T>(static_cast<px_gpu::ComputeType<T>>(value));
     }
     l = GroupReduce<Reducer::kSum, kWarp>(l, smem);
     if (lane == 0) {
-      loss[r] = px_gpu::FromCompute<T>(row.bad ? C(NAN) : l);
+      loss[r] = px_gpu::FromCompute<T>(static_cast<px_gpu::ComputeType<T>>(row.bad ? C(NAN) : l));
       if (row.bad) atomicMin(bad_row, static_cast<unsigned>(r));
     }
   }
