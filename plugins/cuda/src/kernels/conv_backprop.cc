@@ -14,7 +14,10 @@
 // - the filter gradient is cuDNN's filter gradient from the padded input,
 //   reordered back to TensorFlow's HWIO.
 // Algorithms: the heuristics' first that works within the workspace limit
-// (and, for float without TF32, uses no tensor cores), cached per problem.
+// (and, for float without TF32, uses no tensor cores), else algorithm 1,
+// cached per problem. The heuristics may pick an algorithm that sums with
+// atomics, so gradients can differ in the last bits from run to run (as
+// TensorFlow's and PyTorch's do by default).
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -50,10 +53,12 @@ struct GradPlan : ConvDescriptors {
 };
 
 // Picks the first usable algorithm of the heuristics' list `perf`
-// (returned entries), setting the math type it was rated with; false when
-// none fits.
-template <typename Perf, typename WorkspaceFn>
-bool PickAlgorithm(const std::vector<Perf>& perf, int returned, const TypeInfo& ti,
+// (returned entries), setting the math type it was rated with; else
+// `fallback` (algorithm 1 of cuDNN's lists, which takes every geometry) with
+// the math type asked for, if cuDNN gives it a workspace size within the
+// limit. False when nothing fits.
+template <typename Perf, typename Algo, typename WorkspaceFn>
+bool PickAlgorithm(const std::vector<Perf>& perf, int returned, const TypeInfo& ti, Algo fallback,
                    GradPlan* plan, WorkspaceFn workspace_of) {
   const bool fma_only = ti.math == CUDNN_FMA_MATH;
   for (int i = 0; i < returned; ++i) {
@@ -69,7 +74,14 @@ bool PickAlgorithm(const std::vector<Perf>& perf, int returned, const TypeInfo& 
     plan->workspace = workspace;
     return true;
   }
-  return false;
+  size_t workspace = 0;
+  if (cudnn::cudnnSetConvolutionMathType(plan->conv, ti.math) != CUDNN_STATUS_SUCCESS ||
+      !workspace_of(fallback, &workspace) || workspace > kMaxWorkspaceBytes) {
+    return false;
+  }
+  plan->algo = static_cast<int>(fallback);
+  plan->workspace = workspace;
+  return true;
 }
 
 std::shared_ptr<GradPlan> MakeDataPlan(cudnnHandle_t handle, const ConvKey& key,
@@ -85,7 +97,8 @@ std::shared_ptr<GradPlan> MakeDataPlan(cudnnHandle_t handle, const ConvKey& key,
                               handle, plan->filter, plan->y, plan->conv, plan->x,
                               static_cast<int>(perf.size()), &returned, perf.data()),
                           op);
-  const bool found = PickAlgorithm(perf, returned, ti, plan.get(), [&](auto algo, size_t* bytes) {
+  const bool found = PickAlgorithm(perf, returned, ti, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, plan.get(),
+                                   [&](cudnnConvolutionBwdDataAlgo_t algo, size_t* bytes) {
     return cudnn::cudnnGetConvolutionBackwardDataWorkspaceSize(
                handle, plan->filter, plan->y, plan->conv, plan->x, algo, bytes) ==
            CUDNN_STATUS_SUCCESS;
@@ -114,7 +127,9 @@ std::shared_ptr<GradPlan> MakeFilterPlan(cudnnHandle_t handle, const ConvKey& ke
                               handle, plan->x, plan->y, plan->conv, plan->filter,
                               static_cast<int>(perf.size()), &returned, perf.data()),
                           op);
-  const bool found = PickAlgorithm(perf, returned, ti, plan.get(), [&](auto algo, size_t* bytes) {
+  const bool found = PickAlgorithm(perf, returned, ti, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1,
+                                   plan.get(), [&](cudnnConvolutionBwdFilterAlgo_t algo,
+                                                   size_t* bytes) {
     return cudnn::cudnnGetConvolutionBackwardFilterWorkspaceSize(
                handle, plan->x, plan->y, plan->conv, plan->filter, algo, bytes) ==
            CUDNN_STATUS_SUCCESS;
@@ -168,6 +183,8 @@ class ConvBackpropKernel : public sdk::OpKernel {
     PX_SDK_CHECK(call.input_dtype(tensor_input) == dtype, "%s: %s is %s, out_backprop %s", op,
                  kFilter ? "input" : "filter", sdk::DtypeName(call.input_dtype(tensor_input)),
                  sdk::DtypeName(dtype));
+    PX_SDK_CHECK(call.output_dtype(0) == dtype, "%s: the output is %s, out_backprop %s", op,
+                 sdk::DtypeName(call.output_dtype(0)), sdk::DtypeName(dtype));
     const TypeInfo ti = TypeInfoFor(dtype, op);
     PX_SDK_CHECK(px_sdk_is_contiguous(&call.input(tensor_input)) &&
                      px_sdk_is_contiguous(&call.input(2)),
@@ -203,9 +220,9 @@ class ConvBackpropKernel : public sdk::OpKernel {
     const int64_t out_elements = sdk::NumElements(out_shape);
     if (out_elements == 0) return;
     GpuStream& stream = StreamOf(call);
-    if (sdk::NumElements(input) == 0 || sdk::NumElements(dy_shape) == 0) {
-      // Nothing flows back: the empty sums, zeros (all-zero bits in every
-      // float type).
+    if (sdk::NumElements(input) == 0 || sdk::NumElements(dy_shape) == 0 || kh == 0 || kw == 0) {
+      // Nothing flows back (no input, no output or no filter taps): the
+      // empty sums, zeros (all-zero bits in every float type).
       PX_GPU_THROW_IF_FAILED(px_gpu::MemsetAsync(out, 0, static_cast<size_t>(out_elements) * ti.size,
                                                  stream.get()),
                              "cudaMemsetAsync(gradient, 0)");

@@ -56,6 +56,8 @@ struct HandlePool {
   std::vector<cudnnHandle_t> free;
 };
 
+namespace {
+
 HandlePool& PoolFor(int32_t ordinal) {
   static std::mutex mu;
   static auto* pools = new std::map<int32_t, std::unique_ptr<HandlePool>>();
@@ -64,6 +66,8 @@ HandlePool& PoolFor(int32_t ordinal) {
   if (!p) p = std::make_unique<HandlePool>();
   return *p;
 }
+
+}  // namespace
 
 ScopedHandle::ScopedHandle(GpuStream& stream, const char* op) : pool_(PoolFor(stream.ordinal)) {
   {

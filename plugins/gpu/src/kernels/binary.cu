@@ -20,7 +20,8 @@ namespace {
 using ew::Binary;
 
 // The cpu plugin's semantics. Maximum and Minimum return NaN when either
-// operand is NaN (TensorFlow's).
+// operand is NaN (TensorFlow's); DivNoNan and MulNoNan give 0 where b is 0,
+// whatever a is.
 template <Binary kOp, typename C>
 __device__ __forceinline__ C ApplyBinary(C a, C b) {
   if constexpr (kOp == Binary::kAdd) {
@@ -44,6 +45,10 @@ __device__ __forceinline__ C ApplyBinary(C a, C b) {
     // The remainder takes the divisor's sign (Python's and TensorFlow's).
     const C r = Fmod(a, b);
     return r != C(0) && ((r < C(0)) != (b < C(0))) ? r + b : r;
+  } else if constexpr (kOp == Binary::kDivNoNan) {
+    return b == C(0) ? C(0) : a / b;
+  } else if constexpr (kOp == Binary::kMulNoNan) {
+    return b == C(0) ? C(0) : a * b;
   } else {
     static_assert(kOp == Binary::kPow, "unhandled binary op");
     return Pow(a, b);
@@ -73,6 +78,8 @@ void LaunchTyped(Binary op, const void* a, const void* b, void* out,
     PX_BINARY_CASE(kFloorDiv)
     PX_BINARY_CASE(kFloorMod)
     PX_BINARY_CASE(kPow)
+    PX_BINARY_CASE(kDivNoNan)
+    PX_BINARY_CASE(kMulNoNan)
 #undef PX_BINARY_CASE
     default: return;  // comparisons: compare.cu
   }

@@ -250,6 +250,8 @@ constexpr BinaryEntry kBinaryOps[] = {
     {"FloorDiv", ew::Binary::kFloorDiv},
     {"FloorMod", ew::Binary::kFloorMod},
     {"Pow", ew::Binary::kPow},
+    {"DivNoNan", ew::Binary::kDivNoNan},
+    {"MulNoNan", ew::Binary::kMulNoNan},
     {"Less", ew::Binary::kLess},
     {"LessEqual", ew::Binary::kLessEqual},
     {"Greater", ew::Binary::kGreater},
@@ -261,9 +263,11 @@ constexpr BinaryEntry kBinaryOps[] = {
 };
 
 // Whether the device code has (op, type): bool only for Equal, NotEqual and
-// the logical ops, which take nothing else.
+// the logical ops, which take nothing else; DivNoNan and MulNoNan only the
+// floating types.
 bool BinarySupports(ew::Binary op, ew::Type type) {
   const bool logical = op == ew::Binary::kLogicalAnd || op == ew::Binary::kLogicalOr;
+  if (op == ew::Binary::kDivNoNan || op == ew::Binary::kMulNoNan) return ew::IsFloatType(type);
   if (type == ew::Type::kBool) {
     return logical || op == ew::Binary::kEqual || op == ew::Binary::kNotEqual;
   }
@@ -456,6 +460,7 @@ PX_Status* RegisterElementwiseKernels(sdk::RegistrationInfo* info, PX_KernelRegi
       {&sdk::sig::kFloorDiv, &kReal},     {&sdk::sig::kFloorMod, &kReal},
       {&sdk::sig::kMaximum, &kReal},      {&sdk::sig::kMinimum, &kReal},
       {&sdk::sig::kPow, &kSigned},        {&sdk::sig::kLess, &kReal},
+      {&sdk::sig::kDivNoNan, &kFloat},    {&sdk::sig::kMulNoNan, &kFloat},
       {&sdk::sig::kLessEqual, &kReal},    {&sdk::sig::kGreater, &kReal},
       {&sdk::sig::kGreaterEqual, &kReal}, {&sdk::sig::kEqual, &kAll},
       {&sdk::sig::kNotEqual, &kAll},      {&sdk::sig::kSquaredDifference, &kSqDiff},

@@ -43,6 +43,7 @@ struct UnaryAttrs {
 // ops write bool.
 enum class Binary : int {
   kAdd, kSub, kMul, kDiv, kMax, kMin, kSquaredDifference, kFloorDiv, kFloorMod, kPow,
+  kDivNoNan, kMulNoNan,  // floating types only
   kLess, kLessEqual, kGreater, kGreaterEqual, kEqual, kNotEqual, kLogicalAnd, kLogicalOr,
 };
 
