@@ -197,12 +197,32 @@ nb::object ToDlpack(const PyTensor& self, nb::handle stream) {
   const Tensor& t = self.tensor;
   Device* device = t.device();
   if (device != nullptr && !device->host_accessible()) {
-    // The consumer's stream cannot wait on ours through DLPack here: wait
-    // for the device's eager work before handing the memory over.
+    // The DLPack stream handshake: the consumer names the stream it will
+    // use (an integer; -1 asks for no synchronization at all). Where the
+    // plugin can order other streams, that stream waits on the device for
+    // the eager work; otherwise (or with no stream named) the host waits.
+    int64_t consumer = 0;
+    const bool named = !stream.is_none();
+    if (named) {
+      if (!nb::isinstance<nb::int_>(stream)) {
+        throw nb::type_error("__dlpack__: stream must be an integer or None");
+      }
+      consumer = nb::cast<int64_t>(stream);
+      if (consumer < -1) {
+        throw nb::value_error(
+            absl::StrCat("__dlpack__: stream ", consumer, " is not a stream of ", device->name()).c_str());
+      }
+    }
     absl::Status s;
     {
       nb::gil_scoped_release release;
-      s = GetEager().Synchronize(device);
+      if (named && consumer == -1) {
+        // The consumer synchronizes itself.
+      } else if (named && device->supports_stream_interop()) {
+        s = GetEager().OrderNativeStream(device, static_cast<uint64_t>(consumer));
+      } else {
+        s = GetEager().Synchronize(device);
+      }
     }
     Check(s);
   }
@@ -240,10 +260,25 @@ nb::object FromDlpack(nb::handle obj) {
   if (dev_type == kDLCPU) {
     capsule = obj.attr("__dlpack__")();
   } else {
-    // A device producer orders its work before the stream we name; Plexus
-    // gives no stream handle through DLPack, so ask for the legacy default
-    // stream (1), which the producer synchronizes with.
-    capsule = obj.attr("__dlpack__")("stream"_a = 1);
+    // The DLPack stream handshake: the producer orders its work before the
+    // stream we name. Where the plugin has native stream handles that is
+    // the device's eager stream, which everything that reads the tensor
+    // later waits for (eager ops queue on it; traced functions wait for
+    // it). Otherwise the legacy default stream (1), as DLPack's default:
+    // a plugin without stream interop (ABI 0.7 and older) cannot name one,
+    // and its own streams must be ordered after that stream.
+    DLDevice dl{static_cast<DLDeviceType>(dev_type), nb::cast<int>(dev[1])};
+    std::shared_ptr<Device> device = DeviceForDLPack(dl, &GetRuntime());
+    int64_t ours = 1;
+    if (device != nullptr && device->supports_stream_interop()) {
+      absl::StatusOr<uint64_t> handle;
+      {
+        nb::gil_scoped_release release;
+        handle = GetEager().NativeStream(device.get());
+      }
+      ours = static_cast<int64_t>(Unwrap(std::move(handle)));
+    }
+    capsule = obj.attr("__dlpack__")("stream"_a = ours);
   }
   return WrapTensor(FromCapsule(capsule));
 }

@@ -309,6 +309,11 @@ PX_Status* CheckTable(Layer* layer, const PX_PluginTable& t, size_t host_size) {
     return Breach(layer, "PX_PluginInitialize", "out_table",
                   "fills some of the four stream-capture slots but not all", PX_CODE_INTERNAL);
   }
+  if (PX_STRUCT_HAS(&t, PX_PluginTable, native_stream_wait) &&
+      (t.stream_native_handle == nullptr) != (t.native_stream_wait == nullptr)) {
+    return Breach(layer, "PX_PluginInitialize", "out_table",
+                  "fills only one of stream_native_handle and native_stream_wait", PX_CODE_INTERNAL);
+  }
   if ((t.host_allocate == nullptr) != (t.host_deallocate == nullptr)) {
     return Breach(layer, "PX_PluginInitialize", "out_table",
                   "fills only one of host_allocate and host_deallocate", PX_CODE_INTERNAL);

@@ -243,6 +243,26 @@ void GraphDestroy(PX_Device* handle, PX_Graph* graph) {
   device->layer->real.graph_destroy(device->real, graph);
 }
 
+PX_Status* NativeHandle(PX_Device* handle, PX_Stream* stream, uint64_t* out_handle) {
+  return OnStream(handle, stream, "stream_native_handle", [&](DeviceWrap* d, StreamWrap* s) -> PX_Status* {
+    if (out_handle == nullptr) return Breach(d->layer, "stream_native_handle", "out_handle", "is NULL");
+    PX_Status* status = d->layer->real.stream_native_handle(d->real, s->real, out_handle);
+    if (status == nullptr && *out_handle <= 2) {
+      return Breach(d->layer, "stream_native_handle", "out_handle",
+                    "the plugin returned OK with handle " + std::to_string(*out_handle) +
+                        " (0, 1 and 2 are not stream handles)",
+                    PX_CODE_INTERNAL);
+    }
+    return status;
+  });
+}
+
+PX_Status* NativeWait(PX_Device* handle, uint64_t native, PX_Stream* stream) {
+  return OnStream(handle, stream, "native_stream_wait", [&](DeviceWrap* d, StreamWrap* s) -> PX_Status* {
+    return d->layer->real.native_stream_wait(d->real, native, s->real);
+  });
+}
+
 template <typename T>
 void Slot(T* wrapped, T real, T wrapper) { *wrapped = real != nullptr ? wrapper : nullptr; }
 
@@ -268,6 +288,13 @@ void FillStreamSlots(Layer* layer, PX_PluginTable* out) {
     Slot(&out->stream_capture_end, t.stream_capture_end, CaptureEnd);
     Slot(&out->graph_launch, t.graph_launch, GraphLaunch);
     Slot(&out->graph_destroy, t.graph_destroy, GraphDestroy);
+  }
+  if (t.abi_minor >= 8 && PX_STRUCT_HAS(&t, PX_PluginTable, native_stream_wait)) {
+    Slot(&out->stream_native_handle, t.stream_native_handle, NativeHandle);
+    Slot(&out->native_stream_wait, t.native_stream_wait, NativeWait);
+  } else if (PX_STRUCT_HAS(&t, PX_PluginTable, native_stream_wait)) {
+    out->stream_native_handle = nullptr;
+    out->native_stream_wait = nullptr;
   }
 }
 

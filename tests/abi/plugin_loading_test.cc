@@ -82,7 +82,7 @@ TEST_P(BrokenPlugin, IsRefusedWithAClearMessageAndTheRuntimeCarriesOn) {
 INSTANTIATE_TEST_SUITE_P(
     Refusals, BrokenPlugin,
     ::testing::Values(
-        Refusal{"wrong_major", "speaks ABI 99.0-99.7, this core speaks ABI 0.0-0.7 (major versions differ)"},
+        Refusal{"wrong_major", "speaks ABI 99.0-99.8, this core speaks ABI 0.0-0.8 (major versions differ)"},
         Refusal{"missing_slot", "required slot(s) missing from its table: memcpy_d2h"},
         Refusal{"init_fails", "failed to initialize: injected initialization failure"},
         Refusal{"no_probe", "does not export PX_PluginProbe"}),

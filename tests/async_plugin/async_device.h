@@ -205,6 +205,10 @@ void EventDestroy(PX_Device*, PX_Event* e);
 PX_Status* EventRecord(PX_Device*, PX_Stream* s, PX_Event* e);
 PX_Status* EventSynchronize(PX_Device* d, PX_Event* e);
 PX_Status* StreamWaitEvent(PX_Device* d, PX_Stream* s, PX_Event* e);
+// Stream interop (ABI 0.8): a stream's native handle is its address; a
+// native stream to order must be a live stream of this plugin.
+PX_Status* StreamNativeHandle(PX_Device* d, PX_Stream* s, uint64_t* out);
+PX_Status* NativeStreamWait(PX_Device* d, uint64_t native, PX_Stream* s);
 // Kernels: the host services the reference kernels see instead of the
 // host's, and their registration.
 PX_Status* RegisterWrapped(PX_KernelRegistrar* registrar, const PX_KernelDef* def);

@@ -224,6 +224,31 @@ PX_Status* StreamCreate(PX_Device* d, PX_Stream** out) {
   return nullptr;
 }
 
+PX_Status* StreamNativeHandle(PX_Device*, PX_Stream* s, uint64_t* out) {
+  *out = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(s));
+  return nullptr;
+}
+
+PX_Status* NativeStreamWait(PX_Device* d, uint64_t native, PX_Stream* s) {
+  auto* target = reinterpret_cast<Stream*>(static_cast<uintptr_t>(native));
+  {
+    std::lock_guard<std::mutex> lock(g_stream_devices_mu);
+    auto it = g_stream_devices.find(target);
+    if (it == g_stream_devices.end() || it->second != DeviceOf(d)) {
+      return Error(PX_CODE_INVALID_ARGUMENT, "%s: %llu is not the native handle of one of its streams",
+                   DeviceOf(d)->name.c_str(), static_cast<unsigned long long>(native));
+    }
+  }
+  // An event recorded on `s` that the target stream waits for, as a GPU
+  // plugin does with the platform's events.
+  PX_Event* event = nullptr;
+  if (PX_Status* st = EventCreate(d, &event)) return st;
+  PX_Status* st = EventRecord(d, s, event);
+  if (st == nullptr) st = StreamWaitEvent(d, reinterpret_cast<PX_Stream*>(target), event);
+  EventDestroy(d, event);  // the queued wait holds the event's state
+  return st;
+}
+
 void StreamDestroy(PX_Device*, PX_Stream* s) {
   Stream* stream = StreamOf(s);
   {

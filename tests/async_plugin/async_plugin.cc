@@ -22,6 +22,9 @@
 //   pinned memory it runs later.
 // - Events, cross-stream waits and host callbacks run in stream order; every
 //   wait has a deadline (PX_ASYNC_DEADLINE_S, default 120 s).
+// - Stream interop (ABI 0.8): a stream's native handle is its address, and
+//   native_stream_wait orders a live stream of the plugin after another, so
+//   the DLPack stream handshake of the Python package runs here too.
 //
 // It is a test plugin: it lives in the build tree's test-plugins folder, and
 // nothing discovers it unless asked to.
@@ -186,6 +189,10 @@ PX_PLUGIN_EXPORT PX_Status* PX_PluginInitialize(const PX_HostInitArgs* args, PX_
   full.event_synchronize = EventSynchronize;
   full.stream_wait_event = StreamWaitEvent;
   full.stream_add_callback = StreamAddCallback;
+  if (minor >= 8) {
+    full.stream_native_handle = StreamNativeHandle;
+    full.native_stream_wait = NativeStreamWait;
+  }
   std::memcpy(t, &full, full.struct_size);
   return nullptr;
 }

@@ -44,7 +44,7 @@ TEST(Cli, Devices) {
   Result r = RunCli("devices");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("plugin cpu"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("ABI 0.7"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("ABI 0.8"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("device CPU:0"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("preferred layout NHWC"), std::string::npos) << r.output;
   Result broken = RunCli(std::string("devices --plugin ") + testing::TestPluginPath("wrong_major"));

@@ -114,6 +114,15 @@ class Device : public std::enable_shared_from_this<Device> {
   absl::Status LaunchGraph(PX_Stream* stream, PX_Graph* graph);
   void DestroyGraph(PX_Graph* graph);
 
+  // Stream interop (ABI 0.8, optional; PX_PluginTable::stream_native_handle):
+  // the platform's handle of `stream` (a cudaStream_t as an integer), and
+  // another library's stream (by its native handle; DLPack's 1 and 2 are the
+  // legacy and per-thread default streams) made to wait on the device for
+  // the work queued on `stream` so far. UNIMPLEMENTED without the slots.
+  bool supports_stream_interop() const;
+  absl::StatusOr<uint64_t> NativeStreamHandle(PX_Stream* stream);
+  absl::Status NativeStreamWait(uint64_t native_stream, PX_Stream* stream);
+
   // The collectives extension of this device's plugin (ABI 0.7), or null:
   // Plugin::collectives(). Pass handle() (after Open) to its comm_create.
   const PX_CollectivesExt* collectives() const;

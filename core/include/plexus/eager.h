@@ -141,6 +141,14 @@ class EagerContext {
   // Waits for the eager work queued on `device` and returns its first error.
   absl::Status Synchronize(Device* device);
 
+  // The DLPack stream handshake, on devices whose plugin has stream interop
+  // (Device::supports_stream_interop): the native handle of `device`'s eager
+  // stream, for another library to order its work before (an import), and
+  // another library's stream `native_stream` made to wait on the device for
+  // the eager work queued on `device` so far (an export).
+  absl::StatusOr<uint64_t> NativeStream(Device* device);
+  absl::Status OrderNativeStream(Device* device, uint64_t native_stream);
+
   // Number of prepared ops in the cache; Clear drops them.
   size_t cache_size() const;
   void ClearCache();

@@ -24,6 +24,10 @@ absl::StatusOr<DLManagedTensor*> ExportDLPack(const Tensor& tensor);
 // are accepted (a dimension of size 1 may have any stride).
 absl::StatusOr<Tensor> ImportDLPack(DLManagedTensor* managed, const Runtime* runtime);
 
+// The device of `runtime` whose memory DLPack calls `dl`, or null (host
+// memory, no runtime, or no such device loaded).
+std::shared_ptr<Device> DeviceForDLPack(DLDevice dl, const Runtime* runtime);
+
 }  // namespace plexus
 
 #endif  // PLEXUS_TENSOR_DLPACK_H_

@@ -257,6 +257,30 @@ bool Device::supports_capture() const {
 
 const PX_CollectivesExt* Device::collectives() const { return plugin_->collectives(); }
 
+bool Device::supports_stream_interop() const {
+  const PX_PluginTable& t = plugin_->table();
+  return t.abi_minor >= 8 && PX_STRUCT_HAS(&t, PX_PluginTable, native_stream_wait) &&
+         t.stream_native_handle != nullptr && t.native_stream_wait != nullptr;
+}
+
+absl::StatusOr<uint64_t> Device::NativeStreamHandle(PX_Stream* stream) {
+  if (!supports_stream_interop()) {
+    return absl::UnimplementedError(absl::StrCat(name_, ": the plugin has no native stream handles"));
+  }
+  uint64_t handle = 0;
+  PX_RETURN_IF_ERROR(
+      Check(plugin_->table().stream_native_handle(handle_, stream, &handle), "stream_native_handle"));
+  return handle;
+}
+
+absl::Status Device::NativeStreamWait(uint64_t native_stream, PX_Stream* stream) {
+  if (!supports_stream_interop()) {
+    return absl::UnimplementedError(absl::StrCat(name_, ": the plugin cannot order other streams"));
+  }
+  return Check(plugin_->table().native_stream_wait(handle_, native_stream, stream),
+               absl::StrCat("native_stream_wait(", native_stream, ")"));
+}
+
 absl::Status Device::BeginCapture(PX_Stream* stream) {
   if (!supports_capture()) {
     return absl::UnimplementedError(absl::StrCat(name_, ": the plugin cannot capture streams"));

@@ -38,6 +38,17 @@ absl::StatusOr<DLManagedTensor*> ExportDLPack(const Tensor& tensor) {
   return &holder.release()->managed;
 }
 
+std::shared_ptr<Device> DeviceForDLPack(DLDevice dl, const Runtime* runtime) {
+  const int type = static_cast<int>(dl.device_type);
+  if (runtime == nullptr || type == kDLCPU || type == kDLCUDAHost || type == kDLROCMHost) return nullptr;
+  for (const auto& d : runtime->devices()) {
+    if (static_cast<int>(d->dl_device().device_type) == type && d->dl_device().device_id == dl.device_id) {
+      return d;
+    }
+  }
+  return nullptr;
+}
+
 absl::StatusOr<Tensor> ImportDLPack(DLManagedTensor* managed, const Runtime* runtime) {
   if (managed == nullptr) return absl::InvalidArgumentError("DLPack import: no tensor");
   const DLTensor& dl = managed->dl_tensor;
@@ -46,14 +57,7 @@ absl::StatusOr<Tensor> ImportDLPack(DLManagedTensor* managed, const Runtime* run
   const int type = static_cast<int>(dl.device.device_type);
   const bool host = type == kDLCPU || type == kDLCUDAHost || type == kDLROCMHost;
   if (!host) {
-    if (runtime != nullptr) {
-      for (const auto& d : runtime->devices()) {
-        if (static_cast<int>(d->dl_device().device_type) == type && d->dl_device().device_id == dl.device.device_id) {
-          device = d;
-          break;
-        }
-      }
-    }
+    device = DeviceForDLPack(dl.device, runtime);
     if (device == nullptr) {
       return refuse(absl::StrCat("no loaded device holds memory of DLPack device type ", type, " id ",
                                  dl.device.device_id));

@@ -139,6 +139,20 @@ absl::Status EagerContext::Synchronize(Device* device) {
   return ds->Sync();
 }
 
+absl::StatusOr<uint64_t> EagerContext::NativeStream(Device* device) {
+  DeviceStream* ds = Slot(device);
+  std::lock_guard<std::mutex> launch(ds->launch_mu);
+  PX_ASSIGN_OR_RETURN(PX_Stream* stream, ds->Get());
+  return device->NativeStreamHandle(stream);
+}
+
+absl::Status EagerContext::OrderNativeStream(Device* device, uint64_t native_stream) {
+  DeviceStream* ds = Slot(device);
+  std::lock_guard<std::mutex> launch(ds->launch_mu);
+  PX_ASSIGN_OR_RETURN(PX_Stream* stream, ds->Get());
+  return device->NativeStreamWait(native_stream, stream);
+}
+
 absl::StatusOr<std::shared_ptr<const EagerOp>> EagerContext::Prepare(
     absl::string_view op, absl::Span<const DataType> input_types, const AttrMap& attrs,
     Device* device) {

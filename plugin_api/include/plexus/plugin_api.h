@@ -88,7 +88,7 @@ extern "C" {
 /* ABI version this header describes. A host or plugin built from it speaks
  * every minor from 0 to PX_ABI_VERSION_MINOR of PX_ABI_VERSION_MAJOR. */
 #define PX_ABI_VERSION_MAJOR 0
-#define PX_ABI_VERSION_MINOR 7
+#define PX_ABI_VERSION_MINOR 8
 
 /* Symbols a plugin exports (C linkage, default visibility). */
 #define PX_PLUGIN_PROBE_SYMBOL "PX_PluginProbe"
@@ -611,6 +611,27 @@ typedef struct PX_PluginTable {
    * field (PX_STRUCT_HAS), so older plugins, whose tables end before it, are
    * never read past their end. */
   const PX_CollectivesExt* collectives;
+
+  /* [optional, ABI 0.8] Interop with other libraries' streams on the same
+   * device: the stream handshake of DLPack's __dlpack__(stream=...), so
+   * tensors cross to and from PyTorch or CuPy without the host waiting. A
+   * native stream is the platform's own stream handle as an integer (a
+   * cudaStream_t or hipStream_t), with DLPack's reserved values of the
+   * platform: on CUDA 1 is the legacy default stream and 2 the per-thread
+   * default stream (0 is ambiguous), on ROCm 0 is the default stream.
+   * - stream_native_handle: the native handle of `stream` (never 0, 1 or 2).
+   * - native_stream_wait: `native_stream` (another library's, or one of
+   *   this plugin's) waits on the device, without blocking the host, for all
+   *   work queued on `stream` so far. An unknown or invalid handle may be
+   *   undefined behaviour on the platform (as it is for the library that
+   *   made it); a value the plugin can tell is wrong (0 on CUDA, a reserved
+   *   value the platform lacks) is INVALID_ARGUMENT.
+   * A plugin fills both or neither; the host reads them only when the
+   * table's abi_minor is 8 or more and its struct_size reaches them. */
+  PX_Status* (*stream_native_handle)(PX_Device* device, PX_Stream* stream,
+                                     uint64_t* out_handle);
+  PX_Status* (*native_stream_wait)(PX_Device* device, uint64_t native_stream,
+                                   PX_Stream* stream);
 } PX_PluginTable;
 
 /* ------------------------------------------------------------------------ */

@@ -392,4 +392,42 @@ PX_Status* GpuDevice::StreamWaitEvent(Stream& stream, Event& event) {
   return nullptr;
 }
 
+PX_Status* GpuDevice::StreamNativeHandle(Stream& stream, uint64_t* out_handle) {
+  *out_handle = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(stream.get()));
+  if (*out_handle <= 2) {
+    return Error(PX_CODE_INTERNAL, "stream_native_handle: the stream has no handle of its own");
+  }
+  return nullptr;
+}
+
+PX_Status* GpuDevice::NativeStreamWait(uint64_t native_stream, Stream& stream) {
+  px_gpu::Stream target = nullptr;
+#if defined(PX_GPU_HIP)
+  if (native_stream == 1 || native_stream == 2) {
+    return Error(PX_CODE_INVALID_ARGUMENT,
+                 "native_stream_wait: stream %llu is not a ROCm stream (DLPack's default "
+                 "stream on ROCm is 0)",
+                 static_cast<unsigned long long>(native_stream));
+  }
+  target = reinterpret_cast<px_gpu::Stream>(static_cast<uintptr_t>(native_stream));  // 0: default
+#else
+  if (native_stream == 0) {
+    return Error(PX_CODE_INVALID_ARGUMENT,
+                 "native_stream_wait: stream 0 is ambiguous on CUDA (DLPack: 1 is the legacy "
+                 "default stream, 2 the per-thread default stream)");
+  }
+  target = native_stream == 1   ? cudaStreamLegacy
+           : native_stream == 2 ? cudaStreamPerThread
+                                : reinterpret_cast<px_gpu::Stream>(static_cast<uintptr_t>(native_stream));
+#endif
+  PX_GPU_CHECK(EnterDevice());
+  px_gpu::Event raw = nullptr;
+  PX_GPU_CHECK(px_gpu::EventCreateNoTiming(&raw));
+  sdk::UniqueHandle<px_gpu::Event, px_gpu::EventDestroy> event(raw);
+  // An event destroyed right after the wait is queued still orders it.
+  PX_GPU_CHECK(px_gpu::EventRecord(event.get(), stream.get()));
+  PX_GPU_CHECK(px_gpu::StreamWaitEvent(target, event.get()));
+  return nullptr;
+}
+
 }  // namespace plexus::cuda

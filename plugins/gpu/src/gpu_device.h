@@ -74,6 +74,14 @@ class GpuDevice : public sdk::Device {
   PX_Status* EventSynchronize(Event& event);
   PX_Status* StreamWaitEvent(Stream& stream, Event& event);
 
+  // -- stream interop (ABI 0.8): the DLPack stream handshake with PyTorch,
+  // CuPy and others. A native handle is a cudaStream_t (hipStream_t) as an
+  // integer; DLPack's reserved values: on CUDA 1 is the legacy default
+  // stream and 2 the per-thread default stream, on ROCm 0 is the default
+  // stream.
+  PX_Status* StreamNativeHandle(Stream& stream, uint64_t* out_handle);
+  PX_Status* NativeStreamWait(uint64_t native_stream, Stream& stream);
+
 #if !defined(PX_GPU_HIP)
   // -- stream capture (ABI 0.5): CUDA/HIP graphs. Capture is thread-local
   // (cudaStreamCaptureModeThreadLocal), so a call on the capturing thread

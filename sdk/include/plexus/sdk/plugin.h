@@ -88,6 +88,8 @@
 //     PX_Status* MemoryStats(PX_MemoryStats*);       // a zeroed full-size struct
 //     PX_Status* MemcpyH2DAsync(S&, void* dst, const void* src, size_t bytes);  // D2H, D2D
 //     PX_Status* StreamAddCallback(S&, PX_HostCallbackFn fn, void* arg);
+//     PX_Status* StreamNativeHandle(S&, uint64_t* out);    // ABI 0.8, with
+//     PX_Status* NativeStreamWait(uint64_t native, S&);    // both or neither
 //   Do not overload these names: the SDK detects each method by its name.
 //
 // Kernels are written with plexus/sdk/kernel.h (sdk::OpKernel) and registered
@@ -668,6 +670,8 @@ PX_SDK_DETECT_METHOD_(HasMemcpyD2DAsync, MemcpyD2DAsync);
 PX_SDK_DETECT_METHOD_(HasStreamAddCallback, StreamAddCallback);
 PX_SDK_DETECT_METHOD_(HasStreamCapture, StreamCaptureBegin);
 PX_SDK_DETECT_METHOD_(HasCollectives, Collectives);
+PX_SDK_DETECT_METHOD_(HasStreamNativeHandle, StreamNativeHandle);
+PX_SDK_DETECT_METHOD_(HasNativeStreamWait, NativeStreamWait);
 #undef PX_SDK_DETECT_METHOD_
 
 constexpr size_t kDefaultAlignment = 64;
@@ -967,6 +971,28 @@ struct Table {
     GuardedVoid(d->host(), d->plugin_name(), "graph_destroy", [&] { d->GraphDestroy(graph); });
   }
 
+  // Stream interop (ABI 0.8): StreamNativeHandle(S&, uint64_t*) and
+  // NativeStreamWait(uint64_t, S&).
+  static PX_Status* StreamNativeHandle(PX_Device* device, PX_Stream* stream,
+                                       uint64_t* out_handle) noexcept {
+    D* d = Dev(device);
+    return Guarded(d->host(), d->plugin_name(), "stream_native_handle", [&]() -> PX_Status* {
+      if (out_handle == nullptr) {
+        return d->Error(PX_CODE_INVALID_ARGUMENT, "stream_native_handle: out_handle is null");
+      }
+      *out_handle = 0;
+      return d->StreamNativeHandle(*HandleCast<S>(stream), out_handle);
+    });
+  }
+
+  static PX_Status* NativeStreamWait(PX_Device* device, uint64_t native,
+                                     PX_Stream* stream) noexcept {
+    D* d = Dev(device);
+    return Guarded(d->host(), d->plugin_name(), "native_stream_wait", [&] {
+      return d->NativeStreamWait(native, *HandleCast<S>(stream));
+    });
+  }
+
   static PX_Status* EventCreate(PX_Device* device, PX_Event** out_event) noexcept {
     D* d = Dev(device);
     return Guarded(d->host(), d->plugin_name(), "event_create", [&]() -> PX_Status* {
@@ -1063,6 +1089,14 @@ struct Table {
     // table (PX_CollectivesExt) whose functions take no plugin object.
     if constexpr (HasCollectives<P>::value) {
       if (context.abi_minor >= 7) t->collectives = plugin->Collectives();
+    }
+    static_assert(HasStreamNativeHandle<D>::value == HasNativeStreamWait<D>::value,
+                  "a device class has both StreamNativeHandle and NativeStreamWait, or neither");
+    if constexpr (HasStreamNativeHandle<D>::value) {
+      if (context.abi_minor >= 8) {
+        t->stream_native_handle = &StreamNativeHandle;
+        t->native_stream_wait = &NativeStreamWait;
+      }
     }
   }
 };
