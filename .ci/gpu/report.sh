@@ -21,6 +21,8 @@ for dev in CUDA:0 CPU:0; do
 done
 # Training on CUDA:0 against CPU:0, eager and traced, each run in a process
 # of its own with the fault handler on (python/tests/test_device_training.py),
+# and DLPack with PyTorch on CUDA:0 where PyTorch is installed
+# (test_dlpack_cuda.py),
 # where this machine's Python can import the build's package and has NumPy
 # and pytest.
 py=${PX_PYTHON:-python3}
@@ -28,6 +30,7 @@ if PYTHONPATH="$PX_BUILD/python" "$py" -c "import plexus, numpy, pytest" 2>/dev/
   echo "== training on CUDA:0 against CPU:0"
   PYTHONPATH="$PX_BUILD/python" PLEXUS_BUILD_DIR="$PX_BUILD" PLEXUS_PLUGIN_PATH= PYTHONFAULTHANDLER=1 \
     "$py" -m pytest -q -p no:cacheprovider -rs "$PX_SOURCE/python/tests/test_device_training.py" \
+    "$PX_SOURCE/python/tests/test_dlpack_cuda.py" \
     > "$out/device_training.log" 2>&1 || rc=1
   tail -15 "$out/device_training.log"
 else
