@@ -264,21 +264,22 @@ nb::object FromDlpack(nb::handle obj) {
     // stream we name. Where the plugin has native stream handles that is
     // the device's eager stream, which everything that reads the tensor
     // later waits for (eager ops queue on it; traced functions wait for
-    // it). Otherwise the legacy default stream (1), as DLPack's default:
-    // a plugin without stream interop (ABI 0.7 and older) cannot name one,
-    // and its own streams must be ordered after that stream.
+    // it). A plugin without stream interop (ABI 0.7 and older) cannot name
+    // a stream: the producer then orders its work before the platform's
+    // default stream (DLPack's meaning of no stream), which such a plugin's
+    // own streams must follow by themselves.
     DLDevice dl{static_cast<DLDeviceType>(dev_type), nb::cast<int>(dev[1])};
     std::shared_ptr<Device> device = DeviceForDLPack(dl, &GetRuntime());
-    int64_t ours = 1;
     if (device != nullptr && device->supports_stream_interop()) {
       absl::StatusOr<uint64_t> handle;
       {
         nb::gil_scoped_release release;
         handle = GetEager().NativeStream(device.get());
       }
-      ours = static_cast<int64_t>(Unwrap(std::move(handle)));
+      capsule = obj.attr("__dlpack__")("stream"_a = static_cast<int64_t>(Unwrap(std::move(handle))));
+    } else {
+      capsule = obj.attr("__dlpack__")();
     }
-    capsule = obj.attr("__dlpack__")("stream"_a = ours);
   }
   return WrapTensor(FromCapsule(capsule));
 }
@@ -568,6 +569,10 @@ void BindTensor(nb::module_& m) {
       {
         nb::gil_scoped_release release;
         absl::Status s = GetEager().Synchronize(target);
+        // A tensor on another device may still be written by that device's
+        // eager work (or, when imported, by its producer, ordered before
+        // that eager stream): wait for it too.
+        if (s.ok() && t.device() != nullptr && t.device() != target) s = GetEager().Synchronize(t.device());
         moved = s.ok() ? CopyTensorTo(t, target) : absl::StatusOr<Tensor>(s);
       }
       t = Unwrap(std::move(moved));

@@ -420,7 +420,20 @@ PX_Status* GpuDevice::NativeStreamWait(uint64_t native_stream, Stream& stream) {
            : native_stream == 2 ? cudaStreamPerThread
                                 : reinterpret_cast<px_gpu::Stream>(static_cast<uintptr_t>(native_stream));
 #endif
+  // The work's error so far is the export's error: the consumer must not
+  // read what a failed kernel left.
+  if (PX_Status* failed = stream.error.Report(host())) return failed;
   PX_GPU_CHECK(EnterDevice());
+#if !defined(PX_GPU_HIP)
+  // A stream another library is capturing into a graph cannot wait for an
+  // event recorded outside the capture (the capture would be invalidated):
+  // wait on the host instead.
+  if (native_stream > 2) {
+    cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+    PX_GPU_CHECK(cudaStreamIsCapturing(target, &capturing));
+    if (capturing != cudaStreamCaptureStatusNone) return StreamSynchronize(stream);
+  }
+#endif
   px_gpu::Event raw = nullptr;
   PX_GPU_CHECK(px_gpu::EventCreateNoTiming(&raw));
   sdk::UniqueHandle<px_gpu::Event, px_gpu::EventDestroy> event(raw);
