@@ -108,36 +108,6 @@ class BiasAddGradKernel : public sdk::OpKernel {
   bool nchw_ = false;
 };
 
-// Reads the padding and data format of a pooling gradient; ksize and strides
-// come from the attributes, or for MaxPoolGradV2 from inputs 3 and 4.
-void ReadPoolAttrs(sdk::Attrs& attrs, bool v2, sdk::Window* w) {
-  if (!v2) {
-    w->Read(attrs, true);
-    return;
-  }
-  w->nchw = sdk::ReadNchw(attrs);
-  w->padding = attrs.String("padding");
-  PX_SDK_CHECK(w->padding == "SAME" || w->padding == "VALID",
-               "padding must be SAME or VALID, got '%s'", w->padding.c_str());
-}
-
-void ReadPoolInputs(const sdk::Call& call, sdk::Window* w) {
-  const int h = w->nchw ? 2 : 1, wd = w->nchw ? 3 : 2, c = w->nchw ? 1 : 3;
-  const std::vector<int64_t> ksize = call.input_int_values(3);
-  const std::vector<int64_t> strides = call.input_int_values(4);
-  PX_SDK_CHECK(ksize.size() == 4, "ksize must have 4 elements, got %zu", ksize.size());
-  PX_SDK_CHECK(strides.size() == 4, "strides must have 4 elements, got %zu", strides.size());
-  PX_SDK_CHECK(ksize[0] == 1 && ksize[c] == 1 && strides[0] == 1 && strides[c] == 1,
-               "ksize and strides in the batch and depth dimensions must be 1 (pooling over "
-               "them is not supported)");
-  PX_SDK_CHECK(ksize[h] > 0 && ksize[wd] > 0 && strides[h] > 0 && strides[wd] > 0,
-               "ksize and strides must be positive");
-  w->kh = ksize[h];
-  w->kw = ksize[wd];
-  w->sh = strides[h];
-  w->sw = strides[wd];
-}
-
 // The pooled size and top/left padding of input `in`, checked against the
 // shapes of the gradient-side tensors.
 struct Pooled {
@@ -160,10 +130,16 @@ void CheckPooledShape(const char* name, const sdk::Shape& got, const sdk::Shape&
 class MaxPoolGradKernel : public sdk::OpKernel {
  public:
   explicit MaxPoolGradKernel(bool v2 = false) : v2_(v2) {}
-  void Init(sdk::Attrs& attrs) override { ReadPoolAttrs(attrs, v2_, &window_); }
+  void Init(sdk::Attrs& attrs) override {
+    if (v2_) {
+      window_.ReadPoolingV2(attrs);  // ksize and strides: inputs 3 and 4
+    } else {
+      window_.Read(attrs, true);
+    }
+  }
   void Compute(sdk::Call& call) override {
     sdk::Window w = window_;
-    if (v2_) ReadPoolInputs(call, &w);
+    if (v2_) w.SetPoolSizes(call.input_int_values(3), call.input_int_values(4));
     const sdk::Shape in_shape = call.input_shape(0);
     PX_SDK_CHECK(in_shape.size() == 4, "orig_input must be 4-D, got %s",
                  sdk::ShapeString(in_shape).c_str());

@@ -334,24 +334,6 @@ void MaxPoolGradImpl(const PoolGeometry& g, const T* x, const T* grad, T* dx) {
   });
 }
 
-// Reads ksize and strides of MaxPoolGradV2 from inputs 3 and 4.
-void ReadPoolInputs(const sdk::Call& call, Window* w) {
-  const int h = w->nchw ? 2 : 1, wd = w->nchw ? 3 : 2, c = w->nchw ? 1 : 3;
-  const std::vector<int64_t> ksize = call.input_int_values(3);
-  const std::vector<int64_t> strides = call.input_int_values(4);
-  PX_SDK_CHECK(ksize.size() == 4, "ksize must have 4 elements, got %zu", ksize.size());
-  PX_SDK_CHECK(strides.size() == 4, "strides must have 4 elements, got %zu", strides.size());
-  PX_SDK_CHECK(ksize[0] == 1 && ksize[c] == 1 && strides[0] == 1 && strides[c] == 1,
-               "ksize and strides in the batch and depth dimensions must be 1 (pooling over "
-               "them is not supported)");
-  PX_SDK_CHECK(ksize[h] > 0 && ksize[wd] > 0 && strides[h] > 0 && strides[wd] > 0,
-               "ksize and strides must be positive");
-  w->kh = ksize[h];
-  w->kw = ksize[wd];
-  w->sh = strides[h];
-  w->sw = strides[wd];
-}
-
 template <bool kV2>
 class MaxPoolGradKernel : public sdk::OpKernel {
  public:
@@ -360,14 +342,11 @@ class MaxPoolGradKernel : public sdk::OpKernel {
       window_.Read(attrs, true);
       return;
     }
-    window_.nchw = ReadNchw(attrs);
-    window_.padding = attrs.String("padding");
-    PX_SDK_CHECK(window_.padding == "SAME" || window_.padding == "VALID",
-                 "padding must be SAME or VALID, got '%s'", window_.padding.c_str());
+    window_.ReadPoolingV2(attrs);  // ksize and strides: inputs 3 and 4
   }
   void Compute(sdk::Call& call) override {
     Window win = window_;
-    if (kV2) ReadPoolInputs(call, &win);
+    if (kV2) win.SetPoolSizes(call.input_int_values(3), call.input_int_values(4));
     const sdk::Shape in_shape = call.input_shape(0);
     PX_SDK_CHECK(in_shape.size() == 4, "orig_input must be 4-D, got %s",
                  sdk::ShapeString(in_shape).c_str());

@@ -231,26 +231,8 @@ class ConvBackpropKernel : public sdk::OpKernel {
     }
 
     ScopedHandle handle(stream, op);
-    ConvKey key{};
-    key.ordinal = stream.ordinal;
-    key.dtype = static_cast<int>(dtype);
-    key.math = static_cast<int>(ti.math);
-    key.nchw = nchw;
-    key.n = n;
-    key.c = c;
-    key.h = padding.padded_h;
-    key.w = padding.padded_w;
-    key.k = out_c;
-    key.c_per_group = c_per_group;
-    key.kh = kh;
-    key.kw = kw;
-    key.pad_h = padding.pad_h;
-    key.pad_w = padding.pad_w;
-    key.sh = window_.sh;
-    key.sw = window_.sw;
-    key.dh = window_.dh;
-    key.dw = window_.dw;
-    key.groups = groups;
+    const ConvKey key =
+        MakeConvKey(stream.ordinal, dtype, ti, window_, n, c, padding, out_c, c_per_group, groups, kh, kw);
     const std::shared_ptr<GradPlan> plan = PlanFor(handle.get(), key, ti);
     if (plan->oh != padding.oh || plan->ow != padding.ow) {
       throw sdk::KernelError(

@@ -224,4 +224,30 @@ ConvPadding PadConvolution(const sdk::Window& window, int64_t n, int64_t c, int6
   return p;
 }
 
+ConvKey MakeConvKey(int32_t ordinal, PX_DataType dtype, const TypeInfo& ti, const sdk::Window& window,
+                    int64_t n, int64_t c, const ConvPadding& padding, int64_t out_c,
+                    int64_t c_per_group, int64_t groups, int64_t kh, int64_t kw) {
+  ConvKey key{};
+  key.ordinal = ordinal;
+  key.dtype = static_cast<int>(dtype);
+  key.math = static_cast<int>(ti.math);
+  key.nchw = window.nchw;
+  key.n = n;
+  key.c = c;
+  key.h = padding.padded_h;
+  key.w = padding.padded_w;
+  key.k = out_c;
+  key.c_per_group = c_per_group;
+  key.kh = kh;
+  key.kw = kw;
+  key.pad_h = padding.pad_h;
+  key.pad_w = padding.pad_w;
+  key.sh = window.sh;
+  key.sw = window.sw;
+  key.dh = window.dh;
+  key.dw = window.dw;
+  key.groups = groups;
+  return key;
+}
+
 }  // namespace plexus::cuda

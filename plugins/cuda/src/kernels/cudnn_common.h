@@ -138,6 +138,13 @@ struct ConvPadding {
 ConvPadding PadConvolution(const sdk::Window& window, int64_t n, int64_t c, int64_t h, int64_t w,
                            int64_t kh, int64_t kw);
 
+// The key of a convolution on device `ordinal`: input [n, c, ...] padded as
+// `padding` says, out_c output channels in `groups` groups of c_per_group
+// input channels, a kh x kw window and the window's strides and dilations.
+ConvKey MakeConvKey(int32_t ordinal, PX_DataType dtype, const TypeInfo& ti, const sdk::Window& window,
+                    int64_t n, int64_t c, const ConvPadding& padding, int64_t out_c,
+                    int64_t c_per_group, int64_t groups, int64_t kh, int64_t kw);
+
 }  // namespace plexus::cuda
 
 #endif  // PLEXUS_PLUGINS_CUDA_KERNELS_CUDNN_COMMON_H_

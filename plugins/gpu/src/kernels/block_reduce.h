@@ -7,6 +7,7 @@
 #define PLEXUS_PLUGINS_GPU_KERNELS_BLOCK_REDUCE_H_
 
 #include <cmath>
+#include <cstdint>
 
 #include "gpu_portability.h"
 #include "kernels/reduce_launch.h"
@@ -16,6 +17,21 @@ namespace {
 
 using px_gpu::kWarpSize;
 using red::Reducer;
+
+// The row kernels (a warp or a block per row, in a grid-stride loop over
+// rows): the threads of a block-per-row kernel, the longest row a warp
+// takes (below that a whole block per row idles), and the most blocks.
+constexpr int kRowBlock = 512;
+constexpr int64_t kWarpRowMax = 512;
+constexpr int64_t kMaxRowBlocks = 4096;
+
+// Blocks for `rows` rows, rows_per_block to a block.
+inline unsigned RowGrid(int64_t rows, int64_t rows_per_block) {
+  int64_t blocks = (rows + rows_per_block - 1) / rows_per_block;
+  if (blocks < 1) blocks = 1;
+  if (blocks > kMaxRowBlocks) blocks = kMaxRowBlocks;
+  return static_cast<unsigned>(blocks);
+}
 
 template <Reducer R, typename C>
 __device__ __forceinline__ C Identity() {

@@ -14,6 +14,7 @@
 #include "gpu_stream.h"
 #include "kernels/dtype_map.h"
 #include "kernels/nn_grad_launch.h"
+#include "kernels/pool_plan.h"
 #include "kernels/register_kernels.h"
 #include "plexus/sdk/kernel.h"
 #include "plexus/sdk/op_signatures.h"
@@ -227,48 +228,9 @@ class SparseSoftmaxXentKernel : public sdk::OpKernel {
 // Pooling gradients
 // ---------------------------------------------------------------------------
 
-// The forward pooling geometry of input `in` (4-D, the window's layout).
-pool::PoolPlan PlanFor(const sdk::Window& w, const Shape& in) {
-  pool::PoolPlan plan;
-  plan.nchw = w.nchw;
-  plan.n = in[0];
-  plan.c = in[w.nchw ? 1 : 3];
-  plan.h = in[w.nchw ? 2 : 1];
-  plan.w = in[w.nchw ? 3 : 2];
-  plan.kh = w.kh;
-  plan.kw = w.kw;
-  plan.sh = w.sh;
-  plan.sw = w.sw;
-  w.Output(plan.h, w.kh, w.sh, 1, w.pad_top, w.pad_bottom, &plan.oh, &plan.top);
-  w.Output(plan.w, w.kw, w.sw, 1, w.pad_left, w.pad_right, &plan.ow, &plan.left);
-  return plan;
-}
-
-Shape PooledShape(const pool::PoolPlan& p) {
-  return p.nchw ? Shape{p.n, p.c, p.oh, p.ow} : Shape{p.n, p.oh, p.ow, p.c};
-}
-
 void CheckPooledShape(const char* name, const Shape& got, const Shape& want) {
   PX_SDK_CHECK(got == want, "%s shape %s must equal the pooled output shape %s", name,
                sdk::ShapeString(got).c_str(), sdk::ShapeString(want).c_str());
-}
-
-// MaxPoolGradV2's ksize and strides, inputs 3 and 4 in host memory.
-void ReadWindowInputs(const sdk::Call& call, sdk::Window* w) {
-  const int h = w->nchw ? 2 : 1, wd = w->nchw ? 3 : 2, c = w->nchw ? 1 : 3;
-  const std::vector<int64_t> ksize = call.input_int_values(3);
-  const std::vector<int64_t> strides = call.input_int_values(4);
-  PX_SDK_CHECK(ksize.size() == 4, "ksize must have 4 elements, got %zu", ksize.size());
-  PX_SDK_CHECK(strides.size() == 4, "strides must have 4 elements, got %zu", strides.size());
-  PX_SDK_CHECK(ksize[0] == 1 && ksize[c] == 1 && strides[0] == 1 && strides[c] == 1,
-               "ksize and strides in the batch and depth dimensions must be 1 (pooling over "
-               "them is not supported)");
-  PX_SDK_CHECK(ksize[h] > 0 && ksize[wd] > 0 && strides[h] > 0 && strides[wd] > 0,
-               "ksize and strides must be positive");
-  w->kh = ksize[h];
-  w->kw = ksize[wd];
-  w->sh = strides[h];
-  w->sw = strides[wd];
 }
 
 template <bool kV2>
@@ -279,16 +241,13 @@ class MaxPoolGradKernel : public sdk::OpKernel {
       window_.Read(attrs, true);
       return;
     }
-    window_.nchw = sdk::ReadNchw(attrs);
-    window_.padding = attrs.String("padding");
-    PX_SDK_CHECK(window_.padding == "SAME" || window_.padding == "VALID",
-                 "padding must be SAME or VALID, got '%s'", window_.padding.c_str());
+    window_.ReadPoolingV2(attrs);  // ksize and strides: inputs 3 and 4
   }
 
   void Compute(sdk::Call& call) override {
     const char* op = kV2 ? "MaxPoolGradV2" : "MaxPoolGrad";
     sdk::Window w = window_;
-    if (kV2) ReadWindowInputs(call, &w);
+    if (kV2) w.SetPoolSizes(call.input_int_values(3), call.input_int_values(4));
     const Shape in_shape = call.input_shape(0);
     PX_SDK_CHECK(in_shape.size() == 4, "orig_input must be 4-D, got %s",
                  sdk::ShapeString(in_shape).c_str());
@@ -298,8 +257,8 @@ class MaxPoolGradKernel : public sdk::OpKernel {
                    sdk::DtypeName(call.input_dtype(i)), sdk::DtypeName(dtype));
     }
     const ew::Dtype ew_dtype = ToDtype(dtype, op);
-    const pool::PoolPlan plan = PlanFor(w, in_shape);
-    const Shape pooled = PooledShape(plan);
+    const pool::PoolPlan plan = pool::PlanFor(w, in_shape);
+    const Shape pooled = pool::PooledShape(plan);
     CheckPooledShape("orig_output", call.input_shape(1), pooled);
     CheckPooledShape("grad", call.input_shape(2), pooled);
     CheckContiguous(call, op);
@@ -334,8 +293,8 @@ class AvgPoolGradKernel : public sdk::OpKernel {
     PX_SDK_CHECK(grad_shape.size() == 4, "grad must be 4-D, got %s",
                  sdk::ShapeString(grad_shape).c_str());
     const ew::Dtype ew_dtype = ToDtype(call.input_dtype(1), op);
-    const pool::PoolPlan plan = PlanFor(window_, in_shape);
-    CheckPooledShape("grad", grad_shape, PooledShape(plan));
+    const pool::PoolPlan plan = pool::PlanFor(window_, in_shape);
+    CheckPooledShape("grad", grad_shape, pool::PooledShape(plan));
     PX_SDK_CHECK(px_sdk_is_contiguous(&call.input(1)), "%s: grad is not contiguous", op);
     void* dx = call.AllocateOutputRaw(0, in_shape);
     if (sdk::NumElements(in_shape) == 0) return;

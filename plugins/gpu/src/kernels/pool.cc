@@ -8,6 +8,7 @@
 #include "gpu_stream.h"
 #include "kernels/dtype_map.h"
 #include "kernels/pool_launch.h"
+#include "kernels/pool_plan.h"
 #include "kernels/register_kernels.h"
 #include "plexus/sdk/kernel.h"
 #include "plexus/sdk/op_signatures.h"
@@ -29,22 +30,8 @@ class PoolKernel : public sdk::OpKernel {
                  sdk::ShapeString(xs).c_str());
     PX_SDK_CHECK(px_sdk_is_contiguous(&call.input(0)), "%s: the input is not contiguous", op);
     const ew::Dtype dtype = ToDtype(call.input_dtype(0), op);
-    pool::PoolPlan plan;
-    plan.nchw = window_.nchw;
-    plan.n = xs[0];
-    plan.c = xs[plan.nchw ? 1 : 3];
-    plan.h = xs[plan.nchw ? 2 : 1];
-    plan.w = xs[plan.nchw ? 3 : 2];
-    plan.kh = window_.kh;
-    plan.kw = window_.kw;
-    plan.sh = window_.sh;
-    plan.sw = window_.sw;
-    window_.Output(plan.h, window_.kh, window_.sh, 1, window_.pad_top, window_.pad_bottom,
-                   &plan.oh, &plan.top);
-    window_.Output(plan.w, window_.kw, window_.sw, 1, window_.pad_left, window_.pad_right,
-                   &plan.ow, &plan.left);
-    const sdk::Shape out = plan.nchw ? sdk::Shape{plan.n, plan.c, plan.oh, plan.ow}
-                                     : sdk::Shape{plan.n, plan.oh, plan.ow, plan.c};
+    const pool::PoolPlan plan = pool::PlanFor(window_, xs);
+    const sdk::Shape out = pool::PooledShape(plan);
     void* y = call.AllocateOutputRaw(0, out);
     if (sdk::NumElements(out) == 0) return;
     GpuStream& stream = StreamOf(call);

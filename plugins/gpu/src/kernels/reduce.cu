@@ -18,18 +18,12 @@ using red::ReducePlan;
 using red::Reducer;
 using px_gpu::kWarpSize;
 
-// Threads of the block-per-row kernels; the warp-per-row kernels take rows
-// of up to kWarpRowMax elements (below that a whole block per row idles).
-constexpr int kRowBlock = 512;
-constexpr int64_t kWarpRowMax = 512;
 // The reductions keep a warp per row up to longer rows (four independent
 // loads in flight per lane keep the memory system busy).
 constexpr int64_t kWarpReduceRowMax = 2048;
 // Softmax caches its row in shared memory (one read of the input instead of
 // three) when the block's rows fit in this much.
 constexpr int64_t kSoftmaxCacheBytes = 46 * 1024;
-// Grid-stride loops over rows: enough blocks to fill the GPU a few times.
-constexpr int64_t kMaxRowBlocks = 4096;
 
 template <Reducer R, typename T>
 __device__ __forceinline__ T Finish(px_gpu::ComputeType<T> acc, int64_t count) {
@@ -141,12 +135,6 @@ __global__ void ColumnReduceKernel(const T* __restrict__ in, T* __restrict__ out
   }
 }
 
-unsigned RowGrid(int64_t rows, int64_t rows_per_block) {
-  int64_t blocks = (rows + rows_per_block - 1) / rows_per_block;
-  if (blocks < 1) blocks = 1;
-  if (blocks > kMaxRowBlocks) blocks = kMaxRowBlocks;
-  return static_cast<unsigned>(blocks);
-}
 
 template <Reducer R, typename T, bool kGeneral>
 void LaunchRows(const T* in, T* out, const ReducePlan& plan, px_gpu::Stream stream) {

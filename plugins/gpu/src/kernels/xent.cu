@@ -20,10 +20,6 @@ namespace {
 
 using grad::XentPlan;
 
-constexpr int kRowBlock = 512;
-constexpr int64_t kWarpRowMax = 512;
-constexpr int64_t kMaxRowBlocks = 4096;
-
 // Dense labels: element (r, k) at r * row + k * col.
 template <typename T>
 struct DenseLabels {
@@ -114,12 +110,6 @@ __global__ void XentKernel(const T* __restrict__ f, XentPlan p, Labels labels,
   }
 }
 
-unsigned RowGrid(int64_t rows, int64_t rows_per_block) {
-  int64_t blocks = (rows + rows_per_block - 1) / rows_per_block;
-  if (blocks < 1) blocks = 1;
-  if (blocks > kMaxRowBlocks) blocks = kMaxRowBlocks;
-  return static_cast<unsigned>(blocks);
-}
 
 template <typename T, typename Labels>
 void LaunchXent(const void* features, const Labels& labels, void* loss, void* backprop,

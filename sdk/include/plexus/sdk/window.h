@@ -77,6 +77,32 @@ struct Window {
     }
   }
 
+  // MaxPoolGradV2's attributes: data_format and padding (SAME or VALID);
+  // its ksize and strides are inputs, read at each call by SetPoolSizes.
+  void ReadPoolingV2(const Attrs& attrs) {
+    nchw = ReadNchw(attrs);
+    padding = attrs.String("padding");
+    PX_SDK_CHECK(padding == "SAME" || padding == "VALID", "padding must be SAME or VALID, got '%s'",
+                 padding.c_str());
+  }
+
+  // MaxPoolGradV2's ksize and strides (its host-memory inputs 3 and 4), in
+  // the layout's order, checked as Read checks the attributes.
+  void SetPoolSizes(const std::vector<int64_t>& ksize, const std::vector<int64_t>& strides) {
+    const int h = nchw ? 2 : 1, w = nchw ? 3 : 2, c = nchw ? 1 : 3;
+    PX_SDK_CHECK(ksize.size() == 4, "ksize must have 4 elements, got %zu", ksize.size());
+    PX_SDK_CHECK(strides.size() == 4, "strides must have 4 elements, got %zu", strides.size());
+    PX_SDK_CHECK(ksize[0] == 1 && ksize[c] == 1 && strides[0] == 1 && strides[c] == 1,
+                 "ksize and strides in the batch and depth dimensions must be 1 (pooling over "
+                 "them is not supported)");
+    PX_SDK_CHECK(ksize[h] > 0 && ksize[w] > 0 && strides[h] > 0 && strides[w] > 0,
+                 "ksize and strides must be positive");
+    kh = ksize[h];
+    kw = ksize[w];
+    sh = strides[h];
+    sw = strides[w];
+  }
+
   // Output size and padding before, for one spatial dimension.
   void Output(int64_t in, int64_t k, int64_t stride, int64_t dilation, int64_t explicit_before,
               int64_t explicit_after, int64_t* out, int64_t* before) const {
