@@ -16,6 +16,7 @@
 
 #include "plexus/sdk/op_signatures.h"
 #include "plexus/sdk/window.h"
+#include "plexus/sdk/xent.h"
 #include "reference_kernels.h"
 
 namespace plexus::reference {
@@ -272,37 +273,11 @@ void XentRow(const T* f, int64_t f_step, int64_t classes, LabelAt label_at, bool
   *loss = FromAcc<T>(l);
 }
 
-// The shape of a broadcast operand of SoftmaxCrossEntropyWithLogits as
-// [rows, cols] with 0 strides where it is broadcast.
-struct Operand2D {
-  int64_t rows, cols, row_step, col_step;
-};
-Operand2D As2D(const sdk::Shape& s) {
-  const int64_t rows = s.size() == 2 ? s[0] : 1;
-  const int64_t cols = s.empty() ? 1 : s.back();
-  return {rows, cols, cols, 1};
-}
-
 class SoftmaxXentKernel : public sdk::OpKernel {
  public:
   void Compute(sdk::Call& call) override {
-    const sdk::Shape fs = call.input_shape(0), ls = call.input_shape(1);
-    PX_SDK_CHECK(fs.size() <= 2 && ls.size() <= 2 && (fs.size() == 2 || ls.size() == 2),
-                 "logits and labels must be either 2-dimensional, or broadcasted to be "
-                 "2-dimensional; got logits %s and labels %s",
-                 sdk::ShapeString(fs).c_str(), sdk::ShapeString(ls).c_str());
-    Operand2D f = As2D(fs), l = As2D(ls);
-    auto merge = [&](int64_t a, int64_t b) {
-      PX_SDK_CHECK(a == b || a == 1 || b == 1,
-                   "logits and labels must be broadcastable: logits_size=%s labels_size=%s",
-                   sdk::ShapeString(fs).c_str(), sdk::ShapeString(ls).c_str());
-      return a == 1 ? b : a;
-    };
-    const int64_t batch = merge(f.rows, l.rows), classes = merge(f.cols, l.cols);
-    if (f.rows == 1 && batch != 1) f.row_step = 0;
-    if (l.rows == 1 && batch != 1) l.row_step = 0;
-    if (f.cols == 1 && classes != 1) f.col_step = 0;
-    if (l.cols == 1 && classes != 1) l.col_step = 0;
+    const sdk::XentShape shape = sdk::DenseXentShape(call.input_shape(0), call.input_shape(1));
+    const int64_t batch = shape.batch, classes = shape.classes;
     sdk::VisitFloat(call.input_dtype(0), [&](auto tag) {
       using T = typename decltype(tag)::type;
       const T* x = call.input<T>(0);
@@ -310,9 +285,9 @@ class SoftmaxXentKernel : public sdk::OpKernel {
       T* loss = call.AllocateOutput<T>(0, {batch});
       T* backprop = call.AllocateOutput<T>(1, {batch, classes});
       for (int64_t r = 0; r < batch; ++r) {
-        const T* labels = y + r * l.row_step;
-        XentRow(x + r * f.row_step, f.col_step, classes,
-                [&](int64_t k) { return ToAcc(labels[k * l.col_step]); }, true, loss + r,
+        const T* labels = y + r * shape.l_row;
+        XentRow(x + r * shape.f_row, shape.f_col, classes,
+                [&](int64_t k) { return ToAcc(labels[k * shape.l_col]); }, true, loss + r,
                 backprop + r * classes);
       }
     });
@@ -323,34 +298,10 @@ class SoftmaxXentKernel : public sdk::OpKernel {
 class SparseSoftmaxXentKernel : public sdk::OpKernel {
  public:
   void Compute(sdk::Call& call) override {
-    const sdk::Shape fs = call.input_shape(0), ls = call.input_shape(1);
-    PX_SDK_CHECK(fs.size() == 2, "logits must be 2-D, but got shape %s",
-                 sdk::ShapeString(fs).c_str());
-    PX_SDK_CHECK(ls.size() == 1, "labels must be 1-D, but got shape %s",
-                 sdk::ShapeString(ls).c_str());
-    PX_SDK_CHECK(fs[0] == ls[0],
-                 "logits and labels must have the same first dimension, got logits shape %s "
-                 "and labels shape %s",
-                 sdk::ShapeString(fs).c_str(), sdk::ShapeString(ls).c_str());
-    const int64_t batch = fs[0], classes = fs[1];
-    PX_SDK_CHECK(batch == 0 || classes > 0,
-                 "Must have at least one class, but got logits shape %s",
-                 sdk::ShapeString(fs).c_str());
+    const sdk::XentShape shape = sdk::SparseXentShape(call.input_shape(0), call.input_shape(1));
+    const int64_t batch = shape.batch, classes = shape.classes;
     const std::vector<int64_t> labels = call.input_int_values(1);
-    for (int64_t label : labels) {
-      if (label < 0 || label >= classes) {
-        std::string values;
-        for (size_t k = 0; k < labels.size() && k < 100; ++k) {
-          values += (k ? " " : "") + std::to_string(labels[k]);
-        }
-        if (labels.size() > 100) values += "...";
-        PX_SDK_CHECK(false,
-                     "Received a label value of %lld which is outside the valid range of "
-                     "[0, %lld).  Label values: %s",
-                     static_cast<long long>(label), static_cast<long long>(classes),
-                     values.c_str());
-      }
-    }
+    sdk::CheckSparseLabels(labels, classes);
     sdk::VisitFloat(call.input_dtype(0), [&](auto tag) {
       using T = typename decltype(tag)::type;
       const T* x = call.input<T>(0);

@@ -8,6 +8,7 @@
 
 #include <complex>
 #include <cstdint>
+#include <functional>
 #include <type_traits>
 #include <vector>
 
@@ -46,30 +47,21 @@ using Compute = std::conditional_t<kIsHalf<T>, float, T>;
 // types in Compute<T>.
 template <typename T>
 using Wrapping = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
-template <typename T>
-T Add(T a, T b) {
+template <typename T, typename Op>
+T Arith(T a, T b, Op op) {
   if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-    return static_cast<T>(static_cast<Wrapping<T>>(static_cast<Wrapping<T>>(a) + static_cast<Wrapping<T>>(b)));
+    using W = Wrapping<T>;
+    return static_cast<T>(static_cast<W>(op(static_cast<W>(a), static_cast<W>(b))));
   } else {
-    return T(Compute<T>(a) + Compute<T>(b));
+    return T(op(Compute<T>(a), Compute<T>(b)));
   }
 }
 template <typename T>
-T Sub(T a, T b) {
-  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-    return static_cast<T>(static_cast<Wrapping<T>>(static_cast<Wrapping<T>>(a) - static_cast<Wrapping<T>>(b)));
-  } else {
-    return T(Compute<T>(a) - Compute<T>(b));
-  }
-}
+T Add(T a, T b) { return Arith(a, b, std::plus<>()); }
 template <typename T>
-T Mul(T a, T b) {
-  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-    return static_cast<T>(static_cast<Wrapping<T>>(static_cast<Wrapping<T>>(a) * static_cast<Wrapping<T>>(b)));
-  } else {
-    return T(Compute<T>(a) * Compute<T>(b));
-  }
-}
+T Sub(T a, T b) { return Arith(a, b, std::minus<>()); }
+template <typename T>
+T Mul(T a, T b) { return Arith(a, b, std::multiplies<>()); }
 
 // Calls f(T{}) for `t` when it is in `Set` (only those types are
 // instantiated); false otherwise.

@@ -41,6 +41,12 @@ bool AllowTf32() {
   return allow;
 }
 
+void CheckContiguous(const sdk::Call& call, const char* op) {
+  for (size_t i = 0; i < call.num_inputs(); ++i) {
+    PX_SDK_CHECK(px_sdk_is_contiguous(&call.input(i)), "%s: input %zu is not contiguous", op, i);
+  }
+}
+
 void CheckLaunch(GpuStream& stream, const char* what) {
   px_gpu::Error error = px_gpu::GetLastError();
   const char* call = what;

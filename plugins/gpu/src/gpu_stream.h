@@ -1,6 +1,6 @@
 // The GPU stream object (the PX_Stream* the CUDA and ROCm plugins hand out)
 // and what the shared kernel classes need around a launch: StreamOf,
-// CheckLaunch, StreamBuffer. The device layer (gpu_device.cc) creates the
+// CheckLaunch, CheckContiguous, StreamBuffer. The device layer (gpu_device.cc) creates the
 // streams; it and gpu_stream.cc are built into both plugins, on the runtime
 // names of gpu_runtime.h.
 #ifndef PLEXUS_PLUGINS_GPU_GPU_STREAM_H_
@@ -49,6 +49,10 @@ struct GpuStream {
 // stream's sticky error and is thrown as the kernel's error. `what` names
 // the kernel ("Relu").
 void CheckLaunch(GpuStream& stream, const char* what);
+
+// Before a launch that reads its inputs as dense arrays: every input of the
+// call is contiguous, else INVALID_ARGUMENT naming `op` and the input.
+void CheckContiguous(const sdk::Call& call, const char* op);
 
 // Device memory from the stream-ordered allocator for one kernel call,
 // freed (in stream order) when destroyed: the work queued on the stream

@@ -25,6 +25,7 @@
 #include "kernels/nn_window.h"
 #include "kernels/register_kernels.h"
 #include "plexus/sdk/op_signatures.h"
+#include "plexus/sdk/xent.h"
 
 namespace plexus::cpu {
 namespace {
@@ -527,24 +528,8 @@ class SoftmaxXentKernel : public sdk::OpKernel {
  public:
   void Compute(sdk::Call& call) override {
     const sdk::Shape fs = call.input_shape(0), ls = call.input_shape(1);
-    PX_SDK_CHECK(fs.size() <= 2 && ls.size() <= 2 && (fs.size() == 2 || ls.size() == 2),
-                 "logits and labels must be either 2-dimensional, or broadcasted to be "
-                 "2-dimensional; got logits %s and labels %s",
-                 sdk::ShapeString(fs).c_str(), sdk::ShapeString(ls).c_str());
-    // Each operand as [rows, cols] with steps of 0 where broadcast.
-    const int64_t f_rows = fs.size() == 2 ? fs[0] : 1, f_cols = fs.empty() ? 1 : fs.back();
-    const int64_t l_rows = ls.size() == 2 ? ls[0] : 1, l_cols = ls.empty() ? 1 : ls.back();
-    auto merge = [&](int64_t a, int64_t b) {
-      PX_SDK_CHECK(a == b || a == 1 || b == 1,
-                   "logits and labels must be broadcastable: logits_size=%s labels_size=%s",
-                   sdk::ShapeString(fs).c_str(), sdk::ShapeString(ls).c_str());
-      return a == 1 ? b : a;
-    };
-    const int64_t batch = merge(f_rows, l_rows), classes = merge(f_cols, l_cols);
-    const int64_t f_row_step = f_rows == batch ? f_cols : 0;
-    const int64_t l_row_step = l_rows == batch ? l_cols : 0;
-    const int64_t f_step = f_cols == classes ? 1 : 0;
-    const int64_t l_step = l_cols == classes ? 1 : 0;
+    const sdk::XentShape x = sdk::DenseXentShape(fs, ls);
+    const int64_t batch = x.batch, classes = x.classes;
     const bool contiguous = fs == ls;
     sdk::VisitFloat(call.input_dtype(0), [&](auto tag) {
       using T = typename decltype(tag)::type;
@@ -558,7 +543,7 @@ class SoftmaxXentKernel : public sdk::OpKernel {
           XentRow<true>(f + r * classes, 1, l + r * classes, 1, classes, scratch, loss + r,
                         backprop + r * classes);
         } else {
-          XentRow<false>(f + r * f_row_step, f_step, l + r * l_row_step, l_step, classes,
+          XentRow<false>(f + r * x.f_row, x.f_col, l + r * x.l_row, x.l_col, classes,
                          scratch, loss + r, backprop + r * classes);
         }
       });
@@ -569,33 +554,10 @@ class SoftmaxXentKernel : public sdk::OpKernel {
 class SparseSoftmaxXentKernel : public sdk::OpKernel {
  public:
   void Compute(sdk::Call& call) override {
-    const sdk::Shape fs = call.input_shape(0), ls = call.input_shape(1);
-    PX_SDK_CHECK(fs.size() == 2, "logits must be 2-D, but got shape %s",
-                 sdk::ShapeString(fs).c_str());
-    PX_SDK_CHECK(ls.size() == 1, "labels must be 1-D, but got shape %s",
-                 sdk::ShapeString(ls).c_str());
-    PX_SDK_CHECK(fs[0] == ls[0],
-                 "logits and labels must have the same first dimension, got logits shape %s "
-                 "and labels shape %s",
-                 sdk::ShapeString(fs).c_str(), sdk::ShapeString(ls).c_str());
-    const int64_t batch = fs[0], classes = fs[1];
-    PX_SDK_CHECK(batch == 0 || classes > 0,
-                 "Must have at least one class, but got logits shape %s",
-                 sdk::ShapeString(fs).c_str());
+    const sdk::XentShape x = sdk::SparseXentShape(call.input_shape(0), call.input_shape(1));
+    const int64_t batch = x.batch, classes = x.classes;
     const std::vector<int64_t> labels = call.input_int_values(1);
-    for (int64_t label : labels) {
-      if (label >= 0 && label < classes) continue;
-      std::string values;
-      for (size_t k = 0; k < labels.size() && k < 100; ++k) {
-        values += (k ? " " : "") + std::to_string(labels[k]);
-      }
-      if (labels.size() > 100) values += "...";
-      PX_SDK_CHECK(false,
-                   "Received a label value of %lld which is outside the valid range of "
-                   "[0, %lld).  Label values: %s",
-                   static_cast<long long>(label), static_cast<long long>(classes),
-                   values.c_str());
-    }
+    sdk::CheckSparseLabels(labels, classes);
     sdk::VisitFloat(call.input_dtype(0), [&](auto tag) {
       using T = typename decltype(tag)::type;
       using C = sdk::ComputeType<T>;

@@ -84,6 +84,8 @@ std::shared_ptr<Plan> MakePlan(cudnnHandle_t handle, const ConvKey& key, const T
 
   // The heuristics' algorithms, best first: the first that works within the
   // workspace limit and, for float without TF32, uses no tensor cores.
+  // Else implicit GEMM, which needs no workspace and takes every geometry,
+  // if cuDNN agrees.
   int max_count = 0;
   PX_CUDNN_THROW_IF_ERROR(cudnn::cudnnGetConvolutionForwardAlgorithmMaxCount(handle, &max_count),
                           op);
@@ -93,34 +95,13 @@ std::shared_ptr<Plan> MakePlan(cudnnHandle_t handle, const ConvKey& key, const T
                               handle, plan->x, plan->filter, plan->conv, plan->y,
                               static_cast<int>(perf.size()), &returned, perf.data()),
                           op);
-  const bool fma_only = ti.math == CUDNN_FMA_MATH;
-  for (int i = 0; i < returned; ++i) {
-    const cudnnConvolutionFwdAlgoPerf_t& p = perf[static_cast<size_t>(i)];
-    if (p.status != CUDNN_STATUS_SUCCESS || p.memory > kMaxWorkspaceBytes) continue;
-    if (fma_only && p.mathType != CUDNN_FMA_MATH) continue;
-    // The math type the algorithm was rated with (cuDNN's advice for _v7).
-    if (cudnn::cudnnSetConvolutionMathType(plan->conv, p.mathType) != CUDNN_STATUS_SUCCESS) {
-      continue;
-    }
-    size_t workspace = 0;
-    if (cudnn::cudnnGetConvolutionForwardWorkspaceSize(handle, plan->x, plan->filter, plan->conv,
-                                                       plan->y, p.algo, &workspace) !=
-            CUDNN_STATUS_SUCCESS ||
-        workspace > kMaxWorkspaceBytes) {
-      continue;
-    }
-    plan->algo = p.algo;
-    plan->workspace = workspace;
-    return plan;
-  }
-  // None rated: implicit GEMM, which needs no workspace and takes every
-  // geometry, if cuDNN agrees.
-  PX_CUDNN_THROW_IF_ERROR(cudnn::cudnnSetConvolutionMathType(plan->conv, ti.math), op);
-  size_t workspace = 0;
-  const cudnnStatus_t s = cudnn::cudnnGetConvolutionForwardWorkspaceSize(
-      handle, plan->x, plan->filter, plan->conv, plan->y, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM,
-      &workspace);
-  if (s != CUDNN_STATUS_SUCCESS || workspace > kMaxWorkspaceBytes) {
+  auto workspace_of = [&](cudnnConvolutionFwdAlgo_t algo, size_t* bytes) {
+    return cudnn::cudnnGetConvolutionForwardWorkspaceSize(handle, plan->x, plan->filter, plan->conv,
+                                                          plan->y, algo, bytes) ==
+           CUDNN_STATUS_SUCCESS;
+  };
+  if (!PickAlgorithm(perf, returned, ti, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, plan->conv,
+                     workspace_of, &plan->algo, &plan->workspace)) {
     throw sdk::KernelError(
         PX_CODE_UNIMPLEMENTED,
         sdk::Format("%s: cuDNN has no forward algorithm for %s input [%lld, %lld, %lld, %lld] "
@@ -132,8 +113,6 @@ std::shared_ptr<Plan> MakePlan(cudnnHandle_t handle, const ConvKey& key, const T
                     static_cast<long long>(key.kw), static_cast<long long>(key.c_per_group),
                     static_cast<long long>(key.k), static_cast<long long>(key.groups)));
   }
-  plan->algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
-  plan->workspace = workspace;
   return plan;
 }
 

@@ -45,44 +45,13 @@ using sdk::Shape;
 
 constexpr size_t kMaxPlans = 256;
 
-// The descriptors and the chosen gradient algorithm of one problem (a
-// cudnnConvolutionBwdDataAlgo_t or cudnnConvolutionBwdFilterAlgo_t).
+// The descriptors and the chosen gradient algorithm of one problem (the
+// data or the filter gradient, by kernel).
 struct GradPlan : ConvDescriptors {
-  int algo = 0;
+  cudnnConvolutionBwdDataAlgo_t data_algo = CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
+  cudnnConvolutionBwdFilterAlgo_t filter_algo = CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1;
   size_t workspace = 0;
 };
-
-// Picks the first usable algorithm of the heuristics' list `perf`
-// (returned entries), setting the math type it was rated with; else
-// `fallback` (algorithm 1 of cuDNN's lists, which takes every geometry) with
-// the math type asked for, if cuDNN gives it a workspace size within the
-// limit. False when nothing fits.
-template <typename Perf, typename Algo, typename WorkspaceFn>
-bool PickAlgorithm(const std::vector<Perf>& perf, int returned, const TypeInfo& ti, Algo fallback,
-                   GradPlan* plan, WorkspaceFn workspace_of) {
-  const bool fma_only = ti.math == CUDNN_FMA_MATH;
-  for (int i = 0; i < returned; ++i) {
-    const Perf& p = perf[static_cast<size_t>(i)];
-    if (p.status != CUDNN_STATUS_SUCCESS || p.memory > kMaxWorkspaceBytes) continue;
-    if (fma_only && p.mathType != CUDNN_FMA_MATH) continue;
-    if (cudnn::cudnnSetConvolutionMathType(plan->conv, p.mathType) != CUDNN_STATUS_SUCCESS) {
-      continue;
-    }
-    size_t workspace = 0;
-    if (!workspace_of(p.algo, &workspace) || workspace > kMaxWorkspaceBytes) continue;
-    plan->algo = static_cast<int>(p.algo);
-    plan->workspace = workspace;
-    return true;
-  }
-  size_t workspace = 0;
-  if (cudnn::cudnnSetConvolutionMathType(plan->conv, ti.math) != CUDNN_STATUS_SUCCESS ||
-      !workspace_of(fallback, &workspace) || workspace > kMaxWorkspaceBytes) {
-    return false;
-  }
-  plan->algo = static_cast<int>(fallback);
-  plan->workspace = workspace;
-  return true;
-}
 
 std::shared_ptr<GradPlan> MakeDataPlan(cudnnHandle_t handle, const ConvKey& key,
                                        const TypeInfo& ti, const char* op) {
@@ -97,12 +66,13 @@ std::shared_ptr<GradPlan> MakeDataPlan(cudnnHandle_t handle, const ConvKey& key,
                               handle, plan->filter, plan->y, plan->conv, plan->x,
                               static_cast<int>(perf.size()), &returned, perf.data()),
                           op);
-  const bool found = PickAlgorithm(perf, returned, ti, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, plan.get(),
-                                   [&](cudnnConvolutionBwdDataAlgo_t algo, size_t* bytes) {
+  auto workspace_of = [&](cudnnConvolutionBwdDataAlgo_t algo, size_t* bytes) {
     return cudnn::cudnnGetConvolutionBackwardDataWorkspaceSize(
                handle, plan->filter, plan->y, plan->conv, plan->x, algo, bytes) ==
            CUDNN_STATUS_SUCCESS;
-  });
+  };
+  const bool found = PickAlgorithm(perf, returned, ti, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, plan->conv,
+                                   workspace_of, &plan->data_algo, &plan->workspace);
   if (!found) {
     throw sdk::KernelError(PX_CODE_UNIMPLEMENTED,
                            sdk::Format("%s: cuDNN has no data-gradient algorithm for this "
@@ -127,13 +97,13 @@ std::shared_ptr<GradPlan> MakeFilterPlan(cudnnHandle_t handle, const ConvKey& ke
                               handle, plan->x, plan->y, plan->conv, plan->filter,
                               static_cast<int>(perf.size()), &returned, perf.data()),
                           op);
-  const bool found = PickAlgorithm(perf, returned, ti, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1,
-                                   plan.get(), [&](cudnnConvolutionBwdFilterAlgo_t algo,
-                                                   size_t* bytes) {
+  auto workspace_of = [&](cudnnConvolutionBwdFilterAlgo_t algo, size_t* bytes) {
     return cudnn::cudnnGetConvolutionBackwardFilterWorkspaceSize(
                handle, plan->x, plan->y, plan->conv, plan->filter, algo, bytes) ==
            CUDNN_STATUS_SUCCESS;
-  });
+  };
+  const bool found = PickAlgorithm(perf, returned, ti, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1,
+                                   plan->conv, workspace_of, &plan->filter_algo, &plan->workspace);
   if (!found) {
     throw sdk::KernelError(PX_CODE_UNIMPLEMENTED,
                            sdk::Format("%s: cuDNN has no filter-gradient algorithm for this "
@@ -265,7 +235,7 @@ class ConvBackpropKernel : public sdk::OpKernel {
       PX_CUDNN_THROW_IF_ERROR(
           cudnn::cudnnConvolutionBackwardFilter(
               handle.get(), one, plan->x, x, plan->y, call.input_data(2), plan->conv,
-              static_cast<cudnnConvolutionBwdFilterAlgo_t>(plan->algo), workspace.get(),
+              plan->filter_algo, workspace.get(),
               plan->workspace, zero, plan->filter, filter_buf.get()),
           op);
       CheckLaunch(stream, op);
@@ -279,7 +249,7 @@ class ConvBackpropKernel : public sdk::OpKernel {
       PX_CUDNN_THROW_IF_ERROR(
           cudnn::cudnnConvolutionBackwardData(
               handle.get(), one, plan->filter, filter_buf.get(), plan->y, call.input_data(2),
-              plan->conv, static_cast<cudnnConvolutionBwdDataAlgo_t>(plan->algo),
+              plan->conv, plan->data_algo,
               workspace.get(), plan->workspace, zero, plan->x, dx),
           op);
       CheckLaunch(stream, op);

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "cudnn_loader.h"
 #include "gpu_stream.h"
@@ -121,6 +122,40 @@ struct ConvDescriptors {
 // Creates and sets d's descriptors (math type ti.math).
 void SetConvDescriptors(const ConvKey& key, const TypeInfo& ti, const char* op,
                         ConvDescriptors* d);
+
+// Picks the first usable algorithm of a heuristics list (`returned`
+// entries of `perf`, best first, from a cudnnGet...Algorithm_v7): its
+// status OK, its workspace within kMaxWorkspaceBytes and, for float without
+// TF32 (ti.math is CUDNN_FMA_MATH), no tensor cores; `conv` is set to the
+// math type the algorithm was rated with (cuDNN's advice for _v7). Else
+// `fallback` with the math type asked for, if cuDNN gives it a workspace
+// within the limit. workspace_of(algo, &bytes) asks cuDNN for an
+// algorithm's workspace (false on failure). False when nothing fits.
+template <typename Perf, typename Algo, typename WorkspaceFn>
+bool PickAlgorithm(const std::vector<Perf>& perf, int returned, const TypeInfo& ti, Algo fallback,
+                   cudnnConvolutionDescriptor_t conv, WorkspaceFn workspace_of, Algo* algo,
+                   size_t* workspace) {
+  const bool fma_only = ti.math == CUDNN_FMA_MATH;
+  for (int i = 0; i < returned; ++i) {
+    const Perf& p = perf[static_cast<size_t>(i)];
+    if (p.status != CUDNN_STATUS_SUCCESS || p.memory > kMaxWorkspaceBytes) continue;
+    if (fma_only && p.mathType != CUDNN_FMA_MATH) continue;
+    if (cudnn::cudnnSetConvolutionMathType(conv, p.mathType) != CUDNN_STATUS_SUCCESS) continue;
+    size_t bytes = 0;
+    if (!workspace_of(p.algo, &bytes) || bytes > kMaxWorkspaceBytes) continue;
+    *algo = p.algo;
+    *workspace = bytes;
+    return true;
+  }
+  size_t bytes = 0;
+  if (cudnn::cudnnSetConvolutionMathType(conv, ti.math) != CUDNN_STATUS_SUCCESS ||
+      !workspace_of(fallback, &bytes) || bytes > kMaxWorkspaceBytes) {
+    return false;
+  }
+  *algo = fallback;
+  *workspace = bytes;
+  return true;
+}
 
 // The padding of a convolution of an [h, w] input with a kh x kw window:
 // the full padding on each side (SAME's, EXPLICIT's or none), the part

@@ -125,12 +125,6 @@ bool MakePlan(const Shape* shapes, std::vector<int64_t>* out_dims, ew::PlanN<N>*
 
 Shape ShapeOf(const DLTensor& t) { return Shape(t.shape, t.shape + t.ndim); }
 
-void CheckContiguous(const sdk::Call& call, const char* op) {
-  for (size_t i = 0; i < call.num_inputs(); ++i) {
-    PX_SDK_CHECK(px_sdk_is_contiguous(&call.input(i)), "%s: input %zu is not contiguous", op, i);
-  }
-}
-
 // ---------------------------------------------------------------------------
 // Unary ops and activations
 // ---------------------------------------------------------------------------

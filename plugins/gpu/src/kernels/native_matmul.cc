@@ -37,12 +37,6 @@ namespace {
 
 using sdk::Shape;
 
-void CheckContiguous(sdk::Call& call, const char* op) {
-  for (size_t i = 0; i < call.num_inputs(); ++i) {
-    PX_SDK_CHECK(px_sdk_is_contiguous(&call.input(i)), "%s: input %zu is not contiguous", op, i);
-  }
-}
-
 // Queues the product and checks the launch.
 void RunGemm(GpuStream& stream, PX_DataType dtype, const void* a, const void* b, void* c,
              const gemm::GemmPlan& plan, const gemm::Epilogue& epilogue, const char* op) {

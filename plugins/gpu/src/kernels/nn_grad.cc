@@ -20,19 +20,13 @@
 #include "plexus/sdk/op_signatures.h"
 #include "plexus/sdk/plugin.h"
 #include "plexus/sdk/window.h"
+#include "plexus/sdk/xent.h"
 
 namespace plexus::cuda {
 namespace {
 
 using grad::Activation;
 using sdk::Shape;
-
-void CheckContiguous(const sdk::Call& call, const char* op) {
-  for (size_t i = 0; i < call.num_inputs(); ++i) {
-    PX_SDK_CHECK(call.input_rank(i) == 0 || px_sdk_is_contiguous(&call.input(i)),
-                 "%s: input %zu is not contiguous", op, i);
-  }
-}
 
 // ---------------------------------------------------------------------------
 // Activation gradients
@@ -106,43 +100,23 @@ class ActivationGradKernel : public sdk::OpKernel {
 // Softmax cross entropy
 // ---------------------------------------------------------------------------
 
-// One operand of SoftmaxCrossEntropyWithLogits as [rows, cols] (rank 0, 1
-// or 2; rank 1 is one row).
-struct Operand2D {
-  int64_t rows, cols;
-};
-Operand2D As2D(const Shape& s) {
-  return {s.size() == 2 ? s[0] : 1, s.empty() ? 1 : s.back()};
-}
-
 class SoftmaxXentKernel : public sdk::OpKernel {
  public:
   void Compute(sdk::Call& call) override {
     const char* op = "SoftmaxCrossEntropyWithLogits";
-    const Shape fs = call.input_shape(0), ls = call.input_shape(1);
-    PX_SDK_CHECK(fs.size() <= 2 && ls.size() <= 2 && (fs.size() == 2 || ls.size() == 2),
-                 "logits and labels must be either 2-dimensional, or broadcasted to be "
-                 "2-dimensional; got logits %s and labels %s",
-                 sdk::ShapeString(fs).c_str(), sdk::ShapeString(ls).c_str());
+    const sdk::XentShape shape = sdk::DenseXentShape(call.input_shape(0), call.input_shape(1));
     const PX_DataType dtype = call.input_dtype(0);
     PX_SDK_CHECK(call.input_dtype(1) == dtype, "%s: logits are %s, labels %s", op,
                  sdk::DtypeName(dtype), sdk::DtypeName(call.input_dtype(1)));
     const ew::Dtype ew_dtype = ToDtype(dtype, op);
     CheckContiguous(call, op);
-    const Operand2D f = As2D(fs), l = As2D(ls);
-    auto merge = [&](int64_t a, int64_t b) {
-      PX_SDK_CHECK(a == b || a == 1 || b == 1,
-                   "logits and labels must be broadcastable: logits_size=%s labels_size=%s",
-                   sdk::ShapeString(fs).c_str(), sdk::ShapeString(ls).c_str());
-      return a == 1 ? b : a;
-    };
     grad::XentPlan plan;
-    plan.batch = merge(f.rows, l.rows);
-    plan.classes = merge(f.cols, l.cols);
-    plan.f_row = f.rows == 1 && plan.batch != 1 ? 0 : f.cols;
-    plan.l_row = l.rows == 1 && plan.batch != 1 ? 0 : l.cols;
-    plan.f_col = f.cols == 1 && plan.classes != 1 ? 0 : 1;
-    plan.l_col = l.cols == 1 && plan.classes != 1 ? 0 : 1;
+    plan.batch = shape.batch;
+    plan.classes = shape.classes;
+    plan.f_row = shape.f_row;
+    plan.f_col = shape.f_col;
+    plan.l_row = shape.l_row;
+    plan.l_col = shape.l_col;
     void* loss = call.AllocateOutputRaw(0, Shape{plan.batch});
     void* backprop = call.AllocateOutputRaw(1, Shape{plan.batch, plan.classes});
     if (plan.batch == 0) return;
@@ -168,19 +142,8 @@ class SparseSoftmaxXentKernel : public sdk::OpKernel {
  public:
   void Compute(sdk::Call& call) override {
     const char* op = "SparseSoftmaxCrossEntropyWithLogits";
-    const Shape fs = call.input_shape(0), ls = call.input_shape(1);
-    PX_SDK_CHECK(fs.size() == 2, "logits must be 2-D, but got shape %s",
-                 sdk::ShapeString(fs).c_str());
-    PX_SDK_CHECK(ls.size() == 1, "labels must be 1-D, but got shape %s",
-                 sdk::ShapeString(ls).c_str());
-    PX_SDK_CHECK(fs[0] == ls[0],
-                 "logits and labels must have the same first dimension, got logits shape %s "
-                 "and labels shape %s",
-                 sdk::ShapeString(fs).c_str(), sdk::ShapeString(ls).c_str());
-    const int64_t batch = fs[0], classes = fs[1];
-    PX_SDK_CHECK(batch == 0 || classes > 0,
-                 "Must have at least one class, but got logits shape %s",
-                 sdk::ShapeString(fs).c_str());
+    const sdk::XentShape shape = sdk::SparseXentShape(call.input_shape(0), call.input_shape(1));
+    const int64_t batch = shape.batch, classes = shape.classes;
     PX_SDK_CHECK(batch < (int64_t{1} << 32) - 1, "%s: %lld rows are more than this kernel handles",
                  op, static_cast<long long>(batch));
     const ew::Dtype ew_dtype = ToDtype(call.input_dtype(0), op);

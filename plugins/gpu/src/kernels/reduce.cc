@@ -114,6 +114,33 @@ bool MakeReducePlan(const Shape& shape, const std::vector<int64_t>& axes, bool k
   return true;
 }
 
+// Output 0 of `call`: input 0 folded with `op` over `axes` (`name` is the
+// op, for errors).
+void ReduceInput(sdk::Call& call, Reducer op, const std::vector<int64_t>& axes, bool keep_dims,
+                 const char* name) {
+  const DLTensor& x = call.input(0);
+  const PX_DataType dtype = call.input_dtype(0);
+  const ew::Dtype ew_dtype = ToDtype(dtype, name);
+  PX_SDK_CHECK(px_sdk_is_contiguous(&x), "%s: input 0 is not contiguous", name);
+  Shape out_shape;
+  red::ReducePlan plan;
+  const bool reduces = MakeReducePlan(call.input_shape(0), axes, keep_dims, &out_shape, &plan);
+  void* out = call.AllocateOutputRaw(0, out_shape.data(), out_shape.size());
+  if (plan.outputs == 0) return;
+  GpuStream& stream = StreamOf(call);
+  if (!reduces) {
+    // Every output element folds exactly one input element: a copy.
+    const size_t bytes = static_cast<size_t>(plan.outputs) * sdk::DtypeSize(dtype);
+    const px_gpu::Error error = px_gpu::MemcpyAsync(out, px_sdk_data(&x), bytes,
+                                                    px_gpu::kDeviceToDevice, stream.get());
+    PX_SDK_CHECK(error == px_gpu::kSuccess, "%s: cudaMemcpyAsync failed: %s", name,
+                 px_gpu::ErrorString(error));
+  } else {
+    red::LaunchReduce(op, ew_dtype, px_sdk_data(&x), out, plan, stream.get());
+  }
+  CheckLaunch(stream, name);
+}
+
 class ReduceKernel : public sdk::OpKernel {
  public:
   void Init(sdk::Attrs& attrs) override {
@@ -129,29 +156,7 @@ class ReduceKernel : public sdk::OpKernel {
   }
 
   void Compute(sdk::Call& call) override {
-    const DLTensor& x = call.input(0);
-    const PX_DataType dtype = call.input_dtype(0);
-    const ew::Dtype ew_dtype = ToDtype(dtype, op_name_.c_str());
-    PX_SDK_CHECK(px_sdk_is_contiguous(&x), "%s: input 0 is not contiguous", op_name_.c_str());
-    const Shape shape = call.input_shape(0);
-    Shape out_shape;
-    red::ReducePlan plan;
-    const bool reduces = MakeReducePlan(shape, call.input_int_values(1), keep_dims_, &out_shape,
-                                        &plan);
-    void* out = call.AllocateOutputRaw(0, out_shape.data(), out_shape.size());
-    if (plan.outputs == 0) return;
-    GpuStream& stream = StreamOf(call);
-    if (!reduces) {
-      // Every output element folds exactly one input element: a copy.
-      const size_t bytes = static_cast<size_t>(plan.outputs) * sdk::DtypeSize(dtype);
-      const px_gpu::Error error = px_gpu::MemcpyAsync(out, px_sdk_data(&x), bytes,
-                                                px_gpu::kDeviceToDevice, stream.get());
-      PX_SDK_CHECK(error == px_gpu::kSuccess, "%s: cudaMemcpyAsync failed: %s", op_name_.c_str(),
-                   px_gpu::ErrorString(error));
-    } else {
-      red::LaunchReduce(op_, ew_dtype, px_sdk_data(&x), out, plan, stream.get());
-    }
-    CheckLaunch(stream, op_name_.c_str());
+    ReduceInput(call, op_, call.input_int_values(1), keep_dims_, op_name_.c_str());
   }
 
  private:
@@ -242,10 +247,6 @@ class BiasAddGradKernel : public sdk::OpKernel {
   void Init(sdk::Attrs& attrs) override { nchw_ = sdk::ReadNchw(attrs); }
 
   void Compute(sdk::Call& call) override {
-    const DLTensor& g = call.input(0);
-    const PX_DataType dtype = call.input_dtype(0);
-    const ew::Dtype ew_dtype = ToDtype(dtype, "BiasAddGrad");
-    PX_SDK_CHECK(px_sdk_is_contiguous(&g), "BiasAddGrad: out_backprop is not contiguous");
     const Shape shape = call.input_shape(0);
     PX_SDK_CHECK(shape.size() >= 2, "BiasAddGrad out_backprop must be at least 2-D, got %s",
                  sdk::ShapeString(shape).c_str());
@@ -254,22 +255,7 @@ class BiasAddGradKernel : public sdk::OpKernel {
     for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
       if (d != channel_dim) axes.push_back(d);
     }
-    Shape out_shape;
-    red::ReducePlan plan;
-    const bool reduces = MakeReducePlan(shape, axes, false, &out_shape, &plan);
-    void* out = call.AllocateOutputRaw(0, out_shape.data(), out_shape.size());
-    if (plan.outputs == 0) return;
-    GpuStream& stream = StreamOf(call);
-    if (!reduces) {
-      const size_t bytes = static_cast<size_t>(plan.outputs) * sdk::DtypeSize(dtype);
-      const px_gpu::Error error = px_gpu::MemcpyAsync(out, px_sdk_data(&g), bytes,
-                                                      px_gpu::kDeviceToDevice, stream.get());
-      PX_SDK_CHECK(error == px_gpu::kSuccess, "BiasAddGrad: copy failed: %s",
-                   px_gpu::ErrorString(error));
-    } else {
-      red::LaunchReduce(Reducer::kSum, ew_dtype, px_sdk_data(&g), out, plan, stream.get());
-    }
-    CheckLaunch(stream, "BiasAddGrad");
+    ReduceInput(call, Reducer::kSum, axes, /*keep_dims=*/false, "BiasAddGrad");
   }
 
  private:
