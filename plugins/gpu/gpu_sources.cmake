@@ -20,6 +20,7 @@ set(PX_GPU_HOST_SOURCES
   gpu_device.cc
   gpu_error.cc
   gpu_stream.cc
+  prepared_weight.cc
   kernels/elementwise.cc
   kernels/batchnorm.cc
   kernels/arg_reduce.cc

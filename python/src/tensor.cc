@@ -261,22 +261,35 @@ nb::object FromDlpack(nb::handle obj) {
     capsule = obj.attr("__dlpack__")();
   } else {
     // The DLPack stream handshake: the producer orders its work before the
-    // stream we name. Where the plugin has native stream handles that is
-    // the device's eager stream, which everything that reads the tensor
-    // later waits for (eager ops queue on it; traced functions wait for
-    // it). A plugin without stream interop (ABI 0.7 and older) cannot name
-    // a stream: the producer then orders its work before the platform's
-    // default stream (DLPack's meaning of no stream), which such a plugin's
-    // own streams must follow by themselves.
+    // stream we name. Where the plugin has native stream handles that is a
+    // stream of the device's own, which the device's eager stream then waits
+    // for on the device (EagerContext::BeginNativeImport); everything that
+    // reads the tensor later waits for the eager stream (eager ops queue on
+    // it; traced functions wait for it). A plugin without stream interop
+    // (ABI 0.7 and older) cannot name a stream: the producer then orders its
+    // work before the platform's default stream (DLPack's meaning of no
+    // stream), which such a plugin's own streams must follow by themselves.
     DLDevice dl{static_cast<DLDeviceType>(dev_type), nb::cast<int>(dev[1])};
     std::shared_ptr<Device> device = DeviceForDLPack(dl, &GetRuntime());
     if (device != nullptr && device->supports_stream_interop()) {
-      absl::StatusOr<uint64_t> handle;
+      absl::StatusOr<EagerContext::NativeImport> import;
       {
         nb::gil_scoped_release release;
-        handle = GetEager().NativeStream(device.get());
+        import = GetEager().BeginNativeImport(device.get());
       }
-      capsule = obj.attr("__dlpack__")("stream"_a = static_cast<int64_t>(Unwrap(std::move(handle))));
+      const EagerContext::NativeImport started = Unwrap(std::move(import));
+      auto finish = [&](bool ordered) {
+        nb::gil_scoped_release release;
+        return GetEager().FinishNativeImport(started, ordered);
+      };
+      try {
+        capsule = obj.attr("__dlpack__")("stream"_a = static_cast<int64_t>(started.handle));
+      } catch (...) {
+        (void)finish(false);
+        throw;
+      }
+      const absl::Status ordered = finish(true);
+      if (!ordered.ok()) Throw(ordered);
     } else {
       capsule = obj.attr("__dlpack__")();
     }

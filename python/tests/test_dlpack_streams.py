@@ -2,8 +2,9 @@
 on the asynchronous test device, whose work finishes later on another thread
 as a GPU's does: a tensor exported with a consumer stream is ordered on that
 stream instead of waiting on the host, a device tensor imported from another
-library names plexus's eager stream to its producer, and bad stream values
-are clear errors. The GPU version of these checks (PyTorch and CuPy on
+library names a plexus stream to its producer (not the eager stream, which an
+eager op failing meanwhile gives up), and bad stream values are clear
+errors. The GPU version of these checks (PyTorch and CuPy on
 CUDA:0) runs on the GPU machine; each script runs in a process of its own.
 """
 
@@ -52,8 +53,9 @@ with px.device("ASYNC:0"):
     # Queued eager work: the device writes b later, on its own thread.
     b = px.constant(np.arange(12, dtype=np.float32).reshape(3, 4)) * 2.0 + 1.0
 
-# Import: plexus names its eager stream of ASYNC:0 (a native handle, never
-# DLPack's reserved 0, 1 or 2); the producer orders its work before it.
+# Import: plexus names a stream of ASYNC:0 (a native handle, never DLPack's
+# reserved 0, 1 or 2); the producer orders its work before it, and the eager
+# stream waits for that stream on the device.
 producer = Producer(b)
 c = px.from_dlpack(producer)
 assert len(producer.streams) == 1, producer.streams
@@ -62,6 +64,36 @@ assert c.device == "ASYNC:0", c.device
 np.testing.assert_array_equal(c.numpy(), expected)
 with px.device("ASYNC:0"):
     np.testing.assert_array_equal((c + 1.0).numpy(), expected + 1)
+
+
+
+class FailingProducer(Producer):
+    """A producer during whose handshake an eager op on ASYNC:0 fails: the
+    eager stream is given up (destroyed) before the producer orders its work
+    on the stream it was named. That stream must not have been the eager
+    stream."""
+
+    def __dlpack__(self, stream=None, **kwargs):
+        with px.device("ASYNC:0"):
+            params = px.constant(np.arange(4, dtype=np.float32))
+            bad = px.gather(params, px.constant(np.array([7], dtype=np.int32)))
+            try:
+                bad.numpy()
+            except px.errors.InvalidArgumentError as err:
+                assert "GatherV2" in str(err), err
+            else:
+                raise AssertionError("the out-of-range gather did not fail")
+        return super().__dlpack__(stream=stream, **kwargs)
+
+
+with px.device("ASYNC:0"):
+    g = px.constant(np.arange(12, dtype=np.float32).reshape(3, 4)) * 2.0 + 1.0
+failing = FailingProducer(g)
+h = px.from_dlpack(failing)
+assert failing.streams[0] > 2, failing.streams
+np.testing.assert_array_equal(h.numpy(), expected)
+with px.device("ASYNC:0"):
+    np.testing.assert_array_equal((h * 2.0).numpy(), expected * 2)
 
 # Export with a consumer stream: that stream waits on the device (the eager
 # stream's own handle is a stream of the device too).

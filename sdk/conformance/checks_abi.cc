@@ -2,6 +2,8 @@
 #include <dlfcn.h>
 
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -40,8 +42,19 @@ const Slot kSlots[] = {
     PX_SLOT(event_destroy, true),      PX_SLOT(event_record, true),
     PX_SLOT(event_synchronize, true),  PX_SLOT(stream_wait_event, true),
     PX_SLOT(stream_add_callback, false),
+    // ABI 0.5: stream capture, all four or none.
+    PX_SLOT(stream_capture_begin, false), PX_SLOT(stream_capture_end, false),
+    PX_SLOT(graph_launch, false),      PX_SLOT(graph_destroy, false),
+    // ABI 0.8: stream interop, both or neither.
+    PX_SLOT(stream_native_handle, false), PX_SLOT(native_stream_wait, false),
 };
 #undef PX_SLOT
+
+// Optional slots that a plugin fills all together or not at all.
+const std::vector<std::vector<const char*>> kSlotGroups = {
+    {"stream_capture_begin", "stream_capture_end", "graph_launch", "graph_destroy"},
+    {"stream_native_handle", "native_stream_wait"},
+};
 
 bool SlotSet(const HarnessPlugin& p, const Slot& slot) {
   if (p.table().struct_size < slot.offset + sizeof(void*)) return false;
@@ -291,6 +304,18 @@ void CheckTable(const CheckOptions& options, Report& report) {
                                         "' is not upper-case letters, digits and _"));
         break;
       }
+    }
+  }
+  for (const std::vector<const char*>& group : kSlotGroups) {
+    std::vector<std::string> set, unset;
+    for (const char* name : group) {
+      for (const Slot& slot : kSlots) {
+        if (std::strcmp(slot.name, name) == 0) (SlotSet(p, slot) ? set : unset).push_back(name);
+      }
+    }
+    if (!set.empty() && !unset.empty()) {
+      problems.push_back(absl::StrCat("fills ", absl::StrJoin(set, ", "), " but not ", absl::StrJoin(unset, ", "),
+                                      " (these slots go together: a host uses none of them)"));
     }
   }
   if (t.struct_size < offsetof(PX_PluginTable, stream_wait_event) + sizeof(void*)) {

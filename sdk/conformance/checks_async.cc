@@ -2,7 +2,8 @@
 // open, and each must keep the stream contract: events that complete only
 // after the work recorded before them, waits that order two streams,
 // asynchronous copies of every size and alignment that move exactly the
-// bytes asked for, and host callbacks that run once, after earlier work.
+// bytes asked for, host callbacks that run once, after earlier work, and
+// native stream handles that another library's stream can wait with.
 //
 // These checks are written so that a plugin whose work really runs later
 // (a GPU, or tests/async_plugin) is caught when it lies: each one reads
@@ -91,6 +92,46 @@ struct Event {
 // "call: STATUS: message".
 std::string Failed(const char* call, const absl::Status& s) { return absl::StrCat(call, ": ", DescribeStatus(s)); }
 
+// One round of a cross-stream order check: n bytes written on stream A,
+// stream B ordered after A by `order` (named `how`), the bytes read back on
+// B, and an event f recorded on B after the read synchronized: B must have
+// read A's write. Returns "" or what went wrong; a wrong result that is still
+// wrong once A has finished is a copy that changed the data, not an ordering
+// fault. `back` (n bytes) is the host buffer B reads into: the caller's,
+// declared before the streams, so a copy still queued on an early return
+// never writes freed memory.
+std::string WriteOnAReadOnB(HarnessDevice& device, Stream& a, Stream& b, Event& f, const Buffer& x,
+                            std::vector<unsigned char>& back, unsigned seed, const char* how, int round,
+                            const std::function<absl::Status()>& order) {
+  const PX_PluginTable& t = device.table();
+  PX_Device* d = device.handle();
+  const size_t n = back.size();
+  const std::vector<unsigned char> src = Bytes(n, seed);
+  std::fill(back.begin(), back.end(), 0);
+  absl::Status s = device.Check(t.memcpy_h2d_async(d, a.stream, x.ptr, src.data(), n));
+  if (!s.ok()) return Failed("memcpy_h2d_async on stream A", s);
+  s = order();
+  if (!s.ok()) return Failed(how, s);
+  s = device.Check(t.memcpy_d2h_async(d, b.stream, back.data(), x.ptr, n));
+  if (s.ok()) s = device.Check(t.event_record(d, b.stream, f.event));
+  if (s.ok()) s = device.Check(t.event_synchronize(d, f.event));
+  if (!s.ok()) return Failed("memcpy_d2h_async, event_record, event_synchronize on stream B", s);
+  const bool ordered = back == src;
+  s = device.Check(t.stream_synchronize(d, a.stream));
+  if (s.ok()) s = device.Check(t.stream_synchronize(d, b.stream));
+  if (!ordered) {
+    // Was it the order, or the data? Read again, now that A has finished.
+    std::fill(back.begin(), back.end(), 0);
+    absl::Status again = device.Check(t.memcpy_d2h(d, back.data(), x.ptr, n));
+    if (!again.ok()) return Failed("memcpy_d2h", again);
+    if (back != src) return "h2d and d2h asynchronous copies of 8 MiB changed the data";
+    return absl::StrCat("stream B read stream A's buffer before A's write finished, although B was ordered after "
+                        "the write (", how, " did not order them; round ", round + 1, ")");
+  }
+  if (!s.ok()) return Failed("stream_synchronize", s);
+  return "";
+}
+
 // Events on one device. Returns "" or what went wrong.
 std::string CheckEvents(HarnessDevice& device) {
   const PX_PluginTable& t = device.table();
@@ -146,33 +187,15 @@ std::string CheckEvents(HarnessDevice& device) {
   }
   for (int round = 0; round < 3; ++round) {
     // Stream B waits on an event recorded on stream A after A's write, then
-    // reads: it must see the write. An event f recorded on B after the read
-    // completes only after the read.
-    const std::vector<unsigned char> src = Bytes(n, 200 + round);
-    std::fill(back.begin(), back.end(), 0);
-    s = device.Check(t.memcpy_h2d_async(d, a.stream, x.ptr, src.data(), n));
-    if (s.ok()) s = device.Check(t.event_record(d, a.stream, e.event));
-    if (!s.ok()) return Failed("memcpy_h2d_async, event_record on stream A", s);
-    s = device.Check(t.stream_wait_event(d, b.stream, e.event));
-    if (!s.ok()) return Failed("stream_wait_event", s);
-    s = device.Check(t.memcpy_d2h_async(d, b.stream, back.data(), x.ptr, n));
-    if (s.ok()) s = device.Check(t.event_record(d, b.stream, f.event));
-    if (s.ok()) s = device.Check(t.event_synchronize(d, f.event));
-    if (!s.ok()) return Failed("memcpy_d2h_async, event_record, event_synchronize on stream B", s);
-    const bool ordered = back == src;
-    s = device.Check(t.stream_synchronize(d, a.stream));
-    if (s.ok()) s = device.Check(t.stream_synchronize(d, b.stream));
-    if (!ordered) {
-      // Was it the order, or the data? Read again, now that A has finished.
-      std::fill(back.begin(), back.end(), 0);
-      absl::Status again = device.Check(t.memcpy_d2h(d, back.data(), x.ptr, n));
-      if (!again.ok()) return Failed("memcpy_d2h", again);
-      if (back != src) return "h2d and d2h asynchronous copies of 8 MiB changed the data";
-      return absl::StrCat("stream B read stream A's buffer before A's write finished, although B waited on an "
-                          "event recorded after the write (stream_wait_event did not order them; round ",
-                          round + 1, ")");
-    }
-    if (!s.ok()) return Failed("stream_synchronize", s);
+    // reads: it must see the write.
+    const std::string failed =
+        WriteOnAReadOnB(device, a, b, f, x, back, 200 + round, "event_record on A, stream_wait_event on B", round,
+                        [&] {
+                          absl::Status st = device.Check(t.event_record(d, a.stream, e.event));
+                          if (st.ok()) st = device.Check(t.stream_wait_event(d, b.stream, e.event));
+                          return st;
+                        });
+    if (!failed.empty()) return failed;
   }
   return "";
 }
@@ -356,6 +379,53 @@ void ForEachDevice(Report& report, const char* section, const std::string& name,
   report.Pass(section, name, detail);
 }
 
+bool HasInterop(const PX_PluginTable& t) {
+  return t.abi_minor >= 8 && PX_ASYNC_HAS(t, stream_native_handle) && PX_ASYNC_HAS(t, native_stream_wait);
+}
+
+// Stream interop (ABI 0.8) on one device: a stream's native handle is none
+// of DLPack's reserved values, differs from another stream's and stays the
+// same; a native stream made to wait for a stream's work sees that work.
+std::string CheckNativeInterop(HarnessDevice& device) {
+  const PX_PluginTable& t = device.table();
+  PX_Device* d = device.handle();
+  const bool async = HasAsyncCopies(t);
+  const size_t n = async ? 8 << 20 : 0;
+  std::vector<unsigned char> back(n);
+  Buffer x(device, n);
+  if (!x.status.ok()) return Failed("allocate", x.status);
+  Event f(device);
+  Stream a(device), b(device);
+  if (!a.status.ok()) return Failed("stream_create", a.status);
+  if (!b.status.ok()) return Failed("stream_create", b.status);
+  if (!f.status.ok()) return Failed("event_create", f.status);
+  uint64_t ha = 0, hb = 0, again = 0;
+  absl::Status s = device.Check(t.stream_native_handle(d, a.stream, &ha));
+  if (s.ok()) s = device.Check(t.stream_native_handle(d, b.stream, &hb));
+  if (s.ok()) s = device.Check(t.stream_native_handle(d, a.stream, &again));
+  if (!s.ok()) return Failed("stream_native_handle", s);
+  if (ha <= 2 || hb <= 2) {
+    return absl::StrCat("stream_native_handle gave ", ha <= 2 ? ha : hb,
+                        ", a value DLPack reserves for the platform's default streams (0, 1, 2)");
+  }
+  if (ha == hb) return absl::StrCat("two streams have the same native handle ", ha);
+  if (again != ha) return absl::StrCat("a stream's native handle changed from ", ha, " to ", again);
+  // Waiting for an idle stream does not block the native one.
+  s = device.Check(t.native_stream_wait(d, hb, a.stream));
+  if (s.ok()) s = device.Check(t.stream_synchronize(d, b.stream));
+  if (!s.ok()) return Failed("native_stream_wait for an idle stream, then stream_synchronize", s);
+  if (!async) return "";
+  for (int round = 0; round < 3; ++round) {
+    // Stream B, named by its native handle, waits for stream A's write, then
+    // reads: it must see the write.
+    const std::string failed =
+        WriteOnAReadOnB(device, a, b, f, x, back, 300 + round, "native_stream_wait (stream B's handle after stream A)",
+                        round, [&] { return device.Check(t.native_stream_wait(d, hb, a.stream)); });
+    if (!failed.empty()) return failed;
+  }
+  return "";
+}
+
 }  // namespace
 
 void CheckEveryDeviceOpens(const CheckOptions& options, HarnessDevice& device, Report& report) {
@@ -419,6 +489,18 @@ void CheckStreamsEveryDevice(const CheckOptions& options, HarnessDevice& device,
                   devices, CheckAsyncCopies);
   } else {
     report.Skip(kSection, "async_copies_every_device", "memcpy_*_async not implemented (optional slots)");
+  }
+  if (HasInterop(t)) {
+    ForEachDevice(report, kSection, "native_interop_every_device",
+                  HasAsyncCopies(t)
+                      ? "native stream handles are not 0, 1 or 2, differ between streams and stay the same; a "
+                        "stream named by its native handle and made to wait for stream A's 8 MiB write reads it"
+                      : "native stream handles are not 0, 1 or 2, differ between streams and stay the same; a "
+                        "wait for an idle stream does not block",
+                  devices, CheckNativeInterop);
+  } else {
+    report.Skip(kSection, "native_interop_every_device",
+                "stream_native_handle and native_stream_wait not implemented (optional slots, ABI 0.8)");
   }
   if (PX_ASYNC_HAS(t, stream_add_callback)) {
     ForEachDevice(report, kSection, "callback_every_device",

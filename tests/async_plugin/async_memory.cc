@@ -20,6 +20,12 @@ bool IsDeviceMemory(Device* device, const void* p, size_t bytes) {
 // The device whose stream this is, for argument checks inside compute.
 std::mutex g_stream_devices_mu;
 std::map<const Stream*, Device*> g_stream_devices;
+// Native handles: a number per stream, never reused (a GPU runtime may reuse
+// a destroyed stream's handle; here a handle kept past its stream's end is
+// an error, so a host that holds one that long is caught).
+std::map<uint64_t, Stream*> g_native_streams;
+std::map<const Stream*, uint64_t> g_native_ids;
+uint64_t g_next_native = 4096;
 
 Device* DeviceOfStream(const Stream* s) {
   std::lock_guard<std::mutex> lock(g_stream_devices_mu);
@@ -219,13 +225,17 @@ PX_Status* StreamCreate(PX_Device* d, PX_Stream** out) {
   {
     std::lock_guard<std::mutex> lock(g_stream_devices_mu);
     g_stream_devices[stream] = DeviceOf(d);
+    const uint64_t id = g_next_native++;
+    g_native_streams[id] = stream;
+    g_native_ids[stream] = id;
   }
   *out = reinterpret_cast<PX_Stream*>(stream);
   return nullptr;
 }
 
 PX_Status* StreamNativeHandle(PX_Device*, PX_Stream* s, uint64_t* out) {
-  *out = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(s));
+  std::lock_guard<std::mutex> lock(g_stream_devices_mu);
+  *out = g_native_ids.at(StreamOf(s));
   return nullptr;
 }
 
@@ -233,11 +243,16 @@ PX_Status* NativeStreamWait(PX_Device* d, uint64_t native, PX_Stream* s) {
   // The error so far of the work on `s` is the caller's (the consumer must
   // not read what a failed kernel left).
   if (PX_Status* failed = StreamOf(s)->ErrorStatus()) return failed;
-  auto* target = reinterpret_cast<Stream*>(static_cast<uintptr_t>(native));
+  Stream* target = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(g_stream_devices_mu);
+    auto it = g_native_streams.find(native);
+    if (it != g_native_streams.end()) target = it->second;
+  }
   // (A test plugin: the caller keeps the target stream alive, as a native
-  // stream's owner must; the registry only turns a wrong handle into an
+  // stream's owner must; the registry turns a wrong or dead handle into an
   // error.)
-  if (DeviceOfStream(target) != DeviceOf(d)) {
+  if (target == nullptr || DeviceOfStream(target) != DeviceOf(d)) {
     return Error(PX_CODE_INVALID_ARGUMENT, "%s: %llu is not the native handle of one of its streams",
                  DeviceOf(d)->name.c_str(), static_cast<unsigned long long>(native));
   }
@@ -256,6 +271,11 @@ void StreamDestroy(PX_Device*, PX_Stream* s) {
   {
     std::lock_guard<std::mutex> lock(g_stream_devices_mu);
     g_stream_devices.erase(stream);
+    auto id = g_native_ids.find(stream);
+    if (id != g_native_ids.end()) {
+      g_native_streams.erase(id->second);
+      g_native_ids.erase(id);
+    }
   }
   delete stream;  // waits for its work
 }

@@ -22,7 +22,8 @@
 //   pinned memory it runs later.
 // - Events, cross-stream waits and host callbacks run in stream order; every
 //   wait has a deadline (PX_ASYNC_DEADLINE_S, default 120 s).
-// - Stream interop (ABI 0.8): a stream's native handle is its address, and
+// - Stream interop (ABI 0.8): a stream's native handle is a number never
+//   reused (a handle used after its stream was destroyed is an error), and
 //   native_stream_wait orders a live stream of the plugin after another, so
 //   the DLPack stream handshake of the Python package runs here too.
 //

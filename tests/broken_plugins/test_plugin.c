@@ -21,6 +21,11 @@
  *   BROKEN_UNALIGNED     allocate returns pointers one byte off the
  *                        alignment asked for
  *   BROKEN_NULL_STREAM   stream_create returns OK with a NULL stream
+ *   BROKEN_HALF_INTEROP  fills stream_native_handle but not
+ *                        native_stream_wait (ABI 0.8: both or neither)
+ *   BROKEN_RESERVED_HANDLE  fills both interop slots, and
+ *                        stream_native_handle returns OK with handle 1
+ *                        (DLPack's legacy default stream on CUDA)
  *   SEPARATE_MEMORY      not broken: the device says its memory is not
  *                        host-accessible, so the host must copy to and from
  *                        it (through memcpy_h2d/d2h) as for a GPU
@@ -262,6 +267,24 @@ PX_PLUGIN_EXPORT void PX_PluginProbe(PX_PluginProbeInfo* info) {
 }
 #endif
 
+#if defined(BROKEN_HALF_INTEROP) || defined(BROKEN_RESERVED_HANDLE)
+static PX_Status* native_handle(PX_Device* d, PX_Stream* s, uint64_t* out) {
+  (void)d;
+  (void)s;
+#ifdef BROKEN_RESERVED_HANDLE
+  *out = 1;
+#else
+  *out = 4096;
+#endif
+  return NULL;
+}
+static PX_Status* native_wait(PX_Device* d, uint64_t native, PX_Stream* s) {
+  (void)d;
+  (void)native;
+  (void)s;
+  return NULL;
+}
+#endif
 PX_PLUGIN_EXPORT PX_Status* PX_PluginInitialize(const PX_HostInitArgs* args, PX_PluginTable* t) {
   g_host = args->services;
 #ifdef BROKEN_INIT_FAILS
@@ -298,6 +321,16 @@ PX_PLUGIN_EXPORT PX_Status* PX_PluginInitialize(const PX_HostInitArgs* args, PX_
   t->event_record = event_record;
   t->event_synchronize = event_sync;
   t->stream_wait_event = wait_event;
+#if defined(BROKEN_HALF_INTEROP) || defined(BROKEN_RESERVED_HANDLE)
+  if (minor >= 8 && PX_STRUCT_HAS(t, PX_PluginTable, native_stream_wait)) {
+    t->stream_native_handle = native_handle;
+#ifdef BROKEN_RESERVED_HANDLE
+    t->native_stream_wait = native_wait;
+#else
+    (void)native_wait;
+#endif
+  }
+#endif
   /* A newer host's table is longer: say how much of it was filled. */
   if (t->struct_size > sizeof(PX_PluginTable)) t->struct_size = sizeof(PX_PluginTable);
   return NULL;

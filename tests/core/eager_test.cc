@@ -47,6 +47,32 @@ TEST(EagerTest, RunsAndCachesPreparedOps) {
   EXPECT_EQ(eager.cache_size(), 2u);
 }
 
+TEST(EagerTest, ACallerCannotPromiseAConstantWeight) {
+  // `_plexus_const_inputs` lets a kernel convert a weight once and keep it
+  // (the cpu plugin packs a MatMul's b); an eager op's inputs change from
+  // call to call, so the attribute is dropped, and each call sees its own b.
+  auto runtime = CpuRuntime();
+  EagerContext eager(runtime.get());
+  AttrMap promise;
+  promise["_plexus_const_inputs"].mutable_list()->add_i(1);
+  std::vector<float> av(8 * 64), b1(64 * 64), b2(64 * 64);
+  for (size_t i = 0; i < av.size(); ++i) av[i] = static_cast<float>(i % 7) - 3.0f;
+  for (size_t i = 0; i < b1.size(); ++i) {
+    b1[i] = static_cast<float>(i % 5) * 0.25f;
+    b2[i] = -static_cast<float>(i % 3);
+  }
+  Tensor a = Floats({8, 64}, av);
+  for (const std::vector<float>* b : {&b1, &b2}) {
+    auto promised = eager.Execute("MatMul", {a, Floats({64, 64}, *b)}, promise, nullptr);
+    auto plain = eager.Execute("MatMul", {a, Floats({64, 64}, *b)}, {}, nullptr);
+    ASSERT_TRUE(promised.ok()) << promised.status();
+    ASSERT_TRUE(plain.ok()) << plain.status();
+    for (int64_t i = 0; i < (*plain)[0].num_elements(); ++i) {
+      ASSERT_EQ((*promised)[0].data<float>()[i], (*plain)[0].data<float>()[i]) << "element " << i;
+    }
+  }
+}
+
 TEST(EagerTest, InfersCountAndTypeAttributes) {
   const OpDef* concat = OpRegistry::Global().Find("ConcatV2");
   ASSERT_NE(concat, nullptr);

@@ -221,5 +221,56 @@ TEST_F(HostSide, EnumerationDuringAnOpenIsCaught) {
   EXPECT_EQ(count, 1);
 }
 
+// Stream interop (ABI 0.8): the two slots go together, a stream's native
+// handle is never one of DLPack's reserved values, and the streams passed
+// are checked as in every other stream call.
+TEST(ValidationLayer, AHalfFilledInteropPairIsRefused) {
+  RuntimeOptions options;
+  options.discover_plugins = false;
+  options.validation = ValidationMode::kError;
+  auto runtime = Runtime::Create(options);
+  ASSERT_TRUE(runtime.ok()) << runtime.status();
+  auto plugin = (*runtime)->LoadPlugin(TestPluginPath("half_interop"));
+  ASSERT_FALSE(plugin.ok());
+  EXPECT_TRUE(Contains(plugin.status(), "fills only one of stream_native_handle and native_stream_wait"))
+      << plugin.status();
+  // The runtime keeps working.
+  ASSERT_TRUE((*runtime)->LoadPlugin(TestPluginPath("good")).ok());
+  auto z = RunAddition(runtime->get());
+  ASSERT_TRUE(z.ok()) << z.status();
+  EXPECT_EQ(*z, 5);
+}
+
+TEST(ValidationLayer, NativeStreamHandlesAreChecked) {
+  auto runtime = ValidatedRuntime(TestPluginPath("reserved_handle"));
+  ASSERT_NE(runtime, nullptr);
+  ASSERT_EQ(runtime->plugins().size(), 1u);
+  const PX_PluginTable& t = runtime->plugins()[0]->table();
+  ASSERT_NE(t.stream_native_handle, nullptr);
+  ASSERT_NE(t.native_stream_wait, nullptr);
+  auto take = [](PX_Status* status) { return std::string(TakePluginStatus(status).message()); };
+  PX_Device* device = nullptr;
+  ASSERT_EQ(take(t.device_open(t.plugin_state, 0, &device)), "");
+  PX_Stream* stream = nullptr;
+  ASSERT_EQ(take(t.stream_create(device, &stream)), "");
+  uint64_t handle = 0;
+  std::string message = take(t.stream_native_handle(device, stream, &handle));
+  EXPECT_NE(message.find("plugin 'reserved_handle': stream_native_handle: argument 'out_handle': the plugin "
+                         "returned OK with handle 1 (0, 1 and 2 are not stream handles)"),
+            std::string::npos)
+      << message;
+  message = take(t.stream_native_handle(device, stream, nullptr));
+  EXPECT_NE(message.find("stream_native_handle: argument 'out_handle': is NULL"), std::string::npos) << message;
+  EXPECT_EQ(take(t.native_stream_wait(device, 4096, stream)), "");
+  t.stream_destroy(device, stream);
+  message = take(t.native_stream_wait(device, 4096, stream));
+  EXPECT_NE(message.find("native_stream_wait: argument 'stream': used after stream_destroy"), std::string::npos)
+      << message;
+  message = take(t.stream_native_handle(device, stream, &handle));
+  EXPECT_NE(message.find("stream_native_handle: argument 'stream': used after stream_destroy"), std::string::npos)
+      << message;
+  t.device_close(t.plugin_state, device);
+}
+
 }  // namespace
 }  // namespace plexus

@@ -55,6 +55,8 @@ struct EagerContextStream {
   std::vector<Tensor> in_flight;
   absl::flat_hash_set<const void*> in_flight_buffers;  // each buffer once
   size_t in_flight_bytes = 0;
+  // Events the stream waits on (DLPack imports): destroyed by Sync().
+  std::vector<PX_Event*> in_flight_events;
   // With launch_mu held: the stream (acquiring it), and a wait for it that
   // gives up a failed stream and releases what was in flight.
   absl::StatusOr<PX_Stream*> Get();
@@ -142,11 +144,25 @@ class EagerContext {
   absl::Status Synchronize(Device* device);
 
   // The DLPack stream handshake, on devices whose plugin has stream interop
-  // (Device::supports_stream_interop): the native handle of `device`'s eager
-  // stream, for another library to order its work before (an import), and
-  // another library's stream `native_stream` made to wait on the device for
-  // the eager work queued on `device` so far (an export).
-  absl::StatusOr<uint64_t> NativeStream(Device* device);
+  // (Device::supports_stream_interop).
+  //
+  // An import: BeginNativeImport gives a stream of the device's own and its
+  // native handle, for another library to order its work before; then
+  // FinishNativeImport makes `device`'s eager stream wait for that stream on
+  // the device (an event; no host wait) and gives the stream back. Call
+  // FinishNativeImport whatever the producer did (`ordered` false when it
+  // failed: then nothing waits). Not the eager stream itself: a failed eager
+  // op on another thread may give that stream up, and destroy it, while the
+  // producer still holds its handle.
+  struct NativeImport {
+    Device* device = nullptr;
+    PX_Stream* stream = nullptr;
+    uint64_t handle = 0;
+  };
+  absl::StatusOr<NativeImport> BeginNativeImport(Device* device);
+  absl::Status FinishNativeImport(const NativeImport& import, bool ordered);
+  // An export: another library's stream `native_stream` made to wait on the
+  // device for the eager work queued on `device` so far.
   absl::Status OrderNativeStream(Device* device, uint64_t native_stream);
 
   // Number of prepared ops in the cache; Clear drops them.

@@ -68,6 +68,9 @@ EagerContext::~EagerContext() {
       (void)ds->device->SynchronizeStream(ds->stream);
       ds->device->ReleaseStream(ds->stream, true);
     }
+    for (PX_Event* event : ds->in_flight_events) {
+      ds->device->plugin().table().event_destroy(ds->device->handle(), event);
+    }
   }
 }
 
@@ -116,6 +119,8 @@ absl::Status EagerContextStream::Sync() {
   in_flight.clear();
   in_flight_buffers.clear();
   in_flight_bytes = 0;
+  for (PX_Event* event : in_flight_events) device->plugin().table().event_destroy(device->handle(), event);
+  in_flight_events.clear();
   if (!status.ok()) {
     // The stream keeps its first error: give it up so later ops start clean.
     device->ReleaseStream(stream, false);
@@ -139,11 +144,54 @@ absl::Status EagerContext::Synchronize(Device* device) {
   return ds->Sync();
 }
 
-absl::StatusOr<uint64_t> EagerContext::NativeStream(Device* device) {
-  DeviceStream* ds = Slot(device);
-  std::lock_guard<std::mutex> launch(ds->launch_mu);
-  PX_ASSIGN_OR_RETURN(PX_Stream* stream, ds->Get());
-  return device->NativeStreamHandle(stream);
+absl::StatusOr<EagerContext::NativeImport> EagerContext::BeginNativeImport(Device* device) {
+  NativeImport import;
+  import.device = device;
+  PX_ASSIGN_OR_RETURN(import.stream, device->AcquireStream());
+  absl::StatusOr<uint64_t> handle = device->NativeStreamHandle(import.stream);
+  if (!handle.ok()) {
+    device->ReleaseStream(import.stream, true);
+    return handle.status();
+  }
+  import.handle = *handle;
+  return import;
+}
+
+absl::Status EagerContext::FinishNativeImport(const NativeImport& import, bool ordered) {
+  Device* device = import.device;
+  if (device == nullptr || import.stream == nullptr) return absl::OkStatus();
+  absl::Status status;
+  if (ordered) {
+    // The eager stream waits for an event recorded on the import stream
+    // after the producer's wait; the event lives until the eager stream's
+    // next wait (Sync), so the plugin never sees a wait on a destroyed event.
+    const PX_PluginTable& t = device->plugin().table();
+    DeviceStream* ds = Slot(device);
+    std::lock_guard<std::mutex> launch(ds->launch_mu);
+    PX_Event* event = nullptr;
+    absl::StatusOr<PX_Stream*> eager = ds->Get();
+    status = eager.status();
+    if (status.ok()) status = device->Check(t.event_create(device->handle(), &event), "event_create");
+    if (status.ok()) {
+      ds->in_flight_events.push_back(event);
+      status = device->Check(t.event_record(device->handle(), import.stream, event),
+                             "event_record (after a DLPack producer's work)");
+    }
+    if (status.ok()) {
+      status = device->Check(t.stream_wait_event(device->handle(), *eager, event),
+                             "stream_wait_event (the eager stream after a DLPack producer's work)");
+    }
+    // Bounds the events a long run of imports without a wait holds.
+    constexpr size_t kMaxEvents = 1024;
+    if (status.ok() && ds->in_flight_events.size() >= kMaxEvents) status = ds->Sync();
+  }
+  // Nothing of plexus ran on the import stream: it goes back to the pool.
+  // When the wait could not be queued, the import stream (its work is the
+  // producer's) is waited for on the host instead, so nothing reads the
+  // tensor early.
+  if (!status.ok()) (void)device->SynchronizeStream(import.stream);
+  device->ReleaseStream(import.stream, status.ok());
+  return status;
 }
 
 absl::Status EagerContext::OrderNativeStream(Device* device, uint64_t native_stream) {
@@ -228,6 +276,10 @@ absl::StatusOr<std::shared_ptr<const EagerOp>> EagerContext::Build(
   Node* node = e.graph_->AddNode(std::string(op_name), std::string(op_name));
   node->def = def;
   node->attrs = given;
+  // The optimizer's promise that an input is a constant of the graph
+  // (kernels keep a converted copy of it) is never true of an eager op,
+  // whose inputs change from call to call: a caller cannot make it.
+  node->attrs.erase("_plexus_const_inputs");
   PX_RETURN_IF_ERROR(InferAttrs(*def, input_types, &node->attrs));
   PX_RETURN_IF_ERROR(PrepareNode(node));
   if (node->input_types.size() != input_types.size()) {

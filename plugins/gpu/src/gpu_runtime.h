@@ -124,6 +124,13 @@ inline Error StreamBeginCapture(Stream s) {
   return PX_GPU_NAME(StreamBeginCapture)(s, PX_GPU_NAME(StreamCaptureModeThreadLocal));
 }
 inline Error StreamEndCapture(Stream s, Graph* g) { return PX_GPU_NAME(StreamEndCapture)(s, g); }
+// Whether work enqueued on `s` now goes into a graph being captured.
+inline Error StreamIsCapturing(Stream s, bool* capturing) {
+  PX_GPU_NAME(StreamCaptureStatus) status = PX_GPU_NAME(StreamCaptureStatusNone);
+  const Error e = PX_GPU_NAME(StreamIsCapturing)(s, &status);
+  *capturing = status != PX_GPU_NAME(StreamCaptureStatusNone);
+  return e;
+}
 inline Error GraphInstantiate(GraphExec* exec, Graph g) {
   return PX_GPU_NAME(GraphInstantiateWithFlags)(exec, g, 0);
 }

@@ -56,8 +56,11 @@ void CheckLaunch(GpuStream& stream, const char* what) {
   }
   if (error == px_gpu::kSuccess) return;
   const std::string launch = std::string("the ") + what + " kernel's launch";
-  std::string message =
-      GpuErrorMessage(error, call == what ? launch.c_str() : call, __FILE__, __LINE__);
+  FailStream(stream, error, call == what ? launch.c_str() : call);
+}
+
+void FailStream(GpuStream& stream, px_gpu::Error error, const char* call) {
+  std::string message = GpuErrorMessage(error, call, __FILE__, __LINE__);
   PX_Code code = GpuErrorCode(error);
   if (code == PX_CODE_OK) code = PX_CODE_UNKNOWN;
   sdk::SavedStatus saved;

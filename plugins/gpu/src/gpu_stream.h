@@ -50,6 +50,10 @@ struct GpuStream {
 // the kernel ("Relu").
 void CheckLaunch(GpuStream& stream, const char* what);
 
+// A failed call `call` on `stream`'s work: `error` becomes the stream's
+// sticky error and is thrown.
+[[noreturn]] void FailStream(GpuStream& stream, px_gpu::Error error, const char* call);
+
 // Before a launch that reads its inputs as dense arrays: every input of the
 // call is contiguous, else INVALID_ARGUMENT naming `op` and the input.
 void CheckContiguous(const sdk::Call& call, const char* op);

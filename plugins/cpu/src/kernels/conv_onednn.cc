@@ -24,11 +24,6 @@
 
 namespace plexus::cpu {
 
-bool ConstantInput(const sdk::Attrs& attrs, int64_t input) {
-  const std::vector<int64_t> inputs = attrs.IntList("_plexus_const_inputs", {});
-  return std::find(inputs.begin(), inputs.end(), input) != inputs.end();
-}
-
 #if defined(PX_CPU_SGEMM_ONEDNN)
 namespace {
 

@@ -55,7 +55,7 @@ class OneDnnConv {
                   const Epilogue<float>* epilogue, float* y);
 
   // The filter is a constant of the graph (the optimizer's
-  // `_plexus_const_inputs`, read by ConstantInput below): it is reordered
+  // `_plexus_const_inputs`, read by sdk::ConstantInput): it is reordered
   // once per layout the primitives ask for (geometries that want the same
   // layout share the copy) and never compared again. Otherwise the last filter
   // seen is kept and compared with each call's (exact, and cheaper than a
@@ -70,10 +70,6 @@ class OneDnnConv {
   std::unique_ptr<Impl> impl_;
   bool constant_filter_ = false;
 };
-
-// Whether the graph promises that data input `input` of the kernel's node
-// is a constant (the optimizer's `_plexus_const_inputs` attribute).
-bool ConstantInput(const sdk::Attrs& attrs, int64_t input);
 
 }  // namespace plexus::cpu
 

@@ -36,6 +36,7 @@
 #include "kernels/fused_epilogue.h"
 #include "kernels/nn_window.h"
 #include "kernels/vector16.h"
+#include "plexus/sdk/const_inputs.h"
 #include "plexus/sdk/op_signatures.h"
 
 namespace plexus::cpu {
@@ -271,7 +272,7 @@ class DepthwiseKernel : public sdk::OpKernel {
   void Init(sdk::Attrs& attrs) override {
     if (kFused) spec_ = sdk::ReadFusedSpec(attrs, kOp, /*allow_batch_norm=*/true);
     window_.Read(attrs, false);
-    onednn_.set_constant_filter(ConstantInput(attrs, 1));
+    onednn_.set_constant_filter(sdk::ConstantInput(attrs, 1));
   }
 
   void Compute(sdk::Call& call) override {

@@ -24,6 +24,7 @@
 #include "kernels/fused_epilogue.h"
 #include "kernels/linalg_gemm.h"
 #include "kernels/nn_window.h"
+#include "plexus/sdk/const_inputs.h"
 #include "plexus/sdk/op_signatures.h"
 
 namespace plexus::cpu {
@@ -64,8 +65,8 @@ class FusedConv2DKernel : public sdk::OpKernel {
     if (add_ && window_.nchw) {
       throw sdk::KernelError(PX_CODE_UNIMPLEMENTED, "_PlexusFusedConv2DAdd supports data_format NHWC only");
     }
-    onednn_.set_constant_filter(ConstantInput(attrs, 1));
-    small_.set_constant_filter(ConstantInput(attrs, 1));
+    onednn_.set_constant_filter(sdk::ConstantInput(attrs, 1));
+    small_.set_constant_filter(sdk::ConstantInput(attrs, 1));
   }
 
   void Compute(sdk::Call& call) override {

@@ -15,6 +15,7 @@
 #include "kernels/linalg_gemm.h"
 #include "kernels/linalg_transpose.h"
 #include "kernels/register_kernels.h"
+#include "plexus/sdk/const_inputs.h"
 #include "plexus/sdk/op_signatures.h"
 
 namespace plexus::cpu {
@@ -37,7 +38,7 @@ class FusedMatMulKernel : public sdk::OpKernel {
     tb_ = attrs.Bool("transpose_b", false);
     // Constant weights (the optimizer's _plexus_const_inputs) go to oneDNN's
     // matmul, packed once (conv_onednn.h's RunProduct).
-    packed_ = ConstantInput(attrs, 1) && !ta_ && !tb_;
+    packed_ = sdk::ConstantInput(attrs, 1) && !ta_ && !tb_;
     onednn_.set_constant_filter(true);
   }
 

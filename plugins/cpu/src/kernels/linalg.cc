@@ -15,6 +15,7 @@
 #include "kernels/linalg_gemm.h"
 #include "kernels/linalg_transpose.h"
 #include "kernels/register_kernels.h"
+#include "plexus/sdk/const_inputs.h"
 #include "plexus/sdk/linalg_shapes.h"
 #include "plexus/sdk/op_signatures.h"
 
@@ -105,7 +106,7 @@ class MatMulKernel : public sdk::OpKernel {
     ta_ = attrs.Bool("transpose_a", false);
     tb_ = attrs.Bool("transpose_b", false);
     // Constant float weights: oneDNN's matmul, packed once (conv_onednn.h).
-    packed_ = ConstantInput(attrs, 1) && !ta_ && !tb_;
+    packed_ = sdk::ConstantInput(attrs, 1) && !ta_ && !tb_;
     onednn_.set_constant_filter(true);
   }
   void Compute(sdk::Call& call) override {

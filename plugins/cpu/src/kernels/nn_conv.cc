@@ -16,6 +16,7 @@
 #include "kernels/linalg_gemm.h"
 #include "kernels/nn_internal.h"
 #include "kernels/nn_window.h"
+#include "plexus/sdk/const_inputs.h"
 #include "plexus/sdk/op_signatures.h"
 
 namespace plexus::cpu {
@@ -43,8 +44,8 @@ class ConvKernel : public sdk::OpKernel {
  public:
   void Init(sdk::Attrs& attrs) override {
     window_.Read(attrs, false);
-    onednn_.set_constant_filter(ConstantInput(attrs, 1));
-    small_.set_constant_filter(ConstantInput(attrs, 1));
+    onednn_.set_constant_filter(sdk::ConstantInput(attrs, 1));
+    small_.set_constant_filter(sdk::ConstantInput(attrs, 1));
   }
   void Compute(sdk::Call& call) override {
     const sdk::Shape xs = call.input_shape(0), fs = call.input_shape(1);

@@ -7,8 +7,10 @@
 // libcudnn is missing and only the convolutions fail, UNAVAILABLE.
 //
 // - Filters: TensorFlow's [kh, kw, in, out] (HWIO) is reordered on the
-//   device (conv.cu) to cuDNN's KRSC (NHWC tensors) or KCRS (NCHW) in a
-//   stream-ordered scratch buffer on every call. A depthwise filter
+//   device (conv.cu) to cuDNN's KRSC (NHWC tensors) or KCRS (NCHW): once,
+//   into memory the kernel keeps, when the graph promises the filter is a
+//   constant (sdk::ConstantInput: a frozen graph's; prepared_weight.h), else
+//   into a stream-ordered scratch buffer on every call. A depthwise filter
 //   [kh, kw, c, m] is an HWIO filter with in = 1 and out = c * m (output
 //   channel c * m + j), run as a grouped convolution with c groups; a plain
 //   Conv2D whose input depth is a multiple of the filter's runs grouped too.
@@ -49,10 +51,12 @@
 #include "kernels/cudnn_common.h"
 #include "gpu_error.h"
 #include "gpu_stream.h"
+#include "prepared_weight.h"
 #include "kernels/conv_attrs.h"
 #include "kernels/conv_launch.h"
 #include "kernels/elementwise_launch.h"
 #include "kernels/vendor_kernels.h"
+#include "plexus/sdk/const_inputs.h"
 #include "plexus/sdk/fused.h"
 #include "plexus/sdk/kernel.h"
 #include "plexus/sdk/op_signatures.h"
@@ -123,6 +127,11 @@ std::shared_ptr<Plan> MakePlan(cudnnHandle_t handle, const ConvKey& key, const T
 // Conv2D, DepthwiseConv2dNative and their fused forms.
 class ConvKernel : public ConvKernelBase {
  public:
+  void Init(sdk::Attrs& attrs) override {
+    ConvKernelBase::Init(attrs);
+    constant_filter_ = sdk::ConstantInput(attrs, 1);
+  }
+
   void Compute(sdk::Call& call) override {
     const char* op = op_.c_str();
     const Shape xs = call.input_shape(0), fs = call.input_shape(1);
@@ -213,14 +222,28 @@ class ConvKernel : public ConvKernelBase {
     }
 
     ScopedHandle handle(stream, op);
-    // The filter in cuDNN's order.
+    // The filter in cuDNN's order: a constant one once, kept by the kernel;
+    // any other in scratch, per call.
     const int64_t r = kh * kw;
     const int64_t filter_in = depthwise_ ? 1 : c_per_group;
-    StreamBuffer filter(stream, static_cast<size_t>(r * filter_in * out_c) * ti.size,
-                        "cudaMallocAsync(reordered filter)");
-    conv::LaunchFilterReorder(ti.ew, call.input_data(1), filter.get(), r, filter_in, out_c, nchw,
-                              stream.get());
-    CheckLaunch(stream, op);
+    const size_t filter_bytes = static_cast<size_t>(r * filter_in * out_c) * ti.size;
+    auto reorder = [&](void* dst) {
+      conv::LaunchFilterReorder(ti.ew, call.input_data(1), dst, r, filter_in, out_c, nchw,
+                                stream.get());
+      CheckLaunch(stream, op);
+    };
+    const void* filter = nullptr;
+    if (constant_filter_) {
+      const PreparedWeight::Geometry geometry = {static_cast<int64_t>(dtype), kh, kw, filter_in,
+                                                 out_c, nchw ? 1 : 0};
+      filter = prepared_filter_.Get(stream, call.input_data(1), geometry, filter_bytes, reorder, op);
+    }
+    StreamBuffer filter_scratch(stream, filter == nullptr ? filter_bytes : 0,
+                                "cudaMallocAsync(reordered filter)");
+    if (filter == nullptr) {
+      reorder(filter_scratch.get());
+      filter = filter_scratch.get();
+    }
 
     // Symmetric padding for cuDNN; the rest in a padded copy of the input.
     const int64_t ph = padding.padded_h, pw = padding.padded_w;
@@ -250,7 +273,7 @@ class ConvKernel : public ConvKernelBase {
     const void* one = dbl ? static_cast<const void*>(&one_d) : &one_f;
     const void* zero = dbl ? static_cast<const void*>(&zero_d) : &zero_f;
     PX_CUDNN_THROW_IF_ERROR(
-        cudnn::cudnnConvolutionForward(handle.get(), one, plan->x, x, plan->filter, filter.get(),
+        cudnn::cudnnConvolutionForward(handle.get(), one, plan->x, x, plan->filter, filter,
                                        plan->conv, plan->algo, workspace.get(), plan->workspace,
                                        zero, plan->y, y),
         op);
@@ -271,6 +294,10 @@ class ConvKernel : public ConvKernelBase {
 
   std::mutex mu_;
   std::map<ConvKey, std::shared_ptr<Plan>> plans_;
+  // The filter is a constant of the graph (sdk::ConstantInput): reordered
+  // once, into prepared_filter_.
+  bool constant_filter_ = false;
+  PreparedWeight prepared_filter_;
 };
 
 }  // namespace
