@@ -49,26 +49,29 @@ TEST(EagerTest, RunsAndCachesPreparedOps) {
 
 TEST(EagerTest, ACallerCannotPromiseAConstantWeight) {
   // `_plexus_const_inputs` lets a kernel convert a weight once and keep it
-  // (the cpu plugin packs a MatMul's b); an eager op's inputs change from
-  // call to call, so the attribute is dropped, and each call sees its own b.
+  // (the cpu plugin's oneDNN convolutions reorder the filter once); an eager
+  // op's inputs change from call to call, so the attribute is dropped, and
+  // each call sees its own filter.
   auto runtime = CpuRuntime();
   EagerContext eager(runtime.get());
-  AttrMap promise;
+  AttrMap attrs;
+  for (int64_t s : {1, 1, 1, 1}) attrs["strides"].mutable_list()->add_i(s);
+  attrs["padding"].set_s("SAME");
+  AttrMap promise = attrs;
   promise["_plexus_const_inputs"].mutable_list()->add_i(1);
-  std::vector<float> av(8 * 64), b1(64 * 64), b2(64 * 64);
-  for (size_t i = 0; i < av.size(); ++i) av[i] = static_cast<float>(i % 7) - 3.0f;
-  for (size_t i = 0; i < b1.size(); ++i) {
-    b1[i] = static_cast<float>(i % 5) * 0.25f;
-    b2[i] = -static_cast<float>(i % 3);
-  }
-  Tensor a = Floats({8, 64}, av);
-  for (const std::vector<float>* b : {&b1, &b2}) {
-    auto promised = eager.Execute("MatMul", {a, Floats({64, 64}, *b)}, promise, nullptr);
-    auto plain = eager.Execute("MatMul", {a, Floats({64, 64}, *b)}, {}, nullptr);
+  auto values = [](size_t n, float scale, int mod) {
+    std::vector<float> v(n);
+    for (size_t i = 0; i < n; ++i) v[i] = static_cast<float>(static_cast<int>(i % mod) - mod / 2) * scale;
+    return v;
+  };
+  Tensor x = Floats({1, 8, 8, 16}, values(8 * 8 * 16, 0.5f, 7));
+  for (const std::vector<float>& f : {values(3 * 3 * 16 * 32, 0.25f, 5), values(3 * 3 * 16 * 32, -0.125f, 3)}) {
+    auto promised = eager.Execute("Conv2D", {x, Floats({3, 3, 16, 32}, f)}, promise, nullptr);
+    auto plain = eager.Execute("Conv2D", {x, Floats({3, 3, 16, 32}, f)}, attrs, nullptr);
     ASSERT_TRUE(promised.ok()) << promised.status();
     ASSERT_TRUE(plain.ok()) << plain.status();
     for (int64_t i = 0; i < (*plain)[0].num_elements(); ++i) {
-      ASSERT_EQ((*promised)[0].data<float>()[i], (*plain)[0].data<float>()[i]) << "element " << i;
+      ASSERT_NEAR((*promised)[0].data<float>()[i], (*plain)[0].data<float>()[i], 1e-4) << "element " << i;
     }
   }
 }

@@ -142,6 +142,44 @@ TEST(KerasFusion, AConstantFilterFedWithNewValuesIsNotKept) {
   ExpectNear(*again, *constant, 0);
 }
 
+TEST(KerasFusion, APromiseOfAConstantThatDoesNotHoldIsNotPassedOn) {
+  // A graph that arrives with `_plexus_const_inputs` on inputs that are not
+  // constants (an optimized graph dumped and imported again, run with the
+  // optimizer off): the executor checks the promise and drops it, so the
+  // kernels never keep a converted copy of a weight that changes.
+  auto runtime = CpuRuntime();
+  const std::string promise = "attr { key: '_plexus_const_inputs' value { list { i: 1 } } } }\n";
+  std::string conv = Conv("y", "Conv2D", "x", "w", 1, "SAME");
+  conv = conv.substr(0, conv.rfind('}')) + promise;
+  std::string g = Placeholder("x", {1, 8, 8, 16}) + Placeholder("w", {3, 3, 16, 32}) + conv +
+                  Placeholder("a", {8, 64}) + Placeholder("b", {64, 64}) +
+                  "node { name: 'p' op: 'MatMul' input: 'a' input: 'b' attr { key: 'T' value { type: DT_FLOAT } } " +
+                  promise;
+  SessionOptions options;
+  options.optimizer.enabled = false;
+  auto session = Session::Create(runtime.get(), Parse(g), options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  SessionOptions plain_options;
+  plain_options.optimizer.enabled = false;
+  std::string unmarked = g;
+  for (size_t at; (at = unmarked.find("attr { key: '_plexus_const_inputs'")) != std::string::npos;) {
+    unmarked.erase(at, unmarked.find("} } } ", at) + 6 - at);
+  }
+  ASSERT_EQ(unmarked.find("_plexus_const_inputs"), std::string::npos);
+  auto plain = Session::Create(runtime.get(), Parse(unmarked), plain_options);
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  Tensor x = Random({1, 8, 8, 16}, 40), a = Random({8, 64}, 41);
+  for (int seed : {42, 43, 44}) {
+    std::vector<std::pair<std::string, Tensor>> feeds = {
+        {"x", x}, {"w", Random({3, 3, 16, 32}, seed)}, {"a", a}, {"b", Random({64, 64}, seed + 10)}};
+    auto marked = (*session)->Run(feeds, {"y", "p"});
+    auto expected = (*plain)->Run(feeds, {"y", "p"});
+    ASSERT_TRUE(marked.ok()) << marked.status();
+    ASSERT_TRUE(expected.ok()) << expected.status();
+    ExpectNear(*marked, *expected, 1e-5);
+  }
+}
+
 TEST(KerasFusion, SmallPowersBecomeProductsThatFuse) {
   auto runtime = CpuRuntime();
   // The tanh GELU: 0.5 * x * (1 + tanh(0.7978845608 * (x + 0.044715 * x^3))).

@@ -91,6 +91,7 @@ struct Executor::Builder {
   absl::Status BuildItems();
   absl::Status Place(const Node& node, Item& item);
   bool StaticShapes(const Node& node) const;
+  bool ConstInputsHold(const Node& node) const;
   absl::Status CreateKernel(const Node& node, Item& item);
   void RecordLocations(const Node& node, const Item& item);
   void AddCopies(const Node& node, Item& item);
@@ -254,13 +255,40 @@ bool Executor::Builder::StaticShapes(const Node& node) const {
   return known;
 }
 
+// Whether the node's `_plexus_const_inputs` (the const_inputs pass's
+// promise that those data inputs are constants, so kernels may convert them
+// once) holds in this executor: each listed input is an output of a constant
+// op (Const) that no feed replaces, so its contents are the same at every
+// run (and, without control inputs, its buffer too: RunConstants computes it
+// once and every run shares it). A graph
+// that arrived with the attribute (a dumped optimized graph, imported again)
+// and ran with that pass off, or with the Const fed, would otherwise keep a
+// kernel reading a stale copy.
+bool Executor::Builder::ConstInputsHold(const Node& node) const {
+  const tf::AttrValue* promise = node.FindAttr("_plexus_const_inputs");
+  if (promise == nullptr) return true;
+  for (int64_t position : promise->list().i()) {
+    if (position < 0 || position >= node.num_inputs()) return false;
+    const Endpoint& in = node.inputs[position];
+    const Node& source = *in.node;
+    if (IsFed(in) || source.def == nullptr || !source.def->is_constant) return false;
+  }
+  return true;
+}
+
 absl::Status Executor::Builder::CreateKernel(const Node& node, Item& item) {
   item.static_shapes = StaticShapes(node);
   PX_RETURN_IF_ERROR(item.device->Open());
   item.instance = item.kernel->user_data;  // stateless kernels get user_data
   if (item.kernel->create != nullptr) {
     item.instance = nullptr;
-    PX_NodeView view{&node, {}, {}};
+    // A promise that does not hold is not passed on.
+    std::optional<Node> unpromised;
+    if (!ConstInputsHold(node)) {
+      unpromised.emplace(node);
+      unpromised->attrs.erase("_plexus_const_inputs");
+    }
+    PX_NodeView view{unpromised ? &*unpromised : &node, {}, {}};
     absl::Status s = TakePluginStatus(item.kernel->create(item.kernel->user_data, &view, &item.instance));
     if (!s.ok()) {
       return absl::Status(s.code(), absl::StrCat(Where(node, *item.device), ": kernel creation failed: ",
