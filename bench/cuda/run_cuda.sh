@@ -6,14 +6,19 @@
 #   bash .ci/gpu/run.sh .gpu bash bench/cuda/run_cuda.sh
 #
 # Writes to $OUT (default /tmp/px-cuda-bench): device.txt, plexus.jsonl,
-# plexus.log, torch.jsonl, torch.log, steps.log and table.txt (bench/cuda/README.md says
-# how to read it), and prints the table. About 2 minutes on an H100; every step
-# has its own time limit, so one that hangs leaves the others.
+# plexus.log, torch.jsonl, torch.log, plexus_train.jsonl, torch_train.jsonl,
+# steps.log and table.txt (bench/cuda/README.md says how to read it), and
+# prints the table. About 2 minutes on an H100 without the training steps
+# (BENCH_TRAIN=0); those should add about 3 (not yet run on a GPU; their time
+# limits allow 10). Every step has its own time limit, so one that hangs leaves
+# the others.
 #
 # Environment: BENCH_SECONDS (timed seconds per case, default 0.25),
 # TORCH_COMPILE_BUDGET (seconds of torch.compile before further compiles are
-# skipped, default 60), PYTHON (default python3), TORCH_LD_LIBRARY_PATH (the
-# library path for torch, instead of the filtered one below).
+# skipped, default 60, for each of the two torch steps), TRAIN_SECONDS (timed
+# seconds per training row, default 0.5), BENCH_TRAIN (0: no training
+# steps), PYTHON (default python3), TORCH_LD_LIBRARY_PATH (the library path
+# for torch, instead of the filtered one below).
 set -uo pipefail
 repo=$(pwd)
 out=${OUT:-/tmp/px-cuda-bench}
@@ -22,6 +27,7 @@ build=${PX_BUILD:-$repo/build}
 bin="$build/bin/plexus_cuda_bench"
 data="$repo/tests/data"
 seconds=${BENCH_SECONDS:-0.25}
+TRAIN_SECONDS=${TRAIN_SECONDS:-0.5}
 python=${PYTHON:-python3}
 here="$repo/bench/cuda"
 
@@ -89,6 +95,20 @@ step torch 110 env LD_LIBRARY_PATH="$torch_ld" "$python" "$here/torch_cuda_bench
   > "$out/torch.jsonl" 2>> "$out/torch.log"
 
 "$python" "$here/make_table.py" "$out/plexus.jsonl" "$out/torch.jsonl" > "$out/table.txt"
+
+# Training steps (train_cuda.py): Plexus writes the weights and batches, torch
+# reads them; BENCH_TRAIN=0 skips them.
+if [ "${BENCH_TRAIN:-1}" != 0 ]; then
+  train_data="$weights/train"
+  step plexus_train 240 env PYTHONPATH="$build/python${PYTHONPATH:+:$PYTHONPATH}" PLEXUS_PLUGIN_PATH= \
+    "$python" "$here/train_cuda.py" --side plexus --data "$train_data" --seconds "$TRAIN_SECONDS" \
+    --plugin "$build/lib/plexus-plugins/libplexus_plugin_cuda.so" \
+    > "$out/plexus_train.jsonl" 2>> "$out/plexus.log"
+  step torch_train 360 env LD_LIBRARY_PATH="$torch_ld" "$python" "$here/train_cuda.py" --side torch \
+    --data "$train_data" --seconds "$TRAIN_SECONDS" --compile-budget "${TORCH_COMPILE_BUDGET:-60}" \
+    > "$out/torch_train.jsonl" 2>> "$out/torch.log"
+  "$python" "$here/train_cuda.py" --table "$out/plexus_train.jsonl" "$out/torch_train.jsonl" >> "$out/table.txt"
+fi
 cat "$out/table.txt"
 echo
 cat "$out/steps.log"
