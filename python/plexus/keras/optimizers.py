@@ -121,6 +121,12 @@ class KerasOptimizerMixin:
         extra = [] if self._lr.variable is None else [self._lr.variable]
         return extra + super().variables()
 
+    def _counters(self):
+        """The state an update advances whatever the gradients, with its value
+        before the first update: a step the LossScaleOptimizer skips must not
+        advance it (Keras skips the whole update)."""
+        return [(self._step, 0.0)]
+
     def get_config(self):
         lr = self.learning_rate
         return {"name": self.name, "learning_rate": float(lr.numpy()) if hasattr(lr, "numpy") else lr,
@@ -293,6 +299,9 @@ class Nadam(_Plain):
         self._u_product.assign(self._u_now)
         super().apply_gradients(grads_and_vars)
 
+    def _counters(self):
+        return super()._counters() + [(self._u_product, 1.0)]
+
 
 class Lion(_Plain):
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.99, name="lion", **kwargs):
@@ -375,14 +384,27 @@ class LossScaleOptimizer:
         inv = B.scalar(1.0, "float32") / scale
         grads = [g * B.cast(inv, g.dtype) for g, _ in pairs]
         finite = px.reduce_all(px.stack([px.reduce_all(px.math.is_finite(B.cast(g, "float32"))) for g in grads]))
-        # Non-finite gradients become zeros and the variables are restored
-        # afterwards (the step is skipped); finite ones apply normally.
+        # A step with non-finite gradients is skipped, as in Keras: the update
+        # runs on zeros and then every variable it changed gets its old value
+        # back (the trained variables, the step counter, the slots), so later
+        # steps see the state they would have without it. The slots a first
+        # update creates start from the update of zero gradients, which
+        # leaves every optimizer's slots at their initial values; its counters
+        # go back to their starting values.
+        inner = self.inner_optimizer
         zero_grads = [px.where(finite, g, px.zeros_like(g)) for g in grads]
         variables = [v for _, v in pairs]
-        before = [v.read_value() for v in variables]
-        self.inner_optimizer.apply_gradients(zip(zero_grads, variables))
-        for v, old in zip(variables, before):
-            v.assign(px.where(finite, v.read_value(), old))
+        counters = inner._counters() if hasattr(inner, "_counters") else [(getattr(inner, "_step", None), 0.0)]
+        state = list(variables) + [s for s in inner.variables() if s.trainable is False]
+        state += [c for c, _ in counters if c is not None and all(c is not s for s in state)]
+        before = [(s, s.read_value()) for s in state]
+        inner.apply_gradients(zip(zero_grads, variables))
+        for s, old in before:
+            s.assign(px.where(finite, s.read_value(), old))
+        for counter, start in (inner._counters() if hasattr(inner, "_counters") else []):
+            if counter is not None and all(counter is not s for s, _ in before):
+                counter.assign(px.where(finite, counter.read_value(), B.cast(B.scalar(start, "float32"),
+                                                                            counter.dtype)))
         count = self.step_counter.read_value()
         grow = count + B.scalar(1.0, "float32") >= B.scalar(float(self.dynamic_growth_steps), "float32")
         new_scale = px.where(finite, px.where(grow, scale * B.scalar(2.0, "float32"), scale),
