@@ -1,27 +1,32 @@
 #include "test_util.h"
 
+#include <vector>
+
 namespace plexus::testing {
 
-std::unique_ptr<Runtime> CpuRuntime() {
+namespace {
+
+std::unique_ptr<Runtime> RuntimeWith(std::vector<std::string> paths, const char* what) {
   RuntimeOptions options;
   options.discover_plugins = false;
-  options.plugin_paths = {PX_CPU_PLUGIN_PATH};
+  options.plugin_paths = paths;
   auto runtime = Runtime::Create(options);
   EXPECT_TRUE(runtime.ok()) << runtime.status();
   if (!runtime.ok()) return nullptr;
-  EXPECT_EQ((*runtime)->plugins().size(), 1u) << "the cpu plugin did not load";
+  EXPECT_EQ((*runtime)->plugins().size(), paths.size()) << what << " did not load";
   return *std::move(runtime);
 }
 
+}  // namespace
+
+std::unique_ptr<Runtime> CpuRuntime() { return RuntimeWith({PX_CPU_PLUGIN_PATH}, "the cpu plugin"); }
+
 std::unique_ptr<Runtime> CpuAndReferenceRuntime() {
-  RuntimeOptions options;
-  options.discover_plugins = false;
-  options.plugin_paths = {PX_CPU_PLUGIN_PATH, PX_REFERENCE_PLUGIN_PATH};
-  auto runtime = Runtime::Create(options);
-  EXPECT_TRUE(runtime.ok()) << runtime.status();
-  if (!runtime.ok()) return nullptr;
-  EXPECT_EQ((*runtime)->plugins().size(), 2u) << "the cpu and reference plugins did not both load";
-  return *std::move(runtime);
+  return RuntimeWith({PX_CPU_PLUGIN_PATH, PX_REFERENCE_PLUGIN_PATH}, "the cpu and reference plugins");
+}
+
+std::unique_ptr<Runtime> CpuAndTestPluginRuntime(const std::string& flavour) {
+  return RuntimeWith({PX_CPU_PLUGIN_PATH, TestPluginPath(flavour)}, "the cpu and test plugins");
 }
 
 std::shared_ptr<const Graph> GraphFromText(const std::string& text) {

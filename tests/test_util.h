@@ -15,6 +15,8 @@ namespace plexus::testing {
 std::unique_ptr<Runtime> CpuRuntime();
 // A runtime with the cpu and reference plugins only (CPU:0 and REF:0).
 std::unique_ptr<Runtime> CpuAndReferenceRuntime();
+// A runtime with the cpu plugin and a test plugin of tests/broken_plugins.
+std::unique_ptr<Runtime> CpuAndTestPluginRuntime(const std::string& flavour);
 
 // Imports a text GraphDef written inline in a test.
 std::shared_ptr<const Graph> GraphFromText(const std::string& text);

@@ -117,6 +117,8 @@ def notes_of(rec):
         parts.append("%d Const on the CPU" % len(consts))
     if copies:
         parts.append("%d CPU->GPU copies" % len(copies))
+    if isinstance(rec.get("copies_per_run"), int):
+        parts.append("%d copies per run" % rec["copies_per_run"])
     if rec.get("output_device") not in (None, "") and not str(rec["output_device"]).startswith("CUDA"):
         parts.append("output on " + rec["output_device"])
     rel = rec.get("ref_rel_diff")

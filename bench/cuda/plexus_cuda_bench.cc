@@ -395,6 +395,8 @@ struct GraphResult {
   std::vector<Tensor> outputs;
   int64_t graph_replays = 0;  // runs replayed from a device graph
   std::string graph_note;     // why not, when not
+  int64_t copy_items = 0;     // copies between devices in the plan
+  int64_t copies_per_run = 0; // of those, the ones every run makes (not a constant's)
 };
 
 GraphResult TimeGraph(Bench& b, std::shared_ptr<const plexus::Graph> graph,
@@ -432,6 +434,8 @@ GraphResult TimeGraph(Bench& b, std::shared_ptr<const plexus::Graph> graph,
     const plexus::ExecutionInfo info = session->last_execution_info();
     r.graph_replays = info.device_graph_replays;
     r.graph_note = info.device_graph_note;
+    r.copy_items = info.copy_items;
+    r.copies_per_run = info.copies_per_run;
   }
   r.output_device = OutputDevice(r.outputs);
   return r;
@@ -738,6 +742,7 @@ void RunModels(Bench& b) {
       j.Num("ref_max_abs_diff", ref_diff.first).Num("ref_rel_diff", ref_diff.second);
       if (!ref_error.empty()) j.Str("ref_error", ref_error);
       j.Int("graph_replays", r.graph_replays).Str("graph_note", r.graph_note);
+      j.Int("copy_items", r.copy_items).Int("copies_per_run", r.copies_per_run);
       j
           .Str("output_device", r.output_device)
           .Str("placement_notes", r.notes)

@@ -177,6 +177,7 @@ px_code px_run_metadata_memory(const px_run_metadata* metadata, px_memory_stats*
     if (PX_HAS_FIELD(out_stats, copy_items)) out_stats->copy_items = i.copy_items;
     if (PX_HAS_FIELD(out_stats, intra_op_threads)) out_stats->intra_op_threads = i.intra_op_threads;
     if (PX_HAS_FIELD(out_stats, parallel)) out_stats->parallel = i.parallel ? 1 : 0;
+    if (PX_HAS_FIELD(out_stats, copies_per_run)) out_stats->copies_per_run = i.copies_per_run;
     return Ok(status);
   });
 }

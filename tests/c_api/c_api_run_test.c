@@ -227,6 +227,7 @@ static void test_run_metadata(void) {
   CHECK_OK(px_run_metadata_memory(md, &stats, g_status), g_status);
   CHECK(stats.intra_op_threads >= 1);
   CHECK(stats.copy_items == 0);
+  CHECK(stats.copies_per_run == 0);
   px_placement* p = NULL;
   CHECK_OK(px_run_metadata_placement(md, &p, g_status), g_status);
   CHECK(px_placement_num_nodes(p) >= 2);

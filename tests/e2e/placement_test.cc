@@ -184,5 +184,38 @@ TEST(Placement, MetadataOpsRunInTheCore) {
   }
 }
 
+// Copies at device boundaries: a constant's copy to the device runs once,
+// when the executor is built; the copy of a value the device computes, for
+// an op it has no kernel for (Mul, on the CPU), runs at every run. The
+// device's memory is not the host's (the separate_memory test plugin), so
+// both need one. (A feed reaches its device before the run, not as a copy
+// of the plan.)
+TEST(Placement, AConstantIsCopiedToItsDeviceOnceAndAComputedValueEveryRun) {
+  auto runtime = ::plexus::testing::CpuAndTestPluginRuntime("separate_memory");
+  ASSERT_NE(runtime, nullptr);
+  const char* text = R"pb(
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_INT32 } } }
+    node { name: "c" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+           attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 2 } }
+                                                int_val: 100 int_val: 200 } } } }
+    node { name: "sum" op: "AddV2" input: "x" input: "c" attr { key: "T" value { type: DT_INT32 } } }
+    node { name: "square" op: "Mul" input: "sum" input: "sum" attr { key: "T" value { type: DT_INT32 } } }
+  )pb";
+  SessionOptions session_options;
+  session_options.device = "TESTDEV:0";
+  session_options.optimizer.enabled = false;  // keep the Const a node of its own
+  auto session = Session::Create(runtime.get(), ::plexus::testing::GraphFromText(text), session_options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  for (int run = 0; run < 2; ++run) {
+    auto out = (*session)->Run({{"x", Tensor::FromVector<int32_t>(DataType::kInt32, {2}, {1, 2})}}, {"square"});
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_EQ((*out)[0].data<int32_t>()[0], 101 * 101);
+    EXPECT_EQ((*out)[0].data<int32_t>()[1], 202 * 202);
+  }
+  const ExecutionInfo info = (*session)->last_execution_info();
+  EXPECT_EQ(info.copy_items, 2);
+  EXPECT_EQ(info.copies_per_run, 1);
+}
+
 }  // namespace
 }  // namespace plexus

@@ -74,9 +74,13 @@ typedef struct px_memory_stats {
   int64_t planned_tensors;       /* intermediate tensors the memory plan placed */
   int64_t planned_tensor_bytes;  /* their sizes added up */
   int64_t arena_bytes;           /* what the plan's arenas take instead */
-  int64_t copy_items;            /* copies between devices per run */
+  int64_t copy_items;            /* copies between devices in the plan */
   int32_t intra_op_threads;      /* the run's per-kernel thread budget */
   int parallel;                  /* 1: independent branches ran at once */
+  /* Of copy_items, those that run at every run: a constant's copy runs
+   * once, when the signature is prepared (a frozen graph on a GPU has none
+   * when all its weights reach the device that way). */
+  int64_t copies_per_run;
 } px_memory_stats;
 PX_C_EXPORT px_code px_run_metadata_memory(const px_run_metadata* metadata,
                                            px_memory_stats* out_stats, px_status* status);

@@ -97,6 +97,10 @@ struct ExecutionInfo {
   int64_t planned_tensor_bytes = 0; // their sizes added up
   int64_t arena_bytes = 0;          // what the plan's arenas take instead
   int64_t copy_items = 0;           // copies inserted at device boundaries
+  // Of those, the ones that run at every run: not a constant's, which is
+  // copied once, when the executor is built (so a frozen graph whose
+  // weights all reach their device that way has none).
+  int64_t copies_per_run = 0;
   // SessionOptions::device_graphs, as of now:
   bool device_graph_eligible = false;  // the graph qualifies
   bool device_graph_recorded = false;  // a recording exists

@@ -85,6 +85,8 @@ class Executor {
   };
   const MemoryPlan& memory_plan() const { return plan_; }
   int64_t num_copy_items() const { return static_cast<int64_t>(copy_nodes_.size()); }
+  // The copy items that run at every run (those of constants ran once, at build).
+  int64_t num_copies_per_run() const;
 
   // Device graphs (Options::device_graphs): a graph whose every kernel runs
   // on one device that can capture streams, with no host ops, no copies

@@ -484,6 +484,12 @@ absl::Status Executor::Builder::RunConstants() {
   return build.streams.SynchronizeAll();
 }
 
+int64_t Executor::num_copies_per_run() const {
+  int64_t n = 0;
+  for (const Item& item : items_) n += item.kind == Kind::kCopy && item.constant_outputs.empty();
+  return n;
+}
+
 // Inter-op parallelism pays when two expensive items can run at once: some
 // depth (longest path from the sources) holds two of them, and items at one
 // depth never depend on each other.

@@ -353,6 +353,7 @@ absl::StatusOr<std::vector<Tensor>> Session::Run(
     last_execution_info_.planned_tensor_bytes = executor->memory_plan().tensor_bytes;
     last_execution_info_.arena_bytes = executor->memory_plan().arena_bytes;
     last_execution_info_.copy_items = executor->num_copy_items();
+    last_execution_info_.copies_per_run = executor->num_copies_per_run();
     // Another thread may have built the same signature meanwhile: keep its
     // executor and drop ours (try_emplace leaves `entry`, whose graph our
     // executor points into, untouched until then; it dies executor first).
