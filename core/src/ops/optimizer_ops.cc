@@ -9,8 +9,9 @@
 // ops (read the variables, run the update, assign the results).
 //
 // Every hyperparameter (learning rate, decay rates, epsilon, ...) is a scalar
-// of T that the kernels want in host memory; var, the accumulators and grad
-// are tensors of one shape, which is also the shape of every output.
+// of T, in the kernel's device memory (a GPU kernel reads it there, so a
+// step's beta powers never travel to the host); var, the accumulators and
+// grad are tensors of one shape, which is also the shape of every output.
 #include <cstdint>
 #include <initializer_list>
 #include <string>

@@ -3,9 +3,8 @@
 // _PlexusApplyRMSProp (core/src/ops/optimizer_ops.cc), for half, bfloat16,
 // float and double. Functional, like the reference and cpu kernels: each
 // writes the new var and slots as outputs, which the caller assigns back.
-// The hyperparameters are host-memory scalars, combined here on the host;
-// the tensors are updated in one pass (optimizer.cu).
-#include <cmath>
+// The hyperparameters are scalars in device memory, read and combined by
+// the device code, which updates the tensors in one pass (optimizer.cu).
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -42,36 +41,6 @@ Layout LayoutOf(Update u) {
   return {};
 }
 
-// The hyperparameters in the compute type C, combined as the reference
-// kernels combine them.
-template <typename T>
-opt::Hyper ReadHyper(sdk::Call& call, Update u, bool nesterov) {
-  using C = sdk::ComputeType<T>;
-  auto s = [&](size_t i) { return static_cast<C>(call.input<T>(i)[0]); };
-  opt::Hyper h;
-  h.nesterov = nesterov;
-  switch (u) {
-    case Update::kGradientDescent: h.lr = s(1); break;
-    case Update::kMomentum: h.lr = s(2); h.momentum = s(4); break;
-    case Update::kAdam: {
-      const C beta1_power = s(3), beta2_power = s(4), lr = s(5);
-      h.beta1 = s(6); h.beta2 = s(7); h.epsilon = s(8);
-      h.lr_t = static_cast<C>(lr * std::sqrt(C(1) - beta2_power) / (C(1) - beta1_power));
-      break;
-    }
-    case Update::kAdamW: {
-      const C beta1_power = s(3), beta2_power = s(4), lr = s(5), weight_decay = s(9);
-      h.beta1 = s(6); h.beta2 = s(7); h.epsilon = s(8);
-      h.decay = static_cast<C>(C(1) - lr * weight_decay);
-      h.step_size = static_cast<C>(lr / (C(1) - beta1_power));
-      h.bias2_sqrt = static_cast<C>(std::sqrt(C(1) - beta2_power));
-      break;
-    }
-    case Update::kRMSProp: h.lr = s(3); h.rho = s(4); h.momentum = s(5); h.epsilon = s(6); break;
-  }
-  return h;
-}
-
 template <Update U>
 class ApplyKernel : public sdk::OpKernel {
  public:
@@ -94,14 +63,20 @@ class ApplyKernel : public sdk::OpKernel {
       PX_SDK_CHECK(px_sdk_is_contiguous(&call.input(i)), "%s: input %zu is not contiguous", op, i);
     }
     ew::Dtype dtype = ew::Dtype::kFloat;
-    opt::Hyper h;
     sdk::VisitFloat(call.input_dtype(0), [&](auto tag) {
       using T = typename decltype(tag)::type;
-      h = ReadHyper<T>(call, U, nesterov_);
       if constexpr (std::is_same_v<T, double>) dtype = ew::Dtype::kDouble;
       if constexpr (std::is_same_v<T, sdk::half>) dtype = ew::Dtype::kHalf;
       if constexpr (std::is_same_v<T, sdk::bfloat16>) dtype = ew::Dtype::kBFloat16;
     });
+    opt::Scalars scalars;
+    scalars.nesterov = nesterov_;
+    for (size_t k = 0; k < layout.scalars.size(); ++k) {
+      PX_SDK_CHECK(call.input_dtype(layout.scalars[k]) == call.input_dtype(0),
+                   "%s: hyperparameter input %zu is %s, the var %s", op, layout.scalars[k],
+                   sdk::DtypeName(call.input_dtype(layout.scalars[k])), sdk::DtypeName(call.input_dtype(0)));
+      scalars.p[k] = call.input_data(layout.scalars[k]);
+    }
     const size_t slots = layout.tensors.size() - 2;
     void* out[3] = {nullptr, nullptr, nullptr};
     for (size_t o = 0; o <= slots; ++o) out[o] = call.AllocateOutputRaw(o, shape);
@@ -111,7 +86,7 @@ class ApplyKernel : public sdk::OpKernel {
     const int64_t n = sdk::NumElements(shape);
     if (n == 0) return;
     GpuStream& stream = StreamOf(call);
-    opt::LaunchApply(U, dtype, in[0], in[1], in[2], grad, out[0], out[1], out[2], n, h, stream.get());
+    opt::LaunchApply(U, dtype, in[0], in[1], in[2], grad, out[0], out[1], out[2], n, scalars, stream.get());
     CheckLaunch(stream, op);
   }
 

@@ -2,7 +2,9 @@
 // reading var, its slots and the gradient once and writing their new values,
 // in the compute type (float for half, bfloat16 and float; double for
 // double), with the reference kernels' formulas (sdk/reference/optimizer.cc).
-// 32-bit index arithmetic below 2^31 elements.
+// Each thread first reads the hyperparameter scalars from device memory (the
+// same few addresses for every thread: cached). 32-bit index arithmetic below
+// 2^31 elements.
 #include <cstdint>
 #include <type_traits>
 
@@ -36,14 +38,50 @@ __device__ __forceinline__ void Store(T* p, int64_t i, Compute<T> v) {
 template <typename C>
 struct HyperC {
   C lr, momentum, beta1, beta2, epsilon, lr_t, decay, step_size, bias2_sqrt, rho;
-  bool nesterov;
 };
+
+// Reads the update's scalars from device memory and combines them as the
+// reference kernels do (sdk/reference/optimizer.cc), in C.
+template <Update U, typename T>
+__device__ __forceinline__ HyperC<Compute<T>> ReadHyper(const opt::Scalars& s) {
+  using C = Compute<T>;
+  auto at = [&](int k) { return Load(static_cast<const T*>(s.p[k]), 0); };
+  HyperC<C> h{};
+  if constexpr (U == Update::kGradientDescent) {
+    h.lr = at(0);
+  } else if constexpr (U == Update::kMomentum) {
+    h.lr = at(0);
+    h.momentum = at(1);
+  } else if constexpr (U == Update::kAdam) {
+    const C beta1_power = at(0), beta2_power = at(1), lr = at(2);
+    h.beta1 = at(3);
+    h.beta2 = at(4);
+    h.epsilon = at(5);
+    h.lr_t = lr * sqrt(C(1) - beta2_power) / (C(1) - beta1_power);
+  } else if constexpr (U == Update::kAdamW) {
+    const C beta1_power = at(0), beta2_power = at(1), lr = at(2), weight_decay = at(6);
+    h.beta1 = at(3);
+    h.beta2 = at(4);
+    h.epsilon = at(5);
+    h.decay = C(1) - lr * weight_decay;
+    h.step_size = lr / (C(1) - beta1_power);
+    h.bias2_sqrt = sqrt(C(1) - beta2_power);
+  } else {  // RMSProp
+    h.lr = at(0);
+    h.rho = at(1);
+    h.momentum = at(2);
+    h.epsilon = at(3);
+  }
+  return h;
+}
 
 template <Update U, typename T, typename Index>
 __global__ void ApplyKernel(const T* __restrict__ var, const T* __restrict__ s1, const T* __restrict__ s2,
                             const T* __restrict__ grad, T* __restrict__ var_out, T* __restrict__ s1_out,
-                            T* __restrict__ s2_out, Index n, HyperC<Compute<T>> h) {
+                            T* __restrict__ s2_out, Index n, opt::Scalars scalars) {
   using C = Compute<T>;
+  const HyperC<C> h = ReadHyper<U, T>(scalars);
+  const bool nesterov = scalars.nesterov;
   const Index stride = static_cast<Index>(blockDim.x) * gridDim.x;
   for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
     const C g = Load(grad, i);
@@ -52,13 +90,13 @@ __global__ void ApplyKernel(const T* __restrict__ var, const T* __restrict__ s1,
       Store(var_out, i, w - h.lr * g);
     } else if constexpr (U == Update::kMomentum) {
       const C a = Load(s1, i) * h.momentum + g;
-      Store(var_out, i, h.nesterov ? w - (g * h.lr + a * h.momentum * h.lr) : w - a * h.lr);
+      Store(var_out, i, nesterov ? w - (g * h.lr + a * h.momentum * h.lr) : w - a * h.lr);
       Store(s1_out, i, a);
     } else if constexpr (U == Update::kAdam) {
       C m = Load(s1, i), v = Load(s2, i);
       m += (g - m) * (C(1) - h.beta1);
       v += (g * g - v) * (C(1) - h.beta2);
-      const C step = h.nesterov ? (m * h.beta1 + (C(1) - h.beta1) * g) : m;
+      const C step = nesterov ? (m * h.beta1 + (C(1) - h.beta1) * g) : m;
       Store(var_out, i, w - h.lr_t * step / (sqrt(v) + h.epsilon));
       Store(s1_out, i, m);
       Store(s2_out, i, v);
@@ -83,12 +121,7 @@ __global__ void ApplyKernel(const T* __restrict__ var, const T* __restrict__ s1,
 
 template <Update U, typename T>
 void Launch(const void* var, const void* s1, const void* s2, const void* grad, void* var_out,
-            void* s1_out, void* s2_out, int64_t n, const opt::Hyper& hd, px_gpu::Stream stream) {
-  using C = Compute<T>;
-  const HyperC<C> h{static_cast<C>(hd.lr),      static_cast<C>(hd.momentum),  static_cast<C>(hd.beta1),
-                    static_cast<C>(hd.beta2),   static_cast<C>(hd.epsilon),   static_cast<C>(hd.lr_t),
-                    static_cast<C>(hd.decay),   static_cast<C>(hd.step_size), static_cast<C>(hd.bias2_sqrt),
-                    static_cast<C>(hd.rho),     hd.nesterov};
+            void* s1_out, void* s2_out, int64_t n, const opt::Scalars& h, px_gpu::Stream stream) {
   const auto* v = static_cast<const T*>(var);
   const auto* a = static_cast<const T*>(s1);
   const auto* b = static_cast<const T*>(s2);
@@ -106,7 +139,7 @@ void Launch(const void* var, const void* s1, const void* s2, const void* grad, v
 
 template <Update U>
 void LaunchType(ew::Dtype dtype, const void* var, const void* s1, const void* s2, const void* grad,
-                void* var_out, void* s1_out, void* s2_out, int64_t n, const opt::Hyper& h,
+                void* var_out, void* s1_out, void* s2_out, int64_t n, const opt::Scalars& h,
                 px_gpu::Stream stream) {
   switch (dtype) {
     case ew::Dtype::kFloat: return Launch<U, float>(var, s1, s2, grad, var_out, s1_out, s2_out, n, h, stream);
@@ -122,7 +155,7 @@ void LaunchType(ew::Dtype dtype, const void* var, const void* s1, const void* s2
 
 void opt::LaunchApply(Update update, ew::Dtype dtype, const void* var, const void* s1, const void* s2,
                       const void* grad, void* var_out, void* s1_out, void* s2_out, int64_t n,
-                      const Hyper& h, px_gpu::Stream stream) {
+                      const Scalars& h, px_gpu::Stream stream) {
   switch (update) {
     case Update::kGradientDescent:
       return LaunchType<Update::kGradientDescent>(dtype, var, s1, s2, grad, var_out, s1_out, s2_out, n, h,

@@ -15,20 +15,21 @@ namespace plexus::cuda::opt {
 
 enum class Update : int { kGradientDescent, kMomentum, kAdam, kAdamW, kRMSProp };
 
-// The hyperparameters, read from their host-memory scalars and combined on
-// the host in the compute type (float for half, bfloat16 and float; double
-// for double), as the reference kernels combine them; the device code
-// rounds each to that type again, which leaves them unchanged.
-struct Hyper {
-  double lr = 0;         // alpha (GradientDescent), lr (Momentum, RMSProp, AdamW)
-  double momentum = 0;   // Momentum, RMSProp
-  double beta1 = 0, beta2 = 0, epsilon = 0;
-  double lr_t = 0;       // Adam: lr * sqrt(1 - beta2_power) / (1 - beta1_power)
-  double decay = 0;      // AdamW: 1 - lr * weight_decay
-  double step_size = 0;  // AdamW: lr / (1 - beta1_power)
-  double bias2_sqrt = 0; // AdamW: sqrt(1 - beta2_power)
-  double rho = 0;        // RMSProp
-  bool nesterov = false; // Momentum, Adam
+// The hyperparameters: scalars of the var's dtype in device memory (a
+// training step computes beta1_power and beta2_power on the device each
+// step; reading them on the host would wait for the device and copy them
+// back every step). The device code reads them and combines them in the
+// compute type (float for half, bfloat16 and float; double for double) as
+// the reference kernels combine them. In each update's input order:
+//   GradientDescent: alpha
+//   Momentum:        lr, momentum
+//   Adam:            beta1_power, beta2_power, lr, beta1, beta2, epsilon
+//   AdamW:           the same, then weight_decay
+//   RMSProp:         lr, rho, momentum, epsilon
+constexpr int kMaxScalars = 7;
+struct Scalars {
+  const void* p[kMaxScalars] = {};
+  bool nesterov = false;  // Momentum, Adam
 };
 
 // Writes the new var (and the new slots s1, s2, as many as the update has:
@@ -36,7 +37,7 @@ struct Hyper {
 // slots and grad, n > 0 elements each of `dtype`, on `stream`.
 void LaunchApply(Update update, ew::Dtype dtype, const void* var, const void* s1, const void* s2,
                  const void* grad, void* var_out, void* s1_out, void* s2_out, int64_t n,
-                 const Hyper& h, px_gpu::Stream stream);
+                 const Scalars& scalars, px_gpu::Stream stream);
 
 }  // namespace plexus::cuda::opt
 

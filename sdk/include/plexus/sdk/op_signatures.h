@@ -345,12 +345,16 @@ inline constexpr OpSignature kFusedBatchNormGrad{"FusedBatchNormGrad", {"T"}};
 inline constexpr OpSignature kFusedBatchNormGradV2{"FusedBatchNormGradV2", {"T", "U"}};
 inline constexpr OpSignature kFusedBatchNormGradV3{"FusedBatchNormGradV3", {"T", "U"}};
 
-// Optimizer updates (the core's training step)
-inline constexpr OpSignature kPlexusApplyGradientDescent{"_PlexusApplyGradientDescent", {"T"}, {1}};
-inline constexpr OpSignature kPlexusApplyMomentum{"_PlexusApplyMomentum", {"T"}, {2, 4}};
-inline constexpr OpSignature kPlexusApplyAdam{"_PlexusApplyAdam", {"T"}, {3, 4, 5, 6, 7, 8}};
-inline constexpr OpSignature kPlexusApplyAdamW{"_PlexusApplyAdamW", {"T"}, {3, 4, 5, 6, 7, 8, 9}};
-inline constexpr OpSignature kPlexusApplyRMSProp{"_PlexusApplyRMSProp", {"T"}, {3, 4, 5, 6}};
+// Optimizer updates (the core's training step). The hyperparameters are
+// scalars in device memory, as in TensorFlow's GPU kernels: a training step
+// computes beta1_power and beta2_power on the device every step, and a
+// host-memory input would copy them back, waiting for the device, every
+// step (a kernel whose device memory is the host's reads them as it is).
+inline constexpr OpSignature kPlexusApplyGradientDescent{"_PlexusApplyGradientDescent", {"T"}};
+inline constexpr OpSignature kPlexusApplyMomentum{"_PlexusApplyMomentum", {"T"}};
+inline constexpr OpSignature kPlexusApplyAdam{"_PlexusApplyAdam", {"T"}};
+inline constexpr OpSignature kPlexusApplyAdamW{"_PlexusApplyAdamW", {"T"}};
+inline constexpr OpSignature kPlexusApplyRMSProp{"_PlexusApplyRMSProp", {"T"}};
 
 // Array gradients
 inline constexpr OpSignature kStridedSliceGrad{"StridedSliceGrad", {"T", "Index"}, {0, 1, 2, 3}};
