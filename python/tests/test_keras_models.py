@@ -140,25 +140,28 @@ def test_loss_scale_skips_non_finite_steps():
     _close(v.numpy(), np.full(3, 1 - 2 * 0.1 * 1.0 * 4 / 4), 1e-6)
 
 
+@pytest.mark.parametrize("traced", [False, True])
 @pytest.mark.parametrize("inner", ["Adam", "Nadam", "RMSprop", "SGD"])
-def test_a_skipped_loss_scale_step_leaves_the_optimizer_as_keras_does(inner):
+def test_a_skipped_loss_scale_step_leaves_the_optimizer_as_keras_does(inner, traced):
     # A step with non-finite gradients must not advance the inner optimizer
     # (its step count, slots, Nadam's momentum product): the steps after it
     # then match Keras's. The first and third gradients are not finite.
     grads = [np.array([np.inf, 1, 1], np.float32), np.full(3, 4.0, np.float32),
              np.array([1, np.nan, 1], np.float32), np.full(3, -2.0, np.float32), np.full(3, 8.0, np.float32)]
 
-    def run(lib, variable, tensor, value):
+    def run(lib, variable, tensor, value, wrap=lambda f: f):
         opt = lib.optimizers.LossScaleOptimizer(getattr(lib.optimizers, inner)(0.1), initial_scale=8.0,
                                                 dynamic_growth_steps=2)
         v = variable(np.ones(3, np.float32))
+        apply = wrap(lambda g: opt.apply_gradients([(g, v)]))
         out = []
         for g in grads:
-            opt.apply_gradients([(tensor(g), v)])
+            apply(tensor(g))
             out.append((value(v).copy(), int(opt.iterations), float(value(opt.dynamic_scale))))
         return out
 
-    ours = run(pk, px.Variable, px.constant, lambda t: np.asarray(t.numpy()))
+    # Traced: the reads of the old state come before the update's writes.
+    ours = run(pk, px.Variable, px.constant, lambda t: np.asarray(t.numpy()), px.function if traced else (lambda f: f))
     theirs = run(keras, keras.Variable, keras.ops.convert_to_tensor, lambda t: np.asarray(t))
     for step, ((v, it, scale), (kv, kit, kscale)) in enumerate(zip(ours, theirs)):
         _close(v, kv, 1e-5)

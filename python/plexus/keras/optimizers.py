@@ -15,6 +15,7 @@ import numpy as np
 
 import plexus as px
 
+from .. import _plexus
 from .. import optimizers as _pxo
 from . import _backend as B
 from .variables import KerasVariable
@@ -121,11 +122,10 @@ class KerasOptimizerMixin:
         extra = [] if self._lr.variable is None else [self._lr.variable]
         return extra + super().variables()
 
-    def _counters(self):
-        """The state an update advances whatever the gradients, with its value
-        before the first update: a step the LossScaleOptimizer skips must not
-        advance it (Keras skips the whole update)."""
-        return [(self._step, 0.0)]
+    def _counter_variables(self):
+        """State an update advances whatever the gradients, beyond variables():
+        a step the LossScaleOptimizer skips must leave it as it was."""
+        return []
 
     def get_config(self):
         lr = self.learning_rate
@@ -299,8 +299,8 @@ class Nadam(_Plain):
         self._u_product.assign(self._u_now)
         super().apply_gradients(grads_and_vars)
 
-    def _counters(self):
-        return super()._counters() + [(self._u_product, 1.0)]
+    def _counter_variables(self):
+        return [] if self._u_product is None else [self._u_product]
 
 
 class Lion(_Plain):
@@ -362,6 +362,7 @@ class LossScaleOptimizer:
         self.name = name or f"loss_scale_optimizer"
         self.dynamic_scale = px.Variable(self.initial_scale, trainable=False, name="dynamic_scale", dtype="float32")
         self.step_counter = px.Variable(0.0, trainable=False, name="step_counter", dtype="float32")
+        self._built = set()  # shared names of the variables whose inner state exists
 
     @property
     def learning_rate(self):
@@ -387,24 +388,19 @@ class LossScaleOptimizer:
         # A step with non-finite gradients is skipped, as in Keras: the update
         # runs on zeros and then every variable it changed gets its old value
         # back (the trained variables, the step counter, the slots), so later
-        # steps see the state they would have without it. The slots a first
-        # update creates start from the update of zero gradients, which
-        # leaves every optimizer's slots at their initial values; its counters
-        # go back to their starting values.
+        # steps see the state they would have without it. The inner
+        # optimizer's state is made first, so that a traced step, whose graph
+        # every later call replays, restores it too.
         inner = self.inner_optimizer
-        zero_grads = [px.where(finite, g, px.zeros_like(g)) for g in grads]
         variables = [v for _, v in pairs]
-        counters = inner._counters() if hasattr(inner, "_counters") else [(getattr(inner, "_step", None), 0.0)]
+        self._build_inner_state(variables)
+        zero_grads = [px.where(finite, g, px.zeros_like(g)) for g in grads]
         state = list(variables) + [s for s in inner.variables() if s.trainable is False]
-        state += [c for c, _ in counters if c is not None and all(c is not s for s in state)]
+        state += [s for s in getattr(inner, "_counter_variables", lambda: [])() if all(s is not t for t in state)]
         before = [(s, s.read_value()) for s in state]
         inner.apply_gradients(zip(zero_grads, variables))
         for s, old in before:
             s.assign(px.where(finite, s.read_value(), old))
-        for counter, start in (inner._counters() if hasattr(inner, "_counters") else []):
-            if counter is not None and all(counter is not s for s, _ in before):
-                counter.assign(px.where(finite, counter.read_value(), B.cast(B.scalar(start, "float32"),
-                                                                            counter.dtype)))
         count = self.step_counter.read_value()
         grow = count + B.scalar(1.0, "float32") >= B.scalar(float(self.dynamic_growth_steps), "float32")
         new_scale = px.where(finite, px.where(grow, scale * B.scalar(2.0, "float32"), scale),
@@ -413,6 +409,23 @@ class LossScaleOptimizer:
                              B.scalar(0.0, "float32"))
         self.dynamic_scale.assign(new_scale)
         self.step_counter.assign(new_count)
+
+    def _build_inner_state(self, variables):
+        """Creates the inner optimizer's step counter and slots for `variables`
+        as its first update would, without running an update: the update is
+        traced into a graph that is thrown away (variables are made eagerly,
+        with their initial values, even while tracing)."""
+        inner = self.inner_optimizer
+        new = [v for v in variables if v.shared_name not in self._built]
+        if not new and getattr(inner, "_step", None) is not None:
+            return
+        suspended = _plexus._suspend_trace()
+        try:
+            with _plexus.Trace("loss_scale_optimizer_build"):
+                inner.apply_gradients([(px.zeros_like(v.read_value()), v) for v in new or variables])
+        finally:
+            _plexus._resume_trace(suspended)
+        self._built.update(v.shared_name for v in variables)
 
     def variables(self):
         return [self.dynamic_scale, self.step_counter] + self.inner_optimizer.variables()
