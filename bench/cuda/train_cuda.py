@@ -190,7 +190,7 @@ def torch_side(args, cases, batches, precisions):
 
 def torch_row(torch, case, weights, x, y, mixed, compiled, device, sync, seconds):
     # A copy per row: every row starts from the initial weights.
-    params = {k: M.torch_layout(k, t).to(device).clone().requires_grad_(True) for k, t in weights.items()}
+    params = {k: M.torch_layout(t).to(device).clone().requires_grad_(True) for k, t in weights.items()}
     optimizer = torch.optim.Adam(list(params.values()), lr=LR, betas=(BETA_1, BETA_2), eps=EPSILON)
     scaler = torch.amp.GradScaler(device.type, init_scale=INITIAL_SCALE, growth_interval=GROWTH_STEPS,
                                   enabled=mixed)

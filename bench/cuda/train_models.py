@@ -140,7 +140,7 @@ def plexus_logits(px, case, read, x, mixed):
 
 # ---- PyTorch -------------------------------------------------------------------
 
-def torch_layout(name, t):
+def torch_layout(t):
     """A Plexus weight in PyTorch's layout: HWIO filters to [out, in, kh, kw]."""
     return t.permute(3, 2, 0, 1).contiguous() if t.dim() == 4 else t
 

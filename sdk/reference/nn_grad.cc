@@ -120,11 +120,6 @@ Pooled PoolGeometry(const sdk::Window& w, const Layout& in) {
   w.Output(in.w, w.kw, w.sw, 1, w.pad_left, w.pad_right, &p.ow, &p.left);
   return p;
 }
-void CheckPooledShape(const char* name, const sdk::Shape& got, const sdk::Shape& want) {
-  PX_SDK_CHECK(got == want, "%s shape %s must equal the pooled output shape %s", name,
-               sdk::ShapeString(got).c_str(), sdk::ShapeString(want).c_str());
-}
-
 // MaxPoolGrad (and V2): each grad element goes to the first maximum of its
 // window (in row-major window order) in orig_input; orig_output only has
 // its shape checked, as in TensorFlow's cpu kernel.
@@ -147,8 +142,8 @@ class MaxPoolGradKernel : public sdk::OpKernel {
     const Layout in(in_shape, w.nchw);
     const Pooled p = PoolGeometry(w, in);
     const sdk::Shape out_shape = in.ShapeWith(p.oh, p.ow);
-    CheckPooledShape("orig_output", call.input_shape(1), out_shape);
-    CheckPooledShape("grad", call.input_shape(2), out_shape);
+    sdk::CheckPooledShape("orig_output", call.input_shape(1), out_shape);
+    sdk::CheckPooledShape("grad", call.input_shape(2), out_shape);
     const Layout out(out_shape, w.nchw);
     sdk::VisitReal(call.input_dtype(0), [&](auto tag) {
       using T = typename decltype(tag)::type;
@@ -217,7 +212,7 @@ class AvgPoolGradKernel : public sdk::OpKernel {
                  sdk::ShapeString(grad_shape).c_str());
     const Pooled p = PoolGeometry(window_, in);
     const sdk::Shape out_shape = in.ShapeWith(p.oh, p.ow);
-    CheckPooledShape("grad", grad_shape, out_shape);
+    sdk::CheckPooledShape("grad", grad_shape, out_shape);
     const Layout out(out_shape, window_.nchw);
     sdk::VisitFloat(call.input_dtype(1), [&](auto tag) {
       using T = typename decltype(tag)::type;

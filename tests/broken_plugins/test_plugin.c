@@ -278,6 +278,8 @@ static PX_Status* native_handle(PX_Device* d, PX_Stream* s, uint64_t* out) {
 #endif
   return NULL;
 }
+#endif
+#ifdef BROKEN_RESERVED_HANDLE
 static PX_Status* native_wait(PX_Device* d, uint64_t native, PX_Stream* s) {
   (void)d;
   (void)native;
@@ -326,8 +328,6 @@ PX_PLUGIN_EXPORT PX_Status* PX_PluginInitialize(const PX_HostInitArgs* args, PX_
     t->stream_native_handle = native_handle;
 #ifdef BROKEN_RESERVED_HANDLE
     t->native_stream_wait = native_wait;
-#else
-    (void)native_wait;
 #endif
   }
 #endif

@@ -64,13 +64,8 @@ EagerContext::~EagerContext() {
     cache_.clear();  // kernel instances before the streams and devices
   }
   for (auto& [device, ds] : streams_) {
-    if (ds->stream != nullptr) {
-      (void)ds->device->SynchronizeStream(ds->stream);
-      ds->device->ReleaseStream(ds->stream, true);
-    }
-    for (PX_Event* event : ds->in_flight_events) {
-      ds->device->plugin().table().event_destroy(ds->device->handle(), event);
-    }
+    (void)ds->Sync();  // also destroys the events it waited on; gives up a failed stream
+    if (ds->stream != nullptr) ds->device->ReleaseStream(ds->stream, true);
   }
 }
 

@@ -12,9 +12,14 @@ PreparedWeight::~PreparedWeight() {
   if (buffer_ != nullptr) (void)px_gpu::Free(buffer_);
 }
 
-const void* PreparedWeight::Get(GpuStream& stream, const void* source, const Geometry& geometry,
-                                size_t bytes, const std::function<void(void* dst)>& prepare,
-                                const char* what) {
+const void* PreparedWeight::Ready(const void* source, const Geometry& geometry) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return buffer_ != nullptr && source == source_ && geometry == geometry_ ? buffer_ : nullptr;
+}
+
+const void* PreparedWeight::Fill(GpuStream& stream, const void* source, const Geometry& geometry,
+                                 size_t bytes, const std::function<void(void* dst)>& prepare,
+                                 const char* what) {
   std::lock_guard<std::mutex> lock(mu_);
   if (buffer_ != nullptr) return source == source_ && geometry == geometry_ ? buffer_ : nullptr;
   if (gave_up_ || bytes == 0) return nullptr;

@@ -53,10 +53,20 @@ class PreparedWeight {
   // must convert for this call itself (above). `prepare(dst)` enqueues the
   // conversion into dst on `stream` and checks its launch (CheckLaunch).
   // Throws sdk::Error, naming `what` (the op), when the conversion fails.
+  // A template, so the call that finds the copy ready (every call after the
+  // first) makes no std::function.
+  template <typename Prepare>
   const void* Get(GpuStream& stream, const void* source, const Geometry& geometry, size_t bytes,
-                  const std::function<void(void* dst)>& prepare, const char* what);
+                  Prepare&& prepare, const char* what) {
+    if (const void* ready = Ready(source, geometry)) return ready;
+    return Fill(stream, source, geometry, bytes, std::function<void(void*)>(prepare), what);
+  }
 
  private:
+  const void* Ready(const void* source, const Geometry& geometry);
+  const void* Fill(GpuStream& stream, const void* source, const Geometry& geometry, size_t bytes,
+                   const std::function<void(void* dst)>& prepare, const char* what);
+
   std::mutex mu_;
   void* buffer_ = nullptr;  // guarded by mu_; never changes once set
   const void* source_ = nullptr;

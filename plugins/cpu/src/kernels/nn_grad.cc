@@ -169,46 +169,7 @@ class BiasAddGradKernel : public sdk::OpKernel {
 // ---------------------------------------------------------------------------
 
 // The pooling window and the geometry of one launch.
-struct PoolGeometry {
-  bool nchw;
-  int64_t n, h, w, c;       // orig_input
-  int64_t oh, ow;           // pooled
-  int64_t kh, kw, sh, sw;   // window
-  int64_t top, left;        // padding before
-  sdk::Shape PooledShape() const {
-    return nchw ? sdk::Shape{n, c, oh, ow} : sdk::Shape{n, oh, ow, c};
-  }
-  // The in-bounds window rows [*h0, *h1) and columns [*w0, *w1) of output
-  // (i, j).
-  void Bounds(int64_t i, int64_t j, int64_t* h0, int64_t* h1, int64_t* w0, int64_t* w1) const {
-    const int64_t hs = i * sh - top, ws = j * sw - left;
-    *h0 = std::max<int64_t>(hs, 0);
-    *h1 = std::min(hs + kh, h);
-    *w0 = std::max<int64_t>(ws, 0);
-    *w1 = std::min(ws + kw, w);
-  }
-};
-
-PoolGeometry MakeGeometry(const Window& win, const sdk::Shape& in) {
-  PoolGeometry g;
-  g.nchw = win.nchw;
-  g.n = in[0];
-  g.c = in[win.nchw ? 1 : 3];
-  g.h = in[win.nchw ? 2 : 1];
-  g.w = in[win.nchw ? 3 : 2];
-  g.kh = win.kh;
-  g.kw = win.kw;
-  g.sh = win.sh;
-  g.sw = win.sw;
-  win.Output(g.h, win.kh, win.sh, 1, win.pad_top, win.pad_bottom, &g.oh, &g.top);
-  win.Output(g.w, win.kw, win.sw, 1, win.pad_left, win.pad_right, &g.ow, &g.left);
-  return g;
-}
-
-void CheckPooledShape(const char* name, const sdk::Shape& got, const sdk::Shape& want) {
-  PX_SDK_CHECK(got == want, "%s shape %s must equal the pooled output shape %s", name,
-               sdk::ShapeString(got).c_str(), sdk::ShapeString(want).c_str());
-}
+using sdk::PoolGeometry;
 
 // Runs body(image_or_plane, acc) over the `items` independent slices of
 // `slice` elements of the gradient dx (images for NHWC, channel planes for
@@ -351,9 +312,9 @@ class MaxPoolGradKernel : public sdk::OpKernel {
     const sdk::Shape in_shape = call.input_shape(0);
     PX_SDK_CHECK(in_shape.size() == 4, "orig_input must be 4-D, got %s",
                  sdk::ShapeString(in_shape).c_str());
-    const PoolGeometry g = MakeGeometry(win, in_shape);
-    CheckPooledShape("orig_output", call.input_shape(1), g.PooledShape());
-    CheckPooledShape("grad", call.input_shape(2), g.PooledShape());
+    const PoolGeometry g = win.Pool(in_shape);
+    sdk::CheckPooledShape("orig_output", call.input_shape(1), sdk::PooledShape(g));
+    sdk::CheckPooledShape("grad", call.input_shape(2), sdk::PooledShape(g));
     sdk::VisitReal(call.input_dtype(0), [&](auto tag) {
       using T = typename decltype(tag)::type;
       const T* x = call.input<T>(0);
@@ -445,8 +406,8 @@ class AvgPoolGradKernel : public sdk::OpKernel {
     const sdk::Shape grad_shape = call.input_shape(1);
     PX_SDK_CHECK(grad_shape.size() == 4, "grad must be 4-D, got %s",
                  sdk::ShapeString(grad_shape).c_str());
-    const PoolGeometry g = MakeGeometry(window_, in_shape);
-    CheckPooledShape("grad", grad_shape, g.PooledShape());
+    const PoolGeometry g = window_.Pool(in_shape);
+    sdk::CheckPooledShape("grad", grad_shape, sdk::PooledShape(g));
     sdk::VisitFloat(call.input_dtype(1), [&](auto tag) {
       using T = typename decltype(tag)::type;
       const T* grad = call.input<T>(1);

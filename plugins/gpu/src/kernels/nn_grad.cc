@@ -14,7 +14,6 @@
 #include "gpu_stream.h"
 #include "kernels/dtype_map.h"
 #include "kernels/nn_grad_launch.h"
-#include "kernels/pool_plan.h"
 #include "kernels/register_kernels.h"
 #include "plexus/sdk/kernel.h"
 #include "plexus/sdk/op_signatures.h"
@@ -191,11 +190,6 @@ class SparseSoftmaxXentKernel : public sdk::OpKernel {
 // Pooling gradients
 // ---------------------------------------------------------------------------
 
-void CheckPooledShape(const char* name, const Shape& got, const Shape& want) {
-  PX_SDK_CHECK(got == want, "%s shape %s must equal the pooled output shape %s", name,
-               sdk::ShapeString(got).c_str(), sdk::ShapeString(want).c_str());
-}
-
 template <bool kV2>
 class MaxPoolGradKernel : public sdk::OpKernel {
  public:
@@ -220,10 +214,10 @@ class MaxPoolGradKernel : public sdk::OpKernel {
                    sdk::DtypeName(call.input_dtype(i)), sdk::DtypeName(dtype));
     }
     const ew::Dtype ew_dtype = ToDtype(dtype, op);
-    const pool::PoolPlan plan = pool::PlanFor(w, in_shape);
-    const Shape pooled = pool::PooledShape(plan);
-    CheckPooledShape("orig_output", call.input_shape(1), pooled);
-    CheckPooledShape("grad", call.input_shape(2), pooled);
+    const pool::PoolPlan plan = w.Pool(in_shape);
+    const Shape pooled = sdk::PooledShape(plan);
+    sdk::CheckPooledShape("orig_output", call.input_shape(1), pooled);
+    sdk::CheckPooledShape("grad", call.input_shape(2), pooled);
     CheckContiguous(call, op);
     void* dx = call.AllocateOutputRaw(0, in_shape);
     if (sdk::NumElements(in_shape) == 0) return;
@@ -256,8 +250,8 @@ class AvgPoolGradKernel : public sdk::OpKernel {
     PX_SDK_CHECK(grad_shape.size() == 4, "grad must be 4-D, got %s",
                  sdk::ShapeString(grad_shape).c_str());
     const ew::Dtype ew_dtype = ToDtype(call.input_dtype(1), op);
-    const pool::PoolPlan plan = pool::PlanFor(window_, in_shape);
-    CheckPooledShape("grad", grad_shape, pool::PooledShape(plan));
+    const pool::PoolPlan plan = window_.Pool(in_shape);
+    sdk::CheckPooledShape("grad", grad_shape, sdk::PooledShape(plan));
     PX_SDK_CHECK(px_sdk_is_contiguous(&call.input(1)), "%s: grad is not contiguous", op);
     void* dx = call.AllocateOutputRaw(0, in_shape);
     if (sdk::NumElements(in_shape) == 0) return;

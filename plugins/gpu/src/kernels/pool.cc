@@ -8,7 +8,6 @@
 #include "gpu_stream.h"
 #include "kernels/dtype_map.h"
 #include "kernels/pool_launch.h"
-#include "kernels/pool_plan.h"
 #include "kernels/register_kernels.h"
 #include "plexus/sdk/kernel.h"
 #include "plexus/sdk/op_signatures.h"
@@ -30,8 +29,8 @@ class PoolKernel : public sdk::OpKernel {
                  sdk::ShapeString(xs).c_str());
     PX_SDK_CHECK(px_sdk_is_contiguous(&call.input(0)), "%s: the input is not contiguous", op);
     const ew::Dtype dtype = ToDtype(call.input_dtype(0), op);
-    const pool::PoolPlan plan = pool::PlanFor(window_, xs);
-    const sdk::Shape out = pool::PooledShape(plan);
+    const pool::PoolPlan plan = window_.Pool(xs);
+    const sdk::Shape out = sdk::PooledShape(plan);
     void* y = call.AllocateOutputRaw(0, out);
     if (sdk::NumElements(out) == 0) return;
     GpuStream& stream = StreamOf(call);

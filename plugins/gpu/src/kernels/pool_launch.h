@@ -9,20 +9,12 @@
 #include <cstdint>
 
 #include "kernels/elementwise_launch.h"
+#include "plexus/sdk/pool_geometry.h"
 
 namespace plexus::cuda::pool {
 
-// One 2-D pooling: input [n, h, w, c] (NHWC) or [n, c, h, w] (NCHW), output
-// [n, oh, ow, c] or [n, c, oh, ow]. Output pixel (i, j) covers input rows
-// i * sh - top ... + kh - 1 and columns j * sw - left ... + kw - 1; the
-// positions outside the input are skipped.
-struct PoolPlan {
-  bool nchw = false;
-  int64_t n = 0, c = 0, h = 0, w = 0;
-  int64_t oh = 0, ow = 0;
-  int64_t kh = 1, kw = 1, sh = 1, sw = 1;
-  int64_t top = 0, left = 0;
-};
+// One 2-D pooling (the SDK's plain geometry, see its header).
+using PoolPlan = sdk::PoolGeometry;
 
 // Whether 32-bit index arithmetic is safe for a plan: the input and output
 // element counts plus the widest grid-stride step, and every window

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "plexus/sdk/kernel.h"
+#include "plexus/sdk/pool_geometry.h"
 
 namespace plexus::sdk {
 
@@ -120,7 +121,37 @@ struct Window {
       *before = padding == "EXPLICIT" ? explicit_before : 0;
     }
   }
+
+  // The pooling of a 4-D input of shape `in` (in this window's layout) with
+  // this window (ksize and strides from ReadPooling or ReadPoolingV2).
+  PoolGeometry Pool(const std::vector<int64_t>& in) const {
+    PoolGeometry g;
+    g.nchw = nchw;
+    g.n = in[0];
+    g.c = in[nchw ? 1 : 3];
+    g.h = in[nchw ? 2 : 1];
+    g.w = in[nchw ? 3 : 2];
+    g.kh = kh;
+    g.kw = kw;
+    g.sh = sh;
+    g.sw = sw;
+    Output(g.h, kh, sh, 1, pad_top, pad_bottom, &g.oh, &g.top);
+    Output(g.w, kw, sw, 1, pad_left, pad_right, &g.ow, &g.left);
+    return g;
+  }
 };
+
+// The pooled output's shape, in the pooling's layout.
+inline std::vector<int64_t> PooledShape(const PoolGeometry& g) {
+  return g.nchw ? std::vector<int64_t>{g.n, g.c, g.oh, g.ow} : std::vector<int64_t>{g.n, g.oh, g.ow, g.c};
+}
+
+// A pooling gradient's tensor `name` (orig_output, grad) has the pooled
+// shape `want`, else INVALID_ARGUMENT with TensorFlow's message.
+inline void CheckPooledShape(const char* name, const std::vector<int64_t>& got, const std::vector<int64_t>& want) {
+  PX_SDK_CHECK(got == want, "%s shape %s must equal the pooled output shape %s", name, ShapeString(got).c_str(),
+               ShapeString(want).c_str());
+}
 
 }  // namespace plexus::sdk
 
