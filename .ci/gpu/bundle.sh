@@ -20,8 +20,12 @@ mkdir -p "$stage/build/lib" "$stage/deps"
 cp -a "$build/bin" "$stage/build/"
 (cd "$build/lib" && find . -name '*.so' -print0 | tar --null -T - -cf - | tar -C "$stage/build/lib" -xf -)
 (cd "$build" && find . -name CTestTestfile.cmake -print0 | tar --null -T - -cf - | tar -C "$stage/build" -xf -)
-# The Python package as staged in the build tree (its extension is built for
-# this machine's Python; report.sh uses it where the GPU machine's matches).
+# The Python package as staged in the build tree. Its extension is built for
+# this machine's Python; PX_GPU_PYTHON names an interpreter here of the GPU
+# machine's Python version, to build it once more for that one.
+if [ -n "${PX_GPU_PYTHON:-}" ]; then
+  python3 "$(dirname "${BASH_SOURCE[0]}")/extension_for.py" "$build" "$PX_GPU_PYTHON"
+fi
 if [ -d "$build/python/plexus" ]; then cp -a "$build/python" "$stage/build/python"; fi
 find "$stage/build" -type f -perm -u+x -exec sh -c 'file -b "$1" | grep -q ELF && strip --strip-unneeded "$1"' _ {} \; 2>/dev/null || true
 

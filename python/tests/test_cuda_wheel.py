@@ -7,10 +7,12 @@ Building the wheel compiles the cuda plugin with nvcc and installing it
 downloads about 1.3 GB of NVIDIA libraries, so this runs only when asked:
 PLEXUS_CUDA_WHEEL names the built wheel (`pip wheel ./plugins/cuda/python -w
 dist`), and PLEXUS_CUDA_WHEEL_DEPS optionally a folder of NVIDIA wheels to
-install from instead of the package index. Without a GPU it checks the
-packaging (the entry point, the run path, that each library loads and has the
-pinned version); with one, that CUDA:0 appears and MatMul (cuBLASLt) and
-Conv2D (cuDNN) on it match the CPU within 1e-4 relative.
+install from instead of the package index, or `installed` to use those
+already installed in this environment (as PyTorch's CUDA build brings them),
+checked against the wheel's pins. Without a GPU it checks the packaging (the
+entry point, the run path, that each library loads and has the pinned
+version); with one, that CUDA:0 appears and MatMul (cuBLASLt) and Conv2D
+(cuDNN) on it match the CPU within 1e-4 relative.
 """
 
 from __future__ import annotations
@@ -38,6 +40,30 @@ def _requirements(wheel):
     return [r for r in reqs if not r.replace(" ", "").startswith("plexus")]
 
 
+def _link_installed(target, reqs):
+    """PLEXUS_CUDA_WHEEL_DEPS=installed: NVIDIA's packages are already installed
+    in this environment (as PyTorch's CUDA build brings them, on a machine that
+    cannot download); check their versions against the wheel's pins and link
+    their `nvidia` folder into the target, where the plugin's run path looks."""
+    from importlib import metadata
+
+    from packaging.requirements import Requirement
+
+    for r in reqs:
+        req = Requirement(r)
+        try:
+            have = metadata.version(req.name)
+        except metadata.PackageNotFoundError:
+            pytest.skip(f"{req.name} is not installed here")
+        if not req.specifier.contains(have, prereleases=True):
+            pytest.fail(f"{req.name} {have} is installed; the wheel pins {req.specifier}")
+    import nvidia
+
+    dirs = [pathlib.Path(d) for d in nvidia.__path__ if (pathlib.Path(d) / "cudnn").is_dir()]
+    assert dirs, f"no nvidia/cudnn among {list(nvidia.__path__)}"
+    (pathlib.Path(target) / "nvidia").symlink_to(dirs[0], target_is_directory=True)
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     target = tmp_path_factory.mktemp("site")
@@ -47,6 +73,9 @@ def site(tmp_path_factory):
     reqs = _requirements(WHEEL)
     assert any(r.startswith("nvidia-cublas") for r in reqs), reqs
     deps = os.environ.get("PLEXUS_CUDA_WHEEL_DEPS")
+    if deps == "installed":
+        _link_installed(target, reqs)
+        return target
     extra = ["--no-index", "--find-links", deps] if deps else []
     r = subprocess.run(pip + extra + reqs, capture_output=True, text=True, timeout=1800)
     if r.returncode != 0:

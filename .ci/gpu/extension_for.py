@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Builds the Python extension plexus._plexus of a finished build again for
+another Python interpreter, beside the one the build made, so that the staged
+package (BUILD/python/plexus) imports under both. The GPU machine runs a newer
+Python than the build machine; .ci/gpu/bundle.sh calls this when PX_GPU_PYTHON
+names an interpreter of that version.
+
+    python3 .ci/gpu/extension_for.py BUILD PYTHON
+
+It repeats the build's own compile and link commands for the extension and
+for nanobind (from compile_commands.json and ninja), with the other
+interpreter's include folder and extension suffix, in BUILD/python-abi/.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import json
+import os
+import pathlib
+import shlex
+import subprocess
+import sys
+
+
+def interpreter_facts(python: str) -> tuple[str, str]:
+    code = "import sysconfig; print(sysconfig.get_paths()['include']); print(sysconfig.get_config_var('EXT_SUFFIX'))"
+    out = subprocess.run([python, "-c", code], check=True, capture_output=True, text=True).stdout.split()
+    return out[0], out[1]
+
+
+def main() -> int:
+    if len(sys.argv) != 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    build = pathlib.Path(sys.argv[1]).resolve()
+    include, suffix = interpreter_facts(sys.argv[2])
+    stage = build / "python" / "plexus"
+    here = list(stage.glob("_plexus.cpython-*.so"))
+    if not here:
+        print(f"extension_for: no extension in {stage}: build the target _plexus first", file=sys.stderr)
+        return 1
+    own_suffix = here[0].name[len("_plexus"):]
+    if own_suffix == suffix:
+        print(f"extension_for: the build's extension already has the suffix {suffix}")
+        return 0
+    db = json.loads((build / "compile_commands.json").read_text())
+    work = build / "python-abi"
+    work.mkdir(exist_ok=True)
+    jobs = []
+    objects = {}
+    for entry in db:
+        out = entry.get("output") or shlex.split(entry["command"])[shlex.split(entry["command"]).index("-o") + 1]
+        if "/_plexus.dir/" not in out and "/nanobind-static.dir/" not in out:
+            continue
+        args = shlex.split(entry["command"])
+        new_out = str(work / pathlib.Path(out).name)
+        fixed = []
+        skip = False
+        for i, a in enumerate(args):
+            if skip:
+                skip = False
+                continue
+            if a in ("-MD",):
+                continue
+            if a in ("-MT", "-MF"):
+                skip = True
+                continue
+            if a == "-o":
+                fixed += ["-o", new_out]
+                skip = True
+                continue
+            if a.startswith("-I") and "/include/python3" in a:
+                fixed.append("-I" + include)
+                continue
+            fixed.append(a)
+        fixed = [a for a in fixed if a != "/usr/bin/ccache"]
+        objects[out] = new_out
+        jobs.append((fixed, entry["directory"]))
+    if not jobs:
+        print("extension_for: compile_commands.json lists no _plexus sources (configure with "
+              "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON)", file=sys.stderr)
+        return 1
+
+    def compile_one(job):
+        args, cwd = job
+        return subprocess.run(args, cwd=cwd, capture_output=True, text=True)
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        for r in pool.map(compile_one, jobs):
+            if r.returncode != 0:
+                print(r.stderr, file=sys.stderr)
+                return 1
+
+    # The link: the build's own command for the extension, with the objects
+    # and the output replaced; nanobind's archive becomes its objects.
+    target = "python/plexus/" + here[0].name
+    cmds = subprocess.run(["ninja", "-C", str(build), "-t", "commands", target],
+                          check=True, capture_output=True, text=True).stdout.splitlines()
+    link = next(c for c in reversed(cmds) if target in c and " -shared " in c)
+    link = link.split("&&", 1)[1].rsplit("&&", 1)[0] if link.startswith(":") else link
+    args = shlex.split(link)
+    nb_objs = [o for k, o in objects.items() if "/nanobind-static.dir/" in k]
+    new_args = []
+    skip = False
+    for a in args:
+        if skip:
+            skip = False
+            continue
+        if a == "-o":
+            new_args += ["-o", str(stage / ("_plexus" + suffix))]
+            skip = True
+            continue
+        if a in objects:
+            new_args.append(objects[a])
+            continue
+        if a.endswith("libnanobind-static.a"):
+            new_args += nb_objs
+            continue
+        new_args.append(a)
+    r = subprocess.run(new_args, cwd=build, capture_output=True, text=True)
+    if r.returncode != 0:
+        print(" ".join(new_args), "\n", r.stderr, file=sys.stderr)
+        return 1
+    print(f"extension_for: built {stage / ('_plexus' + suffix)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
