@@ -99,7 +99,8 @@ def main() -> int:
                           check=True, capture_output=True, text=True).stdout.splitlines()
     link = next(c for c in reversed(cmds) if target in c and " -shared " in c)
     link = link.split("&&", 1)[1].rsplit("&&", 1)[0] if link.startswith(":") else link
-    args = shlex.split(link)
+    # Ninja's command is for a shell: "\$ORIGIN" in the run path is "$ORIGIN".
+    args = [a.replace("\\$", "$") for a in shlex.split(link)]
     nb_objs = [o for k, o in objects.items() if "/nanobind-static.dir/" in k]
     new_args = []
     skip = False

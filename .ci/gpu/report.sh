@@ -13,9 +13,11 @@
 #                test_cuda_wheel.py where PLEXUS_CUDA_WHEEL names a wheel),
 #                with the fault handler on
 #
-# then exits.log: a CUDA training run repeated (PX_GPU_EXIT_RUNS, default 12),
-# counting the exits that are not clean, and one under compute-sanitizer's
-# memcheck where it works (PX_GPU_SANITIZER=0 leaves it out).
+# and exits.log: a traced training run repeated in processes of their own
+# (exit_run.sh; PX_GPU_EXIT_RUNS times on CUDA:0, default 24, and half as
+# many on CPU:0 with only the cpu plugin), counting the exits that are not
+# clean, then one under compute-sanitizer's memcheck where it works
+# (PX_GPU_SANITIZER=0 leaves it out).
 # Logs go to $OUT when it is set. PX_GPU_LIMIT (seconds, default 300) bounds
 # each part. The Python parts need a Python that imports the build's package
 # (.ci/gpu/bundle.sh builds its extension for the GPU machine's Python when
@@ -42,7 +44,8 @@ cd "$PX_BUILD"
   done ) > "$out/checks.log" 2>&1 &
 
 py=${PX_PYTHON:-python3}
-pyenv=(env PYTHONPATH="$PX_BUILD/python" PLEXUS_BUILD_DIR="$PX_BUILD" PLEXUS_PLUGIN_PATH= PYTHONFAULTHANDLER=1)
+pyenv=(env PYTHONPATH="$PX_BUILD/python" PLEXUS_BUILD_DIR="$PX_BUILD" PLEXUS_PLUGIN_PATH= PYTHONFAULTHANDLER=1
+       PLEXUS_CORE_LIBRARY_PATH="${PX_DEPS:-}")
 if "${pyenv[@]}" "$py" -c "import plexus, numpy, pytest" 2> "$out/python.log"; then
   tests=("$PX_SOURCE/python/tests/test_device_training.py" "$PX_SOURCE/python/tests/test_dlpack_cuda.py")
   [ -n "${PLEXUS_CUDA_WHEEL:-}" ] && tests+=("$PX_SOURCE/python/tests/test_cuda_wheel.py")
@@ -51,17 +54,18 @@ if "${pyenv[@]}" "$py" -c "import plexus, numpy, pytest" 2> "$out/python.log"; t
   ( timeout -k 10 "$limit" "${pyenv[@]}" "$py" -m pytest -q -p no:cacheprovider -rs "${xdist[@]}" "${tests[@]}" \
       >> "$out/python.log" 2>&1
     echo "pytest exit $?" >> "$out/python.log" ) &
-  # The exit crash: the same CUDA training run many times, each a process.
-  ( runs=${PX_GPU_EXIT_RUNS:-12}
-    bad=0
-    for i in $(seq 1 "$runs"); do
-      "${pyenv[@]}" timeout -k 5 60 "$py" "$PX_SOURCE/python/tests/train_on_device.py" CUDA:0 traced \
-          --plugin "$PX_BUILD/lib/plexus-plugins/libplexus_plugin_cuda.so" --steps 3 > /dev/null 2> "$out/exit_$i.err"
-      rc=$?
-      if [ $rc -ne 0 ]; then bad=$((bad + 1)); echo "run $i: exit $rc"; tail -30 "$out/exit_$i.err"; fi
-      rm -f "$out/exit_$i.err"
+  # The exit crash: the same training runs many times, each a process, four
+  # at a time: on CUDA:0 and, with only the cpu plugin, on CPU:0.
+  ( runs=${PX_GPU_EXIT_RUNS:-24}
+    export PYTHONPATH="$PX_BUILD/python" PLEXUS_BUILD_DIR="$PX_BUILD" PLEXUS_PLUGIN_PATH= PYTHONFAULTHANDLER=1
+    for dev in CUDA:0 CPU:0; do
+      n=$runs
+      [ "$dev" = CPU:0 ] && n=$((runs / 2))
+      seq 1 "$n" | xargs -P 4 -n 1 bash "$PX_SOURCE/.ci/gpu/exit_run.sh" "$dev" > "$out/exit_runs.txt" 2>&1
+      cat "$out/exit_runs.txt"
+      echo "exit runs on $dev: $(grep -c "^$dev run" "$out/exit_runs.txt") of $n not clean"
+      rm -f "$out/exit_runs.txt"
     done
-    echo "exit runs: $bad of $runs not clean"
     if [ "${PX_GPU_SANITIZER:-1}" != 0 ] && command -v compute-sanitizer > /dev/null; then
       echo "== compute-sanitizer memcheck, train_on_device.py CUDA:0 traced, 2 steps"
       "${pyenv[@]}" timeout -k 5 "$((limit - 60))" compute-sanitizer --tool memcheck --print-limit 20 \

@@ -43,7 +43,7 @@ for name in libcublasLt.so.13 libnvrtc.so.13 libcudnn.so.9 libnvrtc-builtins.so.
   cuda_dirs="$cuda_dirs:$dir"
 done
 export LD_LIBRARY_PATH="$px/deps$cuda_dirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export PX_BUILD="$build" PX_SOURCE="$source"
+export PX_BUILD="$build" PX_SOURCE="$source" PX_DEPS="$px/deps"
 echo "build at $build, CUDA libraries from:${cuda_dirs//:/ }"
 if [ $# -eq 0 ]; then set -- bash "$repo/.ci/gpu/report.sh"; fi
 "$@"

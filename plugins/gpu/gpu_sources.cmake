@@ -51,6 +51,7 @@ set(PX_GPU_DEVICE_SOURCES
   kernels/xent.cu
   kernels/pool_grad.cu
   kernels/reduce.cu
+  kernels/softmax.cu
   kernels/array.cu
   kernels/slice.cu
   kernels/pool.cu

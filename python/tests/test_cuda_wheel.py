@@ -9,10 +9,12 @@ PLEXUS_CUDA_WHEEL names the built wheel (`pip wheel ./plugins/cuda/python -w
 dist`), and PLEXUS_CUDA_WHEEL_DEPS optionally a folder of NVIDIA wheels to
 install from instead of the package index, or `installed` to use those
 already installed in this environment (as PyTorch's CUDA build brings them),
-checked against the wheel's pins. Without a GPU it checks the packaging (the
-entry point, the run path, that each library loads and has the pinned
-version); with one, that CUDA:0 appears and MatMul (cuBLASLt) and Conv2D
-(cuDNN) on it match the CPU within 1e-4 relative.
+checked against the wheel's pins. PLEXUS_CORE_LIBRARY_PATH optionally names
+a folder of the core's own libraries, for a build tree carried to the GPU
+machine (never NVIDIA's). Without a GPU it checks the packaging (the entry
+point, the run path, that each library loads and has the pinned version);
+with one, that CUDA:0 appears and MatMul (cuBLASLt) and Conv2D (cuDNN) on it
+match the CPU within 1e-4 relative.
 """
 
 from __future__ import annotations
@@ -153,6 +155,10 @@ def test_plexus_loads_the_cuda_wheel_and_its_libraries(site, tmp_path):
     env = dict(os.environ, PLEXUS_PLUGIN_PATH="", PLEXUS_PLUGINS="cpu", PYTHONPATH=os.pathsep.join(
         [str(site)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
     env.pop("LD_LIBRARY_PATH", None)
+    # A plexus that is not a self-contained wheel (a build tree carried to
+    # another machine) may need a folder of its own libraries; never NVIDIA's.
+    if os.environ.get("PLEXUS_CORE_LIBRARY_PATH"):
+        env["LD_LIBRARY_PATH"] = os.environ["PLEXUS_CORE_LIBRARY_PATH"]
     r = subprocess.run([sys.executable, "-X", "faulthandler", str(script), _readelf()],
                        capture_output=True, text=True, timeout=600, env=env)
     assert r.returncode == 0, r.stderr[-6000:]

@@ -187,6 +187,10 @@ TEST(CudaReduce, ReductionsMatchTheCpuPlugin) {
       {{1 << 20, 3}, {0}},           // few long columns
       {{20000, 33}, {1}},            // many short rows (warp per row)
       {{20000, 33}, {0}},            // many columns
+      {{5, 8192}, {0}},              // many columns in 16-byte vectors
+      {{3, 7, 4096}, {1}},           // the same, [outer, r, inner]
+      {{4, 17, 2056}, {1}},          // vectors, the last block partly used
+      {{6, 8196}, {0}},              // whole vectors of float, not of 16-bit types
   };
   for (const char* op : kReductions) {
     for (DataType t : kFloatTypes) {
@@ -269,9 +273,14 @@ TEST(CudaReduce, BadAxesFailOnBoth) {
 TEST(CudaReduce, SoftmaxMatchesTheCpuPlugin) {
   PX_SKIP_WITHOUT_CUDA();
   std::mt19937 rng(5);
+  // Each way of softmax.cu: registers, a warp per row (cols a multiple of
+  // the 16-byte vector, 1 to 8 vectors a lane) or a block per row (up to
+  // 8192 float or 16384 half columns); shared memory; the uncached kernel.
   const std::vector<Shape> shapes = {{1},        {7},          {3, 5},        {4, 0},
                                      {0, 4},     {2, 3, 33},   {20000, 10},   {5, 512},
-                                     {5, 513},   {3, 4000},    {1, 1 << 20}};
+                                     {5, 513},   {3, 4000},    {1, 1 << 20},  {33, 8},
+                                     {17, 128},  {9, 1024},    {6, 2048},     {4, 4096},
+                                     {3, 8192},  {2, 16384},   {3, 16392},    {300, 1000}};
   for (const char* op : {"Softmax", "LogSoftmax"}) {
     for (DataType t : kFloatTypes) {
       for (const Shape& shape : shapes) {

@@ -35,6 +35,14 @@ void VisitDtype(ew::Dtype dtype, F&& f) {
 
 inline bool Aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
 
+// 16 bytes of T, loaded and stored as one vector (from 16-byte aligned
+// memory): 4 floats, 8 halves.
+template <typename T>
+struct alignas(16) Pack16 {
+  static constexpr int kSize = 16 / static_cast<int>(sizeof(T));
+  T v[kSize];
+};
+
 }  // namespace plexus::cuda
 
 #endif  // PLEXUS_PLUGINS_GPU_KERNELS_LAUNCH_UTIL_H_

@@ -1,7 +1,8 @@
-// Device code of the reductions (Sum, Mean, Max, Min, Prod), Softmax /
-// LogSoftmax and BiasAdd. No CUB (compile time): the tree reductions are a
-// warp shuffle (px_gpu::ShuffleDown) and, for whole blocks, one partial per
-// warp in shared memory. half and bfloat16 accumulate in float.
+// Device code of the reductions (Sum, Mean, Max, Min, Prod) and BiasAdd
+// (Softmax and LogSoftmax are in softmax.cu). No CUB (compile time): the
+// tree reductions are a warp shuffle (px_gpu::ShuffleDown) and, for whole
+// blocks, one partial per warp in shared memory. half and bfloat16
+// accumulate in float.
 #include <cmath>
 #include <cstdint>
 
@@ -21,9 +22,6 @@ using px_gpu::kWarpSize;
 // The reductions keep a warp per row up to longer rows (four independent
 // loads in flight per lane keep the memory system busy).
 constexpr int64_t kWarpReduceRowMax = 2048;
-// Softmax caches its row in shared memory (one read of the input instead of
-// three) when the block's rows fit in this much.
-constexpr int64_t kSoftmaxCacheBytes = 46 * 1024;
 
 template <Reducer R, typename T>
 __device__ __forceinline__ T Finish(px_gpu::ComputeType<T> acc, int64_t count) {
@@ -136,6 +134,64 @@ __global__ void ColumnReduceKernel(const T* __restrict__ in, T* __restrict__ out
 }
 
 
+// The same for long columns, in 16-byte vectors: each thread folds
+// Pack16<T>::kSize adjacent columns (inner a multiple of it, so a vector
+// never crosses from one outer index to the next), kVecSplit threads split
+// r, and the block's kColumnsPerBlock vectors are folded in shared memory
+// laid out [split][element][column] (no bank conflicts).
+constexpr int kVecSplit = 8;
+
+template <Reducer R, typename T>
+__global__ void ColumnReduceVecKernel(const T* __restrict__ in, T* __restrict__ out,
+                                      int64_t outer, int64_t r, int64_t inner) {
+  using C = px_gpu::ComputeType<T>;
+  using P = Pack16<T>;
+  constexpr int kVec = P::kSize;
+  __shared__ C smem[kVecSplit][kVec][kColumnsPerBlock + 1];
+  const int64_t columns = outer * inner;
+  const int64_t per_block = int64_t{kColumnsPerBlock} * kVec;
+  for (int64_t c0 = static_cast<int64_t>(blockIdx.x) * per_block; c0 < columns;
+       c0 += static_cast<int64_t>(gridDim.x) * per_block) {
+    const int64_t c = c0 + static_cast<int64_t>(threadIdx.x) * kVec;
+    C acc[kVec];
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) acc[j] = Identity<R, C>();
+    if (c < columns) {
+      const int64_t o = c / inner;
+      const T* p = in + o * r * inner + (c - o * inner);
+      int64_t k = threadIdx.y;
+      for (; k + kVecSplit < r; k += 2 * kVecSplit) {
+        const P v0 = *reinterpret_cast<const P*>(p + k * inner);
+        const P v1 = *reinterpret_cast<const P*>(p + (k + kVecSplit) * inner);
+#pragma unroll
+        for (int j = 0; j < kVec; ++j) {
+          acc[j] = Fold<R>(Fold<R>(acc[j], static_cast<C>(px_gpu::ToFloat(v0.v[j]))),
+                           static_cast<C>(px_gpu::ToFloat(v1.v[j])));
+        }
+      }
+      for (; k < r; k += kVecSplit) {
+        const P v0 = *reinterpret_cast<const P*>(p + k * inner);
+#pragma unroll
+        for (int j = 0; j < kVec; ++j) acc[j] = Fold<R>(acc[j], static_cast<C>(px_gpu::ToFloat(v0.v[j])));
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) smem[threadIdx.y][j][threadIdx.x] = acc[j];
+    __syncthreads();
+    if (threadIdx.y == 0 && c < columns) {
+      P res;
+#pragma unroll
+      for (int j = 0; j < kVec; ++j) {
+        C a = acc[j];
+        for (int y = 1; y < kVecSplit; ++y) a = Fold<R>(a, smem[y][j][threadIdx.x]);
+        res.v[j] = Finish<R, T>(a, r);
+      }
+      *reinterpret_cast<P*>(out + c) = res;
+    }
+    __syncthreads();
+  }
+}
+
 template <Reducer R, typename T, bool kGeneral>
 void LaunchRows(const T* in, T* out, const ReducePlan& plan, px_gpu::Stream stream) {
   if (plan.count <= (kGeneral ? kWarpRowMax : kWarpReduceRowMax)) {
@@ -162,6 +218,14 @@ void LaunchReduceT(const void* in_raw, void* out_raw, const ReducePlan& plan,
       return;
     case Layout::kColumns: {
       const int64_t columns = plan.outer * plan.inner;
+      // Many columns in whole vectors: 16-byte loads.
+      constexpr int kVec = Pack16<T>::kSize;
+      if (columns >= 8192 && plan.inner % kVec == 0 && Aligned16(in) && Aligned16(out)) {
+        const dim3 block(kColumnsPerBlock, kVecSplit);
+        PX_GPU_LAUNCH((ColumnReduceVecKernel<R, T>), RowGrid(columns, int64_t{kColumnsPerBlock} * kVec),
+                      block, 0, stream)(in, out, plan.outer, plan.count, plan.inner);
+        return;
+      }
       // Few columns: more threads split each column's reduced length.
       const int split = columns < 8192 && plan.count >= 256 ? kMaxColumnSplit : 8;
       const dim3 block(kColumnsPerBlock, split);
@@ -169,122 +233,6 @@ void LaunchReduceT(const void* in_raw, void* out_raw, const ReducePlan& plan,
                     stream)(in, out, plan.outer, plan.count, plan.inner);
       return;
     }
-  }
-}
-
-// ---------------------------------------------------------------------------
-// Softmax / LogSoftmax: one warp (short rows) or one block per row; the row
-// maximum is subtracted before exp.
-// ---------------------------------------------------------------------------
-
-template <typename T, bool kLog, bool kWarp>
-__global__ void SoftmaxKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows,
-                              int64_t cols) {
-  using C = px_gpu::ComputeType<T>;
-  __shared__ C smem[kWarpSize + 1];
-  const int64_t per_block = kWarp ? blockDim.x / kWarpSize : 1;
-  const int lane = kWarp ? threadIdx.x % kWarpSize : threadIdx.x;
-  const int width = kWarp ? kWarpSize : blockDim.x;
-  const int64_t first = static_cast<int64_t>(blockIdx.x) * per_block +
-                        (kWarp ? threadIdx.x / kWarpSize : 0);
-  const int64_t step = static_cast<int64_t>(gridDim.x) * per_block;
-  for (int64_t row = first; row < rows; row += step) {
-    const T* xr = x + row * cols;
-    T* yr = y + row * cols;
-    C max = Identity<Reducer::kMax, C>();
-    for (int64_t k = lane; k < cols; k += width) {
-      max = Fold<Reducer::kMax>(max, static_cast<C>(px_gpu::ToFloat(xr[k])));
-    }
-    max = GroupBroadcast<kWarp>(GroupReduce<Reducer::kMax, kWarp>(max, smem));
-    C sum = 0;
-    for (int64_t k = lane; k < cols; k += width) {
-      sum += px_gpu::Exp(static_cast<C>(px_gpu::ToFloat(xr[k])) - max);
-    }
-    sum = GroupBroadcast<kWarp>(GroupReduce<Reducer::kSum, kWarp>(sum, smem));
-    if constexpr (kLog) {
-      const C log_sum = px_gpu::Log(sum);
-      for (int64_t k = lane; k < cols; k += width) {
-        yr[k] = px_gpu::FromCompute<T>(static_cast<C>(px_gpu::ToFloat(xr[k])) - max - log_sum);
-      }
-    } else {
-      for (int64_t k = lane; k < cols; k += width) {
-        yr[k] = px_gpu::FromCompute<T>(
-            px_gpu::Exp(static_cast<C>(px_gpu::ToFloat(xr[k])) - max) / sum);
-      }
-    }
-  }
-}
-
-// The same with the row cached in shared memory (dynamic: the group's rows,
-// cols values each, one group per warp or per block): the input is read
-// once. Each thread reads back only the elements it wrote itself.
-template <typename T, bool kLog, bool kWarp>
-__global__ void SoftmaxCachedKernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows,
-                                    int64_t cols) {
-  using C = px_gpu::ComputeType<T>;
-  __shared__ C smem[kWarpSize + 1];
-  extern __shared__ unsigned char px_softmax_cache[];
-  const int64_t per_block = kWarp ? blockDim.x / kWarpSize : 1;
-  const int lane = kWarp ? threadIdx.x % kWarpSize : threadIdx.x;
-  const int width = kWarp ? kWarpSize : blockDim.x;
-  const int group = kWarp ? threadIdx.x / kWarpSize : 0;
-  C* buf = reinterpret_cast<C*>(px_softmax_cache) + group * cols;
-  const int64_t first = static_cast<int64_t>(blockIdx.x) * per_block + group;
-  const int64_t step = static_cast<int64_t>(gridDim.x) * per_block;
-  for (int64_t row = first; row < rows; row += step) {
-    const T* xr = x + row * cols;
-    T* yr = y + row * cols;
-    C max = Identity<Reducer::kMax, C>();
-#pragma unroll 4
-    for (int64_t k = lane; k < cols; k += width) {
-      const C v = static_cast<C>(px_gpu::ToFloat(xr[k]));
-      buf[k] = v;
-      max = Fold<Reducer::kMax>(max, v);
-    }
-    max = GroupBroadcast<kWarp>(GroupReduce<Reducer::kMax, kWarp>(max, smem));
-    C sum = 0;
-    for (int64_t k = lane; k < cols; k += width) {
-      const C e = px_gpu::Exp(buf[k] - max);
-      if constexpr (!kLog) buf[k] = e;
-      sum += e;
-    }
-    sum = GroupBroadcast<kWarp>(GroupReduce<Reducer::kSum, kWarp>(sum, smem));
-    if constexpr (kLog) {
-      const C log_sum = px_gpu::Log(sum);
-      for (int64_t k = lane; k < cols; k += width) yr[k] = px_gpu::FromCompute<T>(buf[k] - max - log_sum);
-    } else {
-      const C inv = C(1) / sum;
-      for (int64_t k = lane; k < cols; k += width) yr[k] = px_gpu::FromCompute<T>(buf[k] * inv);
-    }
-  }
-}
-
-template <typename T, bool kLog>
-void LaunchSoftmaxT(const void* x, void* y, int64_t rows, int64_t cols, px_gpu::Stream stream) {
-  const T* in = static_cast<const T*>(x);
-  T* out = static_cast<T*>(y);
-  using C = px_gpu::ComputeType<T>;
-  const int64_t row_bytes = cols * static_cast<int64_t>(sizeof(C));
-  // A warp per row while the block's eight rows fit the cache (up to about
-  // 1400 float columns): short rows keep whole blocks busy without barriers.
-  if ((kBlockSize / kWarpSize) * row_bytes <= kSoftmaxCacheBytes) {
-    constexpr int kWarps = kBlockSize / kWarpSize;
-    PX_GPU_LAUNCH((SoftmaxCachedKernel<T, kLog, true>), RowGrid(rows, kWarps), kBlockSize,
-                  static_cast<size_t>(kWarps * row_bytes), stream)(in, out, rows, cols);
-    return;
-  }
-  if (cols > kWarpRowMax && row_bytes <= kSoftmaxCacheBytes) {
-    PX_GPU_LAUNCH((SoftmaxCachedKernel<T, kLog, false>), RowGrid(rows, 1), kRowBlock,
-                  static_cast<size_t>(row_bytes), stream)(in, out, rows, cols);
-    return;
-  }
-  if (cols <= kWarpRowMax) {
-    constexpr int kWarps = kBlockSize / kWarpSize;
-    PX_GPU_LAUNCH((SoftmaxKernel<T, kLog, true>), RowGrid(rows, kWarps), kBlockSize, 0, stream)(
-        in, out, rows, cols);
-  } else {
-    PX_GPU_LAUNCH((SoftmaxKernel<T, kLog, false>), RowGrid(rows, 1), kRowBlock, 0, stream)(
-        in, out, rows, cols);
   }
 }
 
@@ -335,18 +283,6 @@ void LaunchReduce(Reducer op, ew::Dtype dtype, const void* in, void* out, const 
       case Reducer::kMax: LaunchReduceT<Reducer::kMax, T>(in, out, plan, stream); return;
       case Reducer::kMin: LaunchReduceT<Reducer::kMin, T>(in, out, plan, stream); return;
       case Reducer::kProd: LaunchReduceT<Reducer::kProd, T>(in, out, plan, stream); return;
-    }
-  });
-}
-
-void LaunchSoftmax(bool log, ew::Dtype dtype, const void* x, void* y, int64_t rows, int64_t cols,
-                   px_gpu::Stream stream) {
-  VisitDtype(dtype, [&](auto tag) {
-    using T = decltype(tag);
-    if (log) {
-      LaunchSoftmaxT<T, true>(x, y, rows, cols, stream);
-    } else {
-      LaunchSoftmaxT<T, false>(x, y, rows, cols, stream);
     }
   });
 }
