@@ -26,7 +26,11 @@ cp -a "$build/bin" "$stage/build/"
 if [ -n "${PX_GPU_PYTHON:-}" ]; then
   python3 "$(dirname "${BASH_SOURCE[0]}")/extension_for.py" "$build" "$PX_GPU_PYTHON"
 fi
-if [ -d "$build/python/plexus" ]; then cp -a "$build/python" "$stage/build/python"; fi
+# (Into the folder the CTest files above already made, not beneath it.)
+if [ -d "$build/python/plexus" ]; then
+  mkdir -p "$stage/build/python"
+  cp -a "$build/python/." "$stage/build/python/"
+fi
 find "$stage/build" -type f -perm -u+x -exec sh -c 'file -b "$1" | grep -q ELF && strip --strip-unneeded "$1"' _ {} \; 2>/dev/null || true
 
 # Shared libraries outside the C/C++ runtime, found through ldd.

@@ -65,6 +65,13 @@ struct Options {
   double seconds = 0.25;
   std::string data_dir = PX_BENCH_DATA_DIR;
   std::string export_dir;
+  // --profile DIR: the models only, each node finishing its device work
+  // before the next starts (RuntimeOptions::synchronous_debug), a trace of
+  // each model and batch written to DIR (profile_summary.py reads them).
+  // --profile-host DIR: the same without synchronous_debug, so a node's
+  // duration is the host's time to queue it (large where it waits).
+  std::string profile_dir;
+  bool profile_sync = true;
 };
 
 [[noreturn]] void Fail(const std::string& message) {
@@ -75,7 +82,8 @@ struct Options {
 void Usage() {
   std::cerr << "usage: plexus_cuda_bench [--cases bandwidth,matmul,reduce,models] [--tf32]\n"
                "         [--capture] [--seconds S] [--data-dir DIR (holds tf_graphs/)]\n"
-               "         [--export-weights DIR] [--device NAME] [--quick]\n";
+               "         [--export-weights DIR] [--profile DIR | --profile-host DIR]\n"
+               "         [--device NAME] [--quick]\n";
 }
 
 std::vector<std::string> Split(const std::string& text, char sep) {
@@ -118,6 +126,9 @@ Options ParseArgs(int argc, char** argv) {
       o.data_dir = argv[++i];
     } else if (i + 1 < argc && arg == "--export-weights") {
       o.export_dir = argv[++i];
+    } else if (i + 1 < argc && (arg == "--profile" || arg == "--profile-host")) {
+      o.profile_sync = arg == "--profile";
+      o.profile_dir = argv[++i];
     } else {
       Usage();
       Fail("unknown flag or missing value: " + arg);
@@ -354,10 +365,12 @@ struct Bench {
   std::shared_ptr<plexus::Device> device;
   double copy_gbps = 0;  // from the bandwidth case, for the fractions
 
-  std::unique_ptr<plexus::Session> MakeSession(std::shared_ptr<const plexus::Graph> graph) {
+  std::unique_ptr<plexus::Session> MakeSession(std::shared_ptr<const plexus::Graph> graph,
+                                               bool trace = false) {
     plexus::SessionOptions so;
     so.device = device->name();
     so.fetch_to_host = false;
+    so.trace = trace;
     auto session = plexus::Session::Create(runtime.get(), std::move(graph), so);
     if (!session.ok()) Fail("session: " + std::string(session.status().message()));
     return std::move(*session);
@@ -704,7 +717,33 @@ std::pair<double, double> RefDiff(const Tensor& out, const Tensor& ref) {
   return {worst, worst / scale};
 }
 
+// --profile: per model and batch, 13 traced runs (the first ones build the
+// executor and pick algorithms; profile_summary.py takes each node's median)
+// written to DIR/<key>.json in Chrome's trace format. A node's duration holds
+// its device work: the runtime is synchronous_debug.
+void ProfileModels(Bench& b) {
+  mkdir(b.options.profile_dir.c_str(), 0755);
+  for (const Model& m : Models()) {
+    auto graph = LoadModel(b.options, m);
+    for (int64_t batch : {1, 256}) {
+      Shape shape = {batch};
+      for (int64_t d : m.sample_shape) shape.push_back(d);
+      const std::string key = "model_" + m.name + "_b" + std::to_string(batch);
+      Tensor x = DeviceRandom(b.device.get(), DataType::kFloat, shape, 7);
+      auto session = b.MakeSession(graph, /*trace=*/true);
+      for (int i = 0; i < 13; ++i) {
+        auto out = session->Run({{m.input, x}}, {m.fetch});
+        if (!out.ok()) Fail(key + ": " + std::string(out.status().message()));
+      }
+      absl::Status s = session->WriteTrace(b.options.profile_dir + "/" + key + ".json");
+      if (!s.ok()) Fail(std::string(s.message()));
+      std::cerr << "plexus_cuda_bench: profiled " << key << "\n";
+    }
+  }
+}
+
 void RunModels(Bench& b) {
+  if (!b.options.profile_dir.empty()) return ProfileModels(b);
   for (const Model& m : Models()) {
     auto graph = LoadModel(b.options, m);
     // Correctness first: the reference input (batch 1) against TensorFlow's
@@ -803,6 +842,7 @@ int main(int argc, char** argv) {
   }
   plexus::RuntimeOptions ro;
   ro.discover_plugins = false;
+  ro.synchronous_debug = !o.profile_dir.empty() && o.profile_sync;
   // The cpu plugin too: ops without a CUDA kernel fall back to it (and say so
   // in placement_notes).
   ro.plugin_paths = {cuda_plugin, PX_BENCH_CPU_PLUGIN};

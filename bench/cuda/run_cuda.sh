@@ -17,7 +17,9 @@
 # TORCH_COMPILE_BUDGET (seconds of torch.compile before further compiles are
 # skipped, default 60, for each of the two torch steps), TRAIN_SECONDS (timed
 # seconds per training row, default 0.5), BENCH_TRAIN (0: no training
-# steps), PYTHON (default python3), TORCH_LD_LIBRARY_PATH (the library path
+# steps), BENCH_CASES (the cases of both sides, default
+# bandwidth,matmul,reduce,models), BENCH_PROFILE (0: no profile of the
+# models), PYTHON (default python3), TORCH_LD_LIBRARY_PATH (the library path
 # for torch, instead of the filtered one below).
 set -uo pipefail
 repo=$(pwd)
@@ -27,6 +29,7 @@ build=${PX_BUILD:-$repo/build}
 bin="$build/bin/plexus_cuda_bench"
 data="$repo/tests/data"
 seconds=${BENCH_SECONDS:-0.25}
+cases=${BENCH_CASES:-bandwidth,matmul,reduce,models}
 TRAIN_SECONDS=${TRAIN_SECONDS:-0.5}
 python=${PYTHON:-python3}
 here="$repo/bench/cuda"
@@ -64,12 +67,34 @@ step export 60 "$bin" --data-dir "$data" --export-weights "$weights" 2>> "$out/p
 # Plexus: every case, then the float MatMuls with TF32 (the plugin reads
 # PX_CUDA_ALLOW_TF32 once per process), then the models with
 # PLEXUS_DEVICE_GRAPHS=1.
-step plexus 100 "$bin" --data-dir "$data" --seconds "$seconds" \
+step plexus 100 "$bin" --data-dir "$data" --seconds "$seconds" --cases "$cases" \
   >> "$out/plexus.jsonl" 2>> "$out/plexus.log"
-step plexus_tf32 30 "$bin" --data-dir "$data" --seconds "$seconds" --cases matmul --tf32 \
-  >> "$out/plexus.jsonl" 2>> "$out/plexus.log"
-step plexus_capture 30 "$bin" --data-dir "$data" --seconds "$seconds" --cases models --capture \
-  >> "$out/plexus.jsonl" 2>> "$out/plexus.log"
+case ,$cases, in *,matmul,*)
+  step plexus_tf32 30 "$bin" --data-dir "$data" --seconds "$seconds" --cases matmul --tf32 \
+    >> "$out/plexus.jsonl" 2>> "$out/plexus.log" ;;
+esac
+case ,$cases, in *,models,*)
+  step plexus_capture 30 "$bin" --data-dir "$data" --seconds "$seconds" --cases models --capture \
+    >> "$out/plexus.jsonl" 2>> "$out/plexus.log"
+  # Where the models' time goes (profile_summary.py): each node's device
+  # time, by op, with cuBLASLt and cuDNN and with the native kernels, and the
+  # host's time to queue each node.
+  if [ "${BENCH_PROFILE:-1}" != 0 ]; then
+    step profile 60 "$bin" --data-dir "$data" --cases models --profile "$out/profile_vendor" \
+      2>> "$out/plexus.log"
+    step profile_native 60 env PX_CUDA_KERNELS=native "$bin" --data-dir "$data" --cases models \
+      --profile "$out/profile_native" 2>> "$out/plexus.log"
+    step profile_host 60 "$bin" --data-dir "$data" --cases models --profile-host "$out/profile_host" \
+      2>> "$out/plexus.log"
+    { echo "== device time by op, vendor kernels (cuBLASLt, cuDNN)"
+      "$python" "$here/profile_summary.py" "$out/profile_vendor"
+      echo "== device time by op, native kernels (PX_CUDA_KERNELS=native)"
+      "$python" "$here/profile_summary.py" "$out/profile_native"
+      echo "== host time to queue, by op (vendor kernels)"
+      "$python" "$here/profile_summary.py" "$out/profile_host"
+    } > "$out/profile.txt" 2>&1
+  fi ;;
+esac
 
 # PyTorch: the same cases, plus torch.compile for the models. Not with the
 # library path .ci/gpu/run.sh made for Plexus: the system's cuDNN (or cuBLAS)
@@ -90,7 +115,7 @@ done
 torch_ld=${TORCH_LD_LIBRARY_PATH:-$torch_ld}
 echo "torch runs with LD_LIBRARY_PATH=$torch_ld" > "$out/torch.log"
 step torch 110 env LD_LIBRARY_PATH="$torch_ld" "$python" "$here/torch_cuda_bench.py" --weights "$weights" \
-  --data-dir "$data/tf_graphs" --seconds "$seconds" \
+  --data-dir "$data/tf_graphs" --seconds "$seconds" --cases "$cases" \
   --compile-budget "${TORCH_COMPILE_BUDGET:-60}" \
   > "$out/torch.jsonl" 2>> "$out/torch.log"
 

@@ -111,9 +111,14 @@ TEST(CudaDeviceGraphs, OtherFeedShapesRunNormallyAndCorrectly) {
     const Tensor got = RunOne(*gpu, x), want = RunOne(*cpu, x);
     ASSERT_TRUE(got.valid() && want.valid());
     EXPECT_TRUE(CompareTensors(got, want, kTol).ok()) << CompareTensors(got, want, kTol);
+    // Each feed shape has an executor of its own (its memory plan), and the
+    // info is of the executor the run used: batch 4's recording keeps its
+    // replays across the runs of other shapes, which record nothing on
+    // their first run.
     const ExecutionInfo info = gpu->last_execution_info();
     if (info.device_graph_recorded && batch == 4) ++replays;
-    EXPECT_EQ(info.device_graph_replays, replays);
+    EXPECT_EQ(info.device_graph_replays, batch == 4 ? replays : 0);
+    if (batch != 4) EXPECT_FALSE(info.device_graph_recorded) << info.device_graph_note;
   }
   EXPECT_EQ(replays, 4);  // the 2nd, 3rd, 5th and 7th runs
 }

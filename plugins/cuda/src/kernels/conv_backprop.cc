@@ -13,6 +13,9 @@
 //   input, cropped to the input (conv.cu), and
 // - the filter gradient is cuDNN's filter gradient from the padded input,
 //   reordered back to TensorFlow's HWIO.
+// cuDNN has no gradient algorithm for double with NHWC tensors: those run in
+// NCHW, the input and out_backprop transposed there (and the input gradient
+// back) by the tiled transpose of the data-movement kernels.
 // Algorithms: the heuristics' first that works within the workspace limit
 // (and, for float without TF32, uses no tensor cores), else algorithm 1,
 // cached per problem. The heuristics may pick an algorithm that sums with
@@ -29,6 +32,7 @@
 #include "cudnn_loader.h"
 #include "gpu_error.h"
 #include "gpu_stream.h"
+#include "kernels/array_launch.h"
 #include "kernels/conv_launch.h"
 #include "kernels/cudnn_common.h"
 #include "kernels/vendor_kernels.h"
@@ -176,7 +180,11 @@ class ConvBackpropKernel : public sdk::OpKernel {
       out_c = filter[3];
       c_per_group = filter[2];
     }
-    const ConvPadding padding = PadConvolution(window_, n, c, h, w, kh, kw);
+    // The layout cuDNN sees: NCHW for double NHWC (see the top of the file).
+    const bool via_nchw = !nchw && dtype == PX_DT_DOUBLE;
+    sdk::Window win = window_;
+    win.nchw = nchw || via_nchw;
+    const ConvPadding padding = PadConvolution(win, n, c, h, w, kh, kw);
     const Shape expected = nchw ? Shape{n, out_c, padding.oh, padding.ow}
                                 : Shape{n, padding.oh, padding.ow, out_c};
     PX_SDK_CHECK(dy_shape == expected,
@@ -202,7 +210,7 @@ class ConvBackpropKernel : public sdk::OpKernel {
 
     ScopedHandle handle(stream, op);
     const ConvKey key =
-        MakeConvKey(stream.ordinal, dtype, ti, window_, n, c, padding, out_c, c_per_group, groups, kh, kw);
+        MakeConvKey(stream.ordinal, dtype, ti, win, n, c, padding, out_c, c_per_group, groups, kh, kw);
     const std::shared_ptr<GradPlan> plan = PlanFor(handle.get(), key, ti);
     if (plan->oh != padding.oh || plan->ow != padding.ow) {
       throw sdk::KernelError(
@@ -225,8 +233,27 @@ class ConvBackpropKernel : public sdk::OpKernel {
             : 0;
     StreamBuffer filter_buf(stream, filter_bytes, "cudaMallocAsync(filter in cuDNN's order)");
     StreamBuffer padded(stream, padded_bytes, "cudaMallocAsync(padded input)");
+    // NHWC [n, h*w, c] <-> NCHW [n, c, h*w] for the double route.
+    const size_t input_bytes = static_cast<size_t>(n * c * h * w) * ti.size;
+    StreamBuffer input_nchw(stream, via_nchw ? input_bytes : 0,
+                            "cudaMallocAsync(input in NCHW)");
+    StreamBuffer dy_nchw(stream,
+                         via_nchw ? static_cast<size_t>(sdk::NumElements(dy_shape)) * ti.size : 0,
+                         "cudaMallocAsync(out_backprop in NCHW)");
+    const void* dy = call.input_data(2);
+    if (via_nchw) {
+      arr::LaunchTransposeTiled(ti.size, dy, dy_nchw.get(), n, padding.oh * padding.ow, out_c,
+                                stream.get());
+      CheckLaunch(stream, op);
+      dy = dy_nchw.get();
+    }
     if (kFilter) {
       const void* x = call.input_data(0);
+      if (via_nchw) {
+        arr::LaunchTransposeTiled(ti.size, x, input_nchw.get(), n, h * w, c, stream.get());
+        CheckLaunch(stream, op);
+        x = input_nchw.get();
+      }
       if (padding.has_extra) {
         conv::LaunchPadInput(ti.ew, x, padded.get(), padding.extra, stream.get());
         CheckLaunch(stream, op);
@@ -234,26 +261,32 @@ class ConvBackpropKernel : public sdk::OpKernel {
       }
       PX_CUDNN_THROW_IF_ERROR(
           cudnn::cudnnConvolutionBackwardFilter(
-              handle.get(), one, plan->x, x, plan->y, call.input_data(2), plan->conv,
+              handle.get(), one, plan->x, x, plan->y, dy, plan->conv,
               plan->filter_algo, workspace.get(),
               plan->workspace, zero, plan->filter, filter_buf.get()),
           op);
       CheckLaunch(stream, op);
-      conv::LaunchFilterToHwio(ti.ew, filter_buf.get(), out, r, c_per_group, out_c, nchw,
+      conv::LaunchFilterToHwio(ti.ew, filter_buf.get(), out, r, c_per_group, out_c, win.nchw,
                                stream.get());
     } else {
       conv::LaunchFilterReorder(ti.ew, call.input_data(1), filter_buf.get(), r, c_per_group, out_c,
-                                nchw, stream.get());
+                                win.nchw, stream.get());
       CheckLaunch(stream, op);
-      void* dx = padding.has_extra ? padded.get() : out;
+      // The gradient in cuDNN's layout: `out` itself, else the NCHW buffer.
+      void* grad = via_nchw ? input_nchw.get() : out;
+      void* dx = padding.has_extra ? padded.get() : grad;
       PX_CUDNN_THROW_IF_ERROR(
           cudnn::cudnnConvolutionBackwardData(
-              handle.get(), one, plan->filter, filter_buf.get(), plan->y, call.input_data(2),
+              handle.get(), one, plan->filter, filter_buf.get(), plan->y, dy,
               plan->conv, plan->data_algo,
               workspace.get(), plan->workspace, zero, plan->x, dx),
           op);
       CheckLaunch(stream, op);
-      if (padding.has_extra) conv::LaunchCropInput(ti.ew, dx, out, padding.extra, stream.get());
+      if (padding.has_extra) conv::LaunchCropInput(ti.ew, dx, grad, padding.extra, stream.get());
+      if (via_nchw) {
+        CheckLaunch(stream, op);
+        arr::LaunchTransposeTiled(ti.size, grad, out, n, c, h * w, stream.get());
+      }
     }
     CheckLaunch(stream, op);
   }
