@@ -30,10 +30,14 @@ grep -rhoE 'add_test\(\[=\[[^]]*\]=\] "/[^"]*"' "$px/build" --include CTestTestf
 # The CUDA libraries the plugin loads at run time: the toolkit's, else those of
 # the NVIDIA Python wheels. NCCL (libnccl.so.2) for the collectives
 # (cuda_collectives_test skips without it).
+# Python's site-packages come last (NVIDIA's wheels, PyTorch's NCCL); -H
+# follows them where they are links.
 cuda_dirs=""
+site_dirs=$(python3 -c 'import site; print(" ".join(site.getsitepackages()))' 2>/dev/null || true)
 for name in libcublasLt.so.13 libnvrtc.so.13 libcudnn.so.9 libnvrtc-builtins.so.13.0 libnccl.so.2; do
-  hit=$(find /usr/local/cuda/lib64/ /usr/local/cuda/targets/x86_64-linux/lib/ /usr/lib/x86_64-linux-gnu/ \
-             /opt /usr/local/lib /usr/local/cuda/lib/ -name "$name" 2>/dev/null | head -1 || true)
+  # shellcheck disable=SC2086
+  hit=$(find -H /usr/local/cuda/lib64/ /usr/local/cuda/targets/x86_64-linux/lib/ /usr/lib/x86_64-linux-gnu/ \
+             /opt /usr/local/lib /usr/local/cuda/lib/ $site_dirs -name "$name" 2>/dev/null | head -1 || true)
   [ -n "$hit" ] || continue
   dir=$(dirname "$hit")
   # The system's own folders are searched anyway; listing them first would

@@ -142,7 +142,7 @@ def plexus_row(px, np, kopt, case, weights, x, y, mixed, seconds):
     # the placer's reason, and the copies the plan makes.
     report = step.placement(xb, yb)
     row["off_device"] = [f"{n.node} ({n.op}) on {n.device}: {n.reason}" for n in report.nodes
-                         if n.how == "kernel" and n.device != report.device][:20]
+                         if n.how == "kernel" and n.device != report.device and not n.once][:20]
     row["copies"] = len(report.copies)
     return row
 

@@ -18,6 +18,9 @@ class NodePlacement(NamedTuple):
     device: str  # the kernel's device ("" for the core's own work)
     plugin: str  # the plugin whose kernel ran it ("" unless a kernel)
     reason: str  # why it is not on the run's device, or how a request was honoured
+    # A constant computed once, when the executor was built (with its copies
+    # to other devices): no work at a run, wherever it was placed.
+    once: bool = False
 
 
 class CopyPlacement(NamedTuple):

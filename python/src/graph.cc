@@ -165,7 +165,7 @@ nb::dict PlacementDict(const PlacementReport& report) {
   out["device"] = report.device;
   nb::list nodes;
   for (const NodePlacement& n : report.nodes) {
-    nodes.append(nb::make_tuple(n.node, n.op, PlacedByName(n.how), n.device, n.plugin, n.reason));
+    nodes.append(nb::make_tuple(n.node, n.op, PlacedByName(n.how), n.device, n.plugin, n.reason, n.once));
   }
   out["nodes"] = nodes;
   nb::list copies;

@@ -173,7 +173,7 @@ def test_plexus_loads_the_cuda_wheel_and_its_libraries(site, tmp_path):
     assert sorted(out["runpath"]) == sorted(os.path.normpath(d) for d in out["library_dirs"]), out
     v = out["versions"]
     assert v["libcublasLt.so.13"] is not None and v["libcublasLt.so.13"] // 10000 == 13, v
-    assert v["libnvrtc.so.13"] == [13, 0], v
+    assert v["libnvrtc.so.13"] is not None and v["libnvrtc.so.13"][0] == 13, v
     assert v["libcudnn.so.9"] is not None and v["libcudnn.so.9"] // 10000 == 9, v
     assert v["libnccl.so.2"] is not None and v["libnccl.so.2"] >= 22700, v
     if cuda[0]["num_devices"] == 0:

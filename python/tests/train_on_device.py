@@ -34,8 +34,11 @@ def _train(step, traced, steps, x, y, variables, opt) -> dict:
         # The kernels of the traced step that ran elsewhere than the step's
         # device, with the placer's reason.
         report = step.placement(x, y)
+        # (Constants made once, when the executor was built, do no work at a
+        # step: a Const the device has no kernel for is made on the CPU and
+        # copied to the device then.)
         out["off_device"] = [f"{n.node} ({n.op}) on {n.device}: {n.reason}" for n in report.nodes
-                             if n.how == "kernel" and n.device != report.device]
+                             if n.how == "kernel" and n.device != report.device and not n.once]
         out["copies"] = len(report.copies)
     return out
 

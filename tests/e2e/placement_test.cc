@@ -215,6 +215,18 @@ TEST(Placement, AConstantIsCopiedToItsDeviceOnceAndAComputedValueEveryRun) {
   const ExecutionInfo info = (*session)->last_execution_info();
   EXPECT_EQ(info.copy_items, 2);
   EXPECT_EQ(info.copies_per_run, 1);
+  // The report says which nodes were computed once, when the executor was
+  // built: the Const, wherever it went, and nothing the runs compute.
+  const PlacementReport report = (*session)->placement();
+  int once = 0;
+  for (const NodePlacement& n : report.nodes) {
+    EXPECT_EQ(n.once, n.op == "Const") << report.ToString();
+    once += n.once;
+  }
+  EXPECT_EQ(once, 1) << report.ToString();
+  EXPECT_NE(report.ToString().find("node 'c' (op Const): "), std::string::npos) << report.ToString();
+  EXPECT_NE(report.ToString().find("computed once, when the executor was built"), std::string::npos)
+      << report.ToString();
 }
 
 }  // namespace

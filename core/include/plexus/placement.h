@@ -32,6 +32,10 @@ struct NodePlacement {
   // Why the node is not on the run's device, or how a request was honoured;
   // empty when it simply runs there.
   std::string reason;
+  // A constant computed once, when the executor was built, and (with its
+  // copies to other devices) shared by every run: it does no work at a run,
+  // wherever it was placed.
+  bool once = false;
 };
 
 struct CopyPlacement {

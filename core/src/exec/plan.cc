@@ -459,6 +459,8 @@ void Executor::Builder::WireInputs() {
 // Constant nodes (no inputs, no control dependencies) run once, now; every
 // run then shares their outputs instead of recomputing them.
 absl::Status Executor::Builder::RunConstants() {
+  std::map<std::string, NodePlacement*> placement_of;
+  for (NodePlacement& p : exec->placement_.nodes) placement_of[p.node] = &p;
   RunState build(exec->devices_);
   PX_RETURN_IF_ERROR(build.streams.Acquire());
   for (Item& item : exec->items_) {
@@ -480,6 +482,8 @@ absl::Status Executor::Builder::RunConstants() {
     }
     PX_RETURN_IF_ERROR(exec->Execute(item, {}, &outputs, build, build.streams.stream(item.device_index)));
     item.constant_outputs = std::move(outputs);
+    auto p = placement_of.find(node.name);
+    if (p != placement_of.end()) p->second->once = true;
   }
   return build.streams.SynchronizeAll();
 }

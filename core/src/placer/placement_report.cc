@@ -48,6 +48,7 @@ std::string PlacementReport::ToString() const {
         break;
     }
     if (!n.reason.empty()) absl::StrAppend(&out, "; ", n.reason);
+    if (n.once) absl::StrAppend(&out, "; computed once, when the executor was built");
     out += "\n";
   }
   for (const CopyPlacement& c : copies) {
