@@ -101,7 +101,8 @@ class PluginLoader {
   static absl::StatusOr<std::shared_ptr<Plugin>> Load(const std::string& path, bool synchronous_debug,
                                                       ValidationMode validation);
   // The name a plugin file's probe reports (the file is opened and closed
-  // again; nothing is initialized).
+  // again; nothing is initialized). Remembered per file (path and identity),
+  // so each file is opened for its name once per process.
   static absl::StatusOr<std::string> ProbeName(const std::string& path);
   // Plugin files in the search path, in order: each entry of
   // PLEXUS_PLUGIN_PATH (a file, or a folder scanned for *.so), then the

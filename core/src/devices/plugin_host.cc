@@ -361,8 +361,49 @@ absl::StatusOr<std::shared_ptr<Plugin>> PluginLoader::Load(const std::string& pa
   return plugin;
 }
 
+namespace {
+
+// The names probed so far, by file (its canonical path and identity: device,
+// inode, size, modification time), so that each plugin file is opened for
+// its name once per process. Opening runs the file's constructors, and some
+// toolkits' do not give back what they take when the file is closed again
+// (HIP 5.2 registers the rocm plugin's GPU code, about 19 KiB, for good):
+// discovery with PLEXUS_PLUGINS probes every plugin on the path each time a
+// runtime is made.
+struct ProbedFile {
+  dev_t dev;
+  ino_t ino;
+  off_t size;
+  int64_t mtime_ns;
+  std::string name;
+};
+
+std::mutex& ProbeCacheMutex() {
+  static std::mutex mu;
+  return mu;
+}
+
+std::map<std::string, ProbedFile>& ProbeCache() {
+  static auto* cache = new std::map<std::string, ProbedFile>();  // never destroyed: used at exit
+  return *cache;
+}
+
+}  // namespace
+
 absl::StatusOr<std::string> PluginLoader::ProbeName(const std::string& path) {
   PX_RETURN_IF_ERROR(CheckPluginPath(path));
+  const std::string canonical = CanonicalPath(path);
+  struct stat st;
+  const bool have_stat = stat(canonical.c_str(), &st) == 0;
+  const int64_t mtime_ns = have_stat ? int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec : 0;
+  if (have_stat) {
+    std::lock_guard<std::mutex> lock(ProbeCacheMutex());
+    auto it = ProbeCache().find(canonical);
+    if (it != ProbeCache().end() && it->second.dev == st.st_dev && it->second.ino == st.st_ino &&
+        it->second.size == st.st_size && it->second.mtime_ns == mtime_ns) {
+      return it->second.name;
+    }
+  }
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
     const char* error = dlerror();
@@ -381,6 +422,10 @@ absl::StatusOr<std::string> PluginLoader::ProbeName(const std::string& path) {
   dlclose(handle);
   if (name.empty()) {
     return absl::InvalidArgumentError(absl::StrCat("plugin '", path, "' reports no plugin name"));
+  }
+  if (have_stat) {
+    std::lock_guard<std::mutex> lock(ProbeCacheMutex());
+    ProbeCache()[canonical] = ProbedFile{st.st_dev, st.st_ino, st.st_size, mtime_ns, name};
   }
   return name;
 }
