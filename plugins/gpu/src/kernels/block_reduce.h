@@ -33,6 +33,25 @@ inline unsigned RowGrid(int64_t rows, int64_t rows_per_block) {
   return static_cast<unsigned>(blocks);
 }
 
+// The rows of a grid-stride loop where a warp (kWarp) or the whole block
+// takes one row at a time: this thread's group (`group`, its warp in the
+// block, 0 for a block), its first row, the stride between its rows, its
+// place in the group (`lane`) and the group's width. Every thread of a group
+// runs the same rows, so all reach the group's shuffles and barriers.
+template <bool kWarp>
+struct RowGroup {
+  int group, lane, width;
+  int64_t first, step;
+  __device__ __forceinline__ RowGroup() {
+    const int64_t per_block = kWarp ? blockDim.x / kWarpSize : 1;
+    group = kWarp ? static_cast<int>(threadIdx.x / kWarpSize) : 0;
+    lane = kWarp ? static_cast<int>(threadIdx.x % kWarpSize) : static_cast<int>(threadIdx.x);
+    width = kWarp ? kWarpSize : static_cast<int>(blockDim.x);
+    first = static_cast<int64_t>(blockIdx.x) * per_block + group;
+    step = static_cast<int64_t>(gridDim.x) * per_block;
+  }
+};
+
 template <Reducer R, typename C>
 __device__ __forceinline__ C Identity() {
   if constexpr (R == Reducer::kProd) {

@@ -49,15 +49,9 @@ __global__ void RowReduceKernel(const T* __restrict__ in, T* __restrict__ out,
                                 const ReducePlan plan) {
   using C = px_gpu::ComputeType<T>;
   __shared__ C smem[kWarpSize + 1];
-  const int64_t per_block = kWarp ? blockDim.x / kWarpSize : 1;
-  const int lane = kWarp ? threadIdx.x % kWarpSize : threadIdx.x;
-  const int width = kWarp ? kWarpSize : blockDim.x;
-  const int64_t first = static_cast<int64_t>(blockIdx.x) * per_block +
-                        (kWarp ? threadIdx.x / kWarpSize : 0);
-  const int64_t step = static_cast<int64_t>(gridDim.x) * per_block;
-  // The loop bound is uniform over a warp (kWarp) or the block: every
-  // thread reaches the shuffles and barriers.
-  for (int64_t o = first; o < plan.outputs; o += step) {
+  const RowGroup<kWarp> g;
+  const int lane = g.lane, width = g.width;
+  for (int64_t o = g.first; o < plan.outputs; o += g.step) {
     C acc = Identity<R, C>();
     if constexpr (kGeneral) {
       const T* base = in + Decompose(o, plan.kept_rank, plan.kept_dims, plan.kept_strides);

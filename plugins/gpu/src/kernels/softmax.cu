@@ -42,16 +42,10 @@ __global__ void SoftmaxRegisterKernel(const T* __restrict__ x, T* __restrict__ y
   using P = Pack16<T>;
   constexpr int kPack = P::kSize;
   __shared__ C smem[kWarpSize + 1];
-  const int64_t per_block = kWarp ? blockDim.x / kWarpSize : 1;
-  const int lane = kWarp ? threadIdx.x % kWarpSize : threadIdx.x;
-  const int width = kWarp ? kWarpSize : blockDim.x;
-  const int64_t first = static_cast<int64_t>(blockIdx.x) * per_block +
-                        (kWarp ? threadIdx.x / kWarpSize : 0);
-  const int64_t step = static_cast<int64_t>(gridDim.x) * per_block;
+  const RowGroup<kWarp> g;
+  const int lane = g.lane, width = g.width;
   const int64_t packs = cols / kPack;
-  // The loop bound is uniform over the warp or the block: every thread
-  // reaches the shuffles and barriers.
-  for (int64_t row = first; row < rows; row += step) {
+  for (int64_t row = g.first; row < rows; row += g.step) {
     const P* xr = reinterpret_cast<const P*>(x + row * cols);
     P* yr = reinterpret_cast<P*>(y + row * cols);
     C v[kItems][kPack];
@@ -154,13 +148,9 @@ __global__ void SoftmaxKernel(const T* __restrict__ x, T* __restrict__ y, int64_
                               int64_t cols) {
   using C = px_gpu::ComputeType<T>;
   __shared__ C smem[kWarpSize + 1];
-  const int64_t per_block = kWarp ? blockDim.x / kWarpSize : 1;
-  const int lane = kWarp ? threadIdx.x % kWarpSize : threadIdx.x;
-  const int width = kWarp ? kWarpSize : blockDim.x;
-  const int64_t first = static_cast<int64_t>(blockIdx.x) * per_block +
-                        (kWarp ? threadIdx.x / kWarpSize : 0);
-  const int64_t step = static_cast<int64_t>(gridDim.x) * per_block;
-  for (int64_t row = first; row < rows; row += step) {
+  const RowGroup<kWarp> g;
+  const int lane = g.lane, width = g.width;
+  for (int64_t row = g.first; row < rows; row += g.step) {
     const T* xr = x + row * cols;
     T* yr = y + row * cols;
     C max = Identity<Reducer::kMax, C>();
@@ -196,14 +186,10 @@ __global__ void SoftmaxCachedKernel(const T* __restrict__ x, T* __restrict__ y, 
   using C = px_gpu::ComputeType<T>;
   __shared__ C smem[kWarpSize + 1];
   extern __shared__ unsigned char px_softmax_cache[];
-  const int64_t per_block = kWarp ? blockDim.x / kWarpSize : 1;
-  const int lane = kWarp ? threadIdx.x % kWarpSize : threadIdx.x;
-  const int width = kWarp ? kWarpSize : blockDim.x;
-  const int group = kWarp ? threadIdx.x / kWarpSize : 0;
-  C* buf = reinterpret_cast<C*>(px_softmax_cache) + group * cols;
-  const int64_t first = static_cast<int64_t>(blockIdx.x) * per_block + group;
-  const int64_t step = static_cast<int64_t>(gridDim.x) * per_block;
-  for (int64_t row = first; row < rows; row += step) {
+  const RowGroup<kWarp> g;
+  const int lane = g.lane, width = g.width;
+  C* buf = reinterpret_cast<C*>(px_softmax_cache) + g.group * cols;
+  for (int64_t row = g.first; row < rows; row += g.step) {
     const T* xr = x + row * cols;
     T* yr = y + row * cols;
     C max = Identity<Reducer::kMax, C>();

@@ -70,16 +70,10 @@ __global__ void XentKernel(const T* __restrict__ f, XentPlan p, Labels labels,
                            unsigned* __restrict__ bad_row) {
   using C = XentCompute<T>;
   __shared__ C smem[kWarpSize + 1];
-  const int64_t per_block = kWarp ? blockDim.x / kWarpSize : 1;
-  const int lane = kWarp ? threadIdx.x % kWarpSize : threadIdx.x;
-  const int width = kWarp ? kWarpSize : blockDim.x;
-  const int64_t first = static_cast<int64_t>(blockIdx.x) * per_block +
-                        (kWarp ? threadIdx.x / kWarpSize : 0);
-  const int64_t step = static_cast<int64_t>(gridDim.x) * per_block;
+  const RowGroup<kWarp> g;
+  const int lane = g.lane, width = g.width;
   const int64_t classes = p.classes;
-  // The loop bound is uniform over a warp (kWarp) or the block: every
-  // thread reaches the shuffles and barriers.
-  for (int64_t r = first; r < p.batch; r += step) {
+  for (int64_t r = g.first; r < p.batch; r += g.step) {
     const T* fr = f + r * p.f_row;
     T* br = backprop + r * classes;
     C max = Identity<Reducer::kMax, C>();
