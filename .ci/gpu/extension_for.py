@@ -9,7 +9,8 @@ names an interpreter of that version.
 
 It repeats the build's own compile and link commands for the extension and
 for nanobind (from compile_commands.json and ninja), with the other
-interpreter's include folder and extension suffix, in BUILD/python-abi/.
+interpreter's include folder and extension suffix, in BUILD/python-abi/,
+unless the extension it made is newer than the build's own.
 """
 
 from __future__ import annotations
@@ -36,13 +37,15 @@ def main() -> int:
     build = pathlib.Path(sys.argv[1]).resolve()
     include, suffix = interpreter_facts(sys.argv[2])
     stage = build / "python" / "plexus"
-    here = list(stage.glob("_plexus.cpython-*.so"))
-    if not here:
-        print(f"extension_for: no extension in {stage}: build the target _plexus first", file=sys.stderr)
+    target_file = stage / ("_plexus" + suffix)
+    # The build's own extension: the one for another suffix than the target's.
+    own = [f for f in stage.glob("_plexus.cpython-*.so") if f.name != target_file.name]
+    if not own:
+        print(f"extension_for: no extension of the build in {stage} other than {target_file.name} "
+              "(build the target _plexus first)", file=sys.stderr)
         return 1
-    own_suffix = here[0].name[len("_plexus"):]
-    if own_suffix == suffix:
-        print(f"extension_for: the build's extension already has the suffix {suffix}")
+    if target_file.exists() and target_file.stat().st_mtime >= own[0].stat().st_mtime:
+        print(f"extension_for: {target_file} is up to date")
         return 0
     db = json.loads((build / "compile_commands.json").read_text())
     work = build / "python-abi"
@@ -50,31 +53,24 @@ def main() -> int:
     jobs = []
     objects = {}
     for entry in db:
-        out = entry.get("output") or shlex.split(entry["command"])[shlex.split(entry["command"]).index("-o") + 1]
+        args = shlex.split(entry["command"])
+        out = entry.get("output") or args[args.index("-o") + 1]
         if "/_plexus.dir/" not in out and "/nanobind-static.dir/" not in out:
             continue
-        args = shlex.split(entry["command"])
         new_out = str(work / pathlib.Path(out).name)
         fixed = []
         skip = False
-        for i, a in enumerate(args):
+        for a in args:
             if skip:
                 skip = False
-                continue
-            if a in ("-MD",):
-                continue
-            if a in ("-MT", "-MF"):
+            elif a in ("-MT", "-MF", "-o"):  # each with the next argument
                 skip = True
-                continue
-            if a == "-o":
-                fixed += ["-o", new_out]
-                skip = True
-                continue
-            if a.startswith("-I") and "/include/python3" in a:
+                if a == "-o":
+                    fixed += ["-o", new_out]
+            elif a.startswith("-I") and "/include/python3" in a:
                 fixed.append("-I" + include)
-                continue
-            fixed.append(a)
-        fixed = [a for a in fixed if a != "/usr/bin/ccache"]
+            elif a not in ("-MD", "/usr/bin/ccache"):
+                fixed.append(a)
         objects[out] = new_out
         jobs.append((fixed, entry["directory"]))
     if not jobs:
@@ -94,7 +90,7 @@ def main() -> int:
 
     # The link: the build's own command for the extension, with the objects
     # and the output replaced; nanobind's archive becomes its objects.
-    target = "python/plexus/" + here[0].name
+    target = "python/plexus/" + own[0].name
     cmds = subprocess.run(["ninja", "-C", str(build), "-t", "commands", target],
                           check=True, capture_output=True, text=True).stdout.splitlines()
     link = next(c for c in reversed(cmds) if target in c and " -shared " in c)
@@ -109,7 +105,7 @@ def main() -> int:
             skip = False
             continue
         if a == "-o":
-            new_args += ["-o", str(stage / ("_plexus" + suffix))]
+            new_args += ["-o", str(target_file)]
             skip = True
             continue
         if a in objects:
@@ -123,7 +119,7 @@ def main() -> int:
     if r.returncode != 0:
         print(" ".join(new_args), "\n", r.stderr, file=sys.stderr)
         return 1
-    print(f"extension_for: built {stage / ('_plexus' + suffix)}")
+    print(f"extension_for: built {target_file}")
     return 0
 
 

@@ -149,6 +149,15 @@ def test_digits_example_on_cuda_matches_cpu(tmp_path):
     assert abs(cpu[0] - other[0]) <= 0.02 and abs(cpu[1] - other[1]) <= 0.02, (cpu, other)
 
 
+# The start of each snippet: load the plugin of argv[1], take the device
+# argv[2], or exit with NO_DEVICE where it is missing.
+_LOAD_DEVICE = '''px.load_plugin(sys.argv[1])
+DEV = sys.argv[2]
+if DEV not in {d.name for d in px.devices()}:
+    print(f"no device named {DEV}", file=sys.stderr)
+    sys.exit(3)
+'''
+
 # The snippets run on the device named by argv[2] (ASYNC:0 or CUDA:0); the
 # last part only on ASYNC:0, whose kernels report errors after the op returned.
 _SNIPPETS = r'''
@@ -156,12 +165,7 @@ import sys
 import numpy as np
 import plexus as px
 
-px.load_plugin(sys.argv[1])
-DEV = sys.argv[2]
-if DEV not in {d.name for d in px.devices()}:
-    print(f"no device named {DEV}", file=sys.stderr)
-    sys.exit(3)
-
+{load_device}
 # 1. A traced run reads what eager ops queued just before it made.
 @px.function
 def double(x):
@@ -224,7 +228,7 @@ print("ok")
 def _run_snippets(tmp_path, source, pool, plugin=ASYNC_PLUGIN, device="ASYNC:0"):
     """Runs `source` as a script of its own with `plugin` on `device`; it prints "ok"."""
     script = tmp_path / "snippets.py"
-    script.write_text(source)
+    script.write_text(source.replace("{load_device}", _LOAD_DEVICE))
     env = dict(os.environ, PLEXUS_DEVICE_POOL="off") if pool == "no_pool" else None
     r = subprocess.run([sys.executable, "-X", "faulthandler", str(script), str(plugin), device],
                        capture_output=True, text=True, timeout=300, env=env)
@@ -244,12 +248,7 @@ import sys
 import numpy as np
 import plexus as px
 
-px.load_plugin(sys.argv[1])
-DEV = sys.argv[2]
-if DEV not in {d.name for d in px.devices()}:
-    print(f"no device named {DEV}", file=sys.stderr)
-    sys.exit(3)
-
+{load_device}
 # A variable created under a device lives there: reads give tensors on the
 # device and assignments of host values are copied there once.
 with px.device(DEV):

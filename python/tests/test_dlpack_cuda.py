@@ -24,6 +24,14 @@ BUILD = pathlib.Path(os.environ.get("PLEXUS_BUILD_DIR") or pathlib.Path(px.__fil
 CUDA_PLUGIN = BUILD / "lib" / "plexus-plugins" / "libplexus_plugin_cuda.so"
 NO_DEVICE = 3
 
+# After each library's own device check: the cuda plugin, CUDA:0, a size.
+_ON_CUDA = '''px.load_plugin(sys.argv[1])
+if "CUDA:0" not in [d.name for d in px.devices()]:
+    print("no CUDA:0 in plexus", file=sys.stderr)
+    sys.exit(3)
+n = 1 << 22
+'''
+
 _SCRIPT = r'''
 import sys
 import numpy as np
@@ -33,12 +41,7 @@ import plexus as px
 if not torch.cuda.is_available():
     print("PyTorch sees no CUDA device", file=sys.stderr)
     sys.exit(3)
-px.load_plugin(sys.argv[1])
-if "CUDA:0" not in [d.name for d in px.devices()]:
-    print("no CUDA:0 in plexus", file=sys.stderr)
-    sys.exit(3)
-n = 1 << 22
-
+{on_cuda}
 # Import: PyTorch writes on a side stream after spinning; plexus names its
 # eager stream, which PyTorch makes wait for the side stream.
 side = torch.cuda.Stream()
@@ -78,12 +81,7 @@ try:
 except Exception as e:
     print(f"CuPy sees no CUDA device: {e}", file=sys.stderr)
     sys.exit(3)
-px.load_plugin(sys.argv[1])
-if "CUDA:0" not in [d.name for d in px.devices()]:
-    print("no CUDA:0 in plexus", file=sys.stderr)
-    sys.exit(3)
-n = 1 << 22
-
+{on_cuda}
 # Import: CuPy's work queued on a stream of its own, then handed over; the
 # eager stream waits for it on the device.
 side = cp.cuda.Stream(non_blocking=True)
@@ -121,7 +119,7 @@ def _run(tmp_path, name, source):
     if not CUDA_PLUGIN.is_file():
         pytest.skip("the build has no cuda plugin")
     script = tmp_path / name
-    script.write_text(source)
+    script.write_text(source.replace("{on_cuda}", _ON_CUDA))
     r = subprocess.run([sys.executable, "-X", "faulthandler", str(script), str(CUDA_PLUGIN)],
                        capture_output=True, text=True, timeout=600)
     if r.returncode == NO_DEVICE:

@@ -283,10 +283,7 @@ class ConvBackpropKernel : public sdk::OpKernel {
           op);
       CheckLaunch(stream, op);
       if (padding.has_extra) conv::LaunchCropInput(ti.ew, dx, grad, padding.extra, stream.get());
-      if (via_nchw) {
-        CheckLaunch(stream, op);
-        arr::LaunchTransposeTiled(ti.size, grad, out, n, c, h * w, stream.get());
-      }
+      if (via_nchw) arr::LaunchTransposeTiled(ti.size, grad, out, n, c, h * w, stream.get());
     }
     CheckLaunch(stream, op);
   }
