@@ -319,7 +319,8 @@ absl::Status ReverseV2Shape(InferenceContext& ctx) {
   const PartialShape& in = ctx.input(0);
   const PartialShape& axis_shape = ctx.input(1);
   Dims axis;
-  const bool has_elements = in.fully_defined() && in.rank() > 0 && NumElements(in.dims()) > 0;
+  const bool has_elements = in.fully_defined() && in.rank() > 0 &&
+                            std::none_of(in.dims().begin(), in.dims().end(), [](int64_t d) { return d == 0; });
   if (has_elements && axis_shape.rank_known() && KnownInts(ctx, 1, &axis)) {
     std::vector<bool> reversed;
     PX_RETURN_IF_ERROR(Check(ctx, array_shapes::ReverseAxes(in.rank(), axis_shape.dim_vector(),

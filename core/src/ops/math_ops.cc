@@ -296,19 +296,17 @@ PX_REGISTER_OP(OpDefBuilder("Cast")
 // elements or one.
 absl::Status FusedElementwiseShape(InferenceContext& ctx) {
   PX_ASSIGN_OR_RETURN(std::vector<int64_t> shape, GetAttrIntList(ctx.node(), "shape"));
-  int64_t elements = 1;
   for (int64_t d : shape) {
     if (d < 0) return ctx.Error("the shape attribute has a negative dimension");
-    if (d != 0 && elements > std::numeric_limits<int64_t>::max() / d) {
-      return ctx.Error("the shape attribute's number of elements overflows int64");
-    }
-    elements *= d;
   }
+  int64_t elements = 1;
+  PX_RETURN_IF_ERROR(CheckedNumElements(ctx, Shape(shape.begin(), shape.end()),
+                                        "the shape attribute's number of elements", &elements));
   for (int i = 0; i < ctx.num_inputs(); ++i) {
     const PartialShape& in = ctx.input(i);
     if (!in.fully_defined()) continue;
     int64_t n = 1;
-    for (int64_t d : in.dims()) n *= d;
+    PX_RETURN_IF_ERROR(CheckedNumElements(ctx, in.dims(), absl::StrCat("input ", i, "'s number of elements"), &n));
     if (n != 1 && n != elements) {
       return ctx.Error(absl::StrCat("input ", i, " has ", n, " elements; a fused elementwise op takes ",
                                     elements, " or 1"));

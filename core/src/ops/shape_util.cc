@@ -99,6 +99,13 @@ absl::Status CheckedAdd(const InferenceContext& ctx, int64_t a, int64_t b, absl:
   return absl::OkStatus();
 }
 
+absl::Status CheckedNumElements(const InferenceContext& ctx, const Shape& dims, absl::string_view what,
+                                int64_t* out) {
+  *out = 1;
+  for (int64_t d : dims) PX_RETURN_IF_ERROR(CheckedMul(ctx, *out, d, what, out));
+  return absl::OkStatus();
+}
+
 absl::Status DilatedWindow(const InferenceContext& ctx, int64_t k, int64_t dilation, int64_t* out) {
   PX_RETURN_IF_ERROR(CheckedMul(ctx, k - 1, dilation, "the dilated window size", out));
   return CheckedAdd(ctx, *out, 1, "the dilated window size", out);

@@ -35,6 +35,9 @@ absl::Status ReductionShape(InferenceContext& ctx);
 // and the node when the result does not fit in int64.
 absl::Status CheckedMul(const InferenceContext& ctx, int64_t a, int64_t b, absl::string_view what, int64_t* out);
 absl::Status CheckedAdd(const InferenceContext& ctx, int64_t a, int64_t b, absl::string_view what, int64_t* out);
+// The product of known, non-negative dims, checked as CheckedMul.
+absl::Status CheckedNumElements(const InferenceContext& ctx, const Shape& dims, absl::string_view what,
+                                int64_t* out);
 // The extent of a dilated window, (k - 1) * dilation + 1, checked.
 absl::Status DilatedWindow(const InferenceContext& ctx, int64_t k, int64_t dilation, int64_t* out);
 // ceil(size / stride) for size >= 0 and stride > 0, without overflow.

@@ -190,9 +190,12 @@ PX_REGISTER_OP(OpDefBuilder("UnicodeDecode")
                    .Attr("Tsplits: {int32, int64} = DT_INT64")
                    .SetShapeFn([](InferenceContext& ctx) {
                      const PartialShape& in = ctx.input(0);
-                     int64_t n = -1;
-                     if (in.fully_defined()) n = NumElements(in.dims());
-                     ctx.set_output(0, PartialShape(Shape{n < 0 ? -1 : n + 1}));
+                     int64_t splits = -1;  // one more than the strings
+                     if (in.fully_defined()) {
+                       PX_RETURN_IF_ERROR(CheckedNumElements(ctx, in.dims(), "the number of strings", &splits));
+                       PX_RETURN_IF_ERROR(CheckedAdd(ctx, splits, 1, "the number of row splits", &splits));
+                     }
+                     ctx.set_output(0, PartialShape(Shape{splits}));
                      ctx.set_output(1, PartialShape(Shape{-1}));
                      return absl::OkStatus();
                    }));
@@ -208,9 +211,12 @@ PX_REGISTER_OP(OpDefBuilder("UnicodeDecodeWithOffsets")
                    .Attr("Tsplits: {int32, int64} = DT_INT64")
                    .SetShapeFn([](InferenceContext& ctx) {
                      const PartialShape& in = ctx.input(0);
-                     int64_t n = -1;
-                     if (in.fully_defined()) n = NumElements(in.dims());
-                     ctx.set_output(0, PartialShape(Shape{n < 0 ? -1 : n + 1}));
+                     int64_t splits = -1;  // one more than the strings
+                     if (in.fully_defined()) {
+                       PX_RETURN_IF_ERROR(CheckedNumElements(ctx, in.dims(), "the number of strings", &splits));
+                       PX_RETURN_IF_ERROR(CheckedAdd(ctx, splits, 1, "the number of row splits", &splits));
+                     }
+                     ctx.set_output(0, PartialShape(Shape{splits}));
                      ctx.set_output(1, PartialShape(Shape{-1}));
                      ctx.set_output(2, PartialShape(Shape{-1}));
                      return absl::OkStatus();

@@ -55,12 +55,18 @@ std::string Msg(const A&... args) {
 }
 
 // Products and sums that stay unknown (-1) when an operand is unknown (a
-// known zero times anything is zero).
+// known zero times anything is zero), or when they overflow int64 (a graph
+// file may hold any sizes: what cannot be represented is left to the
+// kernel, which refuses it at run time).
 inline int64_t MulDim(int64_t a, int64_t b) {
   if (a == 0 || b == 0) return 0;
-  return Known(a) && Known(b) ? a * b : -1;
+  int64_t product;
+  return Known(a) && Known(b) && !__builtin_mul_overflow(a, b, &product) ? product : -1;
 }
-inline int64_t AddDim(int64_t a, int64_t b) { return Known(a) && Known(b) ? a + b : -1; }
+inline int64_t AddDim(int64_t a, int64_t b) {
+  int64_t sum;
+  return Known(a) && Known(b) && !__builtin_add_overflow(a, b, &sum) ? sum : -1;
+}
 // Whether MulDim(a, b) of two known dimensions would overflow int64.
 inline bool MulDimOverflows(int64_t a, int64_t b) {
   int64_t product;
